@@ -1,0 +1,48 @@
+"""The one place numba options live.
+
+Every kernel in simkit is compiled through :func:`jit` (serial) or :func:`pjit` (``parallel=True``,
+for batch kernels with ``prange``). ``cache=True`` writes compiled machine code next to the sources
+(or to ``NUMBA_CACHE_DIR``), so a second process starts without recompiling. ``fastmath`` stays off:
+results must be bit-identical across machines and thread counts.
+"""
+
+import numba
+
+__all__ = ["jit", "pjit", "prange", "threading_layer"]
+
+_OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
+
+prange = numba.prange
+
+
+def jit(*args, **kwargs):
+    """Decorate a serial kernel (``@jit`` or ``@jit(inline="always")``)."""
+    opts = dict(_OPTIONS, **kwargs)
+    if args and callable(args[0]):
+        return numba.njit(**opts)(args[0])
+    return numba.njit(*args, **opts)
+
+
+def pjit(*args, **kwargs):
+    """Decorate a batch kernel that uses ``prange`` over independent rows."""
+    opts = dict(_OPTIONS, parallel=True, **kwargs)
+    if args and callable(args[0]):
+        return numba.njit(**opts)(args[0])
+    return numba.njit(*args, **opts)
+
+
+def threading_layer() -> str:
+    """Name of the numba threading layer in use (runs a tiny parallel kernel first if needed)."""
+    try:
+        return numba.threading_layer()
+    except ValueError:
+        _touch_parallel(1)
+        return numba.threading_layer()
+
+
+@numba.njit(parallel=True, cache=False)
+def _touch_parallel(n):
+    s = 0
+    for i in numba.prange(n):
+        s += i
+    return s

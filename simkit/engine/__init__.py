@@ -1,0 +1,1 @@
+"""Game engine layer: randomness, dealing (and, later, the turn/claim state machine)."""
