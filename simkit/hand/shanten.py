@@ -14,7 +14,7 @@ import numpy as np
 
 from .._jit import jit, pjit, prange
 from .tables import INF
-from .win import group_code
+from .win import pung_group, suit_code
 
 __all__ = ["shanten_kernel", "shanten_batch_kernel", "seven_pairs_distance"]
 
@@ -41,44 +41,41 @@ def shanten_kernel(counts, n_melds, t, work):  # pragma: no cover - compiled
     """Shanten of ``counts`` (uint8[34]) with ``n_melds`` exposed melds; -2 for a hand of wrong size.
 
     Valid sizes are ``13 - 3k`` and ``14 - 3k`` tiles. ``work`` is int64[20] scratch space.
+    The pung-only group's row starts the min-plus combination; each suit but the last is folded in
+    over all (melds, pair) splits; the last suit only has to complete ``(4 - k)`` melds and the pair.
+    (No array views here: each would cost a reference-count update per call.)
     """
     need = 4 - n_melds
-    cur = work[:10]
-    nxt = work[10:]
-    code, total = group_code(counts, t, 0)
-    row = t.dist[code]
+    h, total = pung_group(counts, t)
     for j in range(10):
-        cur[j] = row[j]
-    last = t.n_groups - 1
-    for g in range(1, last):
-        code, size = group_code(counts, t, g)
+        work[j] = t.hdist[h, j]
+    last = t.n_suits - 1
+    for s in range(last):
+        code, size = suit_code(counts, t.suit_base[s])
         total += size
-        row = t.dist[code]
         for j in range(10):
-            nxt[j] = INF
+            work[10 + j] = INF
         for m1 in range(need + 1):
             for p1 in range(2):
-                a = cur[2 * m1 + p1]
+                a = work[2 * m1 + p1]
                 if a >= INF:
                     continue
                 for m2 in range(need + 1 - m1):
                     for p2 in range(2 - p1):
-                        v = a + row[2 * m2 + p2]
-                        j = 2 * (m1 + m2) + p1 + p2
-                        if v < nxt[j]:
-                            nxt[j] = v
+                        v = a + t.dist[code, 2 * m2 + p2]
+                        j = 10 + 2 * (m1 + m2) + p1 + p2
+                        if v < work[j]:
+                            work[j] = v
         for j in range(10):
-            cur[j] = nxt[j]
-    # the last group only has to complete (need melds, 1 pair)
-    code, size = group_code(counts, t, last)
+            work[j] = work[10 + j]
+    code, size = suit_code(counts, t.suit_base[last])
     total += size
     if total != 3 * need + 1 and total != 3 * need + 2:
         return np.int64(-2)
-    row = t.dist[code]
     d = np.int64(INF)
     for m1 in range(need + 1):
         for p1 in range(2):
-            v = cur[2 * m1 + p1] + row[2 * (need - m1) + 1 - p1]
+            v = work[2 * m1 + p1] + t.dist[code, 2 * (need - m1) + 1 - p1]
             if v < d:
                 d = v
     if t.seven_pairs and n_melds == 0:

@@ -1,26 +1,30 @@
-"""Per-group lookup tables for hand analysis, keyed by base-5 codes.
+"""Lookup tables for hand analysis.
 
 A hand splits into independent *groups* of kinds: melds never cross from one group to another.
-Every rule set's tile set is made of groups of three types:
+Every rule set's tile set is made of
 
-* ``CHOW9``: a full 9-rank suit where chows exist (characters always; dots and bamboo in ``for_two``);
-* ``PUNG7``: the seven honors (pungs and pairs only);
-* ``PUNG2``: two kinds with no chow between them (``douque``'s 1 and 9 dots, the only dots it has).
+* one to three **suits** (characters always; dots and bamboo in ``for_two``): 9 ranks, chows allowed;
+* one **pung-only group**: the kinds among which no chow exists -- the seven honors, plus, in
+  ``douque``, the 1 and 9 of dots (its only dots). It has exactly 7 or 9 kinds.
 
-The counts of one group, rank ``r`` holding ``c_r`` tiles, have the base-5 code ``sum c_r * 5**r``.
-For every code of every group type the tables hold
+Suits are keyed by their **base-5 code** ``sum c_r * 5**r`` (``c_r`` tiles of rank ``r``):
 
 ``dist[code, 2*m + p]`` (uint8)
-    the least number of tiles that must be *added* to the group so that it contains ``m`` melds
-    (0-4) and ``p`` pairs (0-1) with at most 4 copies per kind, i.e. ``min over targets t of
-    sum_r max(t_r - c_r, 0)``; :data:`INF` when no such target exists. Shanten is a min-plus
-    combination of these rows over the groups (:mod:`simkit.hand.shanten`).
+    the least number of tiles that must be *added* to the suit so that it contains ``m`` melds (0-4)
+    and ``p`` pairs (0-1), at most 4 copies per kind: ``min over targets t of sum_r max(t_r - c_r, 0)``
+    (:data:`INF` when no target exists). Shanten is a min-plus combination of these rows over the
+    groups (:mod:`simkit.hand.shanten`).
 ``info[code]`` (uint16)
-    bit :data:`COMPLETE` set when the group is exactly ``n // 3`` melds (+ a pair when
-    ``n % 3 == 2``); bits 0-8: the ranks whose addition makes the group complete (waits).
+    bit :data:`COMPLETE` set when the suit is exactly ``n // 3`` melds (+ a pair when ``n % 3 == 2``);
+    bits 0-8: the ranks whose addition makes the suit complete (its waits).
 
-Tables are built once (a few seconds) by :func:`build_tables` and cached on disk as ``.npy`` files in
-:func:`cache_dir`; later processes only load them. ``scripts/build_tables.py`` rebuilds them.
+In a pung-only group every kind plays the same role, so its distance row depends only on how many of
+its kinds hold 1, 2, 3 and 4 tiles. It is keyed by the **histogram code** ``sum_k 10**(c_k - 1)``
+over kinds with ``c_k > 0`` (decimal digits n1, n2, n3, n4): ``hdist[size][hcode, 2*m + p]`` for
+groups of 7 and 9 kinds. Its completeness and waits are arithmetic (:mod:`simkit.hand.win`).
+
+All tables are built once (about a second) by :func:`build_tables` and cached on disk as ``.npy``
+files in :func:`cache_dir`; later processes only load them. ``scripts/build_tables.py`` rebuilds them.
 """
 
 from __future__ import annotations
@@ -36,74 +40,76 @@ import numpy as np
 from .._jit import jit
 
 __all__ = [
-    "CHOW9",
-    "PUNG7",
-    "PUNG2",
-    "GROUP_TYPES",
     "INF",
     "COMPLETE",
+    "WAIT_MASK",
     "TABLES_VERSION",
+    "HIST_POW",
     "HandTables",
-    "load_tables",
+    "Tables",
     "build_tables",
+    "load_tables",
     "cache_dir",
     "hand_tables",
     "layout_tables",
+    "suit_tables",
+    "hist_code",
 ]
 
-CHOW9 = 0  #: group type: 9 ranks, chows allowed
-PUNG7 = 1  #: group type: 7 kinds, pungs and pairs only (honors)
-PUNG2 = 2  #: group type: 2 kinds, pungs and pairs only (douque's 1p, 9p)
-
-#: (ranks, chows allowed) of each group type, indexed by type id
-GROUP_TYPES = ((9, True), (7, False), (2, False))
-
 INF = 255  #: dist value meaning "no target with that many melds/pairs exists"
-COMPLETE = 1 << 9  #: info bit: the group is complete (melds, plus a pair when n % 3 == 2)
-WAIT_MASK = (1 << 9) - 1  #: info bits 0-8: ranks that complete the group
+COMPLETE = 1 << 9  #: info bit: the suit is complete (melds, plus a pair when n % 3 == 2)
+WAIT_MASK = (1 << 9) - 1  #: info bits 0-8: ranks that complete the suit
 
 #: bump when the table layout or meaning changes; old cache files are then ignored
-TABLES_VERSION = 1
+TABLES_VERSION = 3
 
-_SIZES = tuple(5**ranks for ranks, _ in GROUP_TYPES)
-_OFFSETS = tuple(int(x) for x in np.concatenate([[0], np.cumsum(_SIZES)[:-1]]))
+#: histogram code weight of a kind holding 0..4 tiles
+HIST_POW = np.array([0, 1, 10, 100, 1000], np.int64)
+HIST_SIZE = 10_000  #: number of histogram codes (4 decimal digits)
+PUNG_GROUP_SIZES = (7, 9)  #: sizes of pung-only groups that have a histogram table
+
+
+class Tables(NamedTuple):
+    """The raw tables (shared by all rule sets)."""
+
+    dist: np.ndarray  #: uint8[5**9, 10], suits by base-5 code
+    info: np.ndarray  #: uint16[5**9], suits by base-5 code
+    hdist7: np.ndarray  #: uint8[10000, 10], pung-only group of 7 kinds by histogram code
+    hdist9: np.ndarray  #: uint8[10000, 10], pung-only group of 9 kinds by histogram code
 
 
 class HandTables(NamedTuple):
-    """Everything the hand kernels need for one rule set: the shared tables and its group layout.
+    """Everything the hand kernels need for one rule set: tables and its group layout.
 
     Attributes
     ----------
-    dist : uint8[n_codes, 10]
-        Distance rows of all group types, concatenated (see module docstring).
-    info : uint16[n_codes]
-        Completeness bit and wait ranks of all group types, concatenated.
+    dist, info : see module docstring (suits).
+    hdist : uint8[10000, 10]
+        Histogram distance rows for this tile set's pung-only group size.
     kinds : int64[n]
-        Kind indices of the rule set's tile set, ascending.
-    kind_group : int64[34]
-        Group index of each kind, -1 for kinds outside the tile set.
-    kind_pow : int64[34]
-        ``5**rank`` of each kind inside its group (0 outside the tile set).
-    group_offset : int64[4]
-        Offset of each group's table inside ``dist``/``info``.
-    group_kinds : int64[4, 9]
-        Kind of each rank of each group, -1 where a rank does not exist.
-    n_groups : int
-        Number of groups (2-4).
+        Kind indices of the tile set, ascending.
+    suit_base : int64[3]
+        First kind of each suit (0, 9, 18), padded with -1.
+    n_suits : int
+        Number of suits with chows (1-3).
+    pung_kinds : int64[9]
+        Kinds of the pung-only group, padded with -1.
+    n_pung : int
+        Number of kinds in the pung-only group (7 or 9).
     chow_start : bool[34]
-        Kinds that can start a chow (ranks 1-7 of a CHOW9 group).
+        Kinds that can start a chow (ranks 1-7 of a suit).
     seven_pairs : bool
         Whether seven pairs is a winning form (only with no exposed melds).
     """
 
     dist: np.ndarray
     info: np.ndarray
+    hdist: np.ndarray
     kinds: np.ndarray
-    kind_group: np.ndarray
-    kind_pow: np.ndarray
-    group_offset: np.ndarray
-    group_kinds: np.ndarray
-    n_groups: int
+    suit_base: np.ndarray
+    n_suits: int
+    pung_kinds: np.ndarray
+    n_pung: int
     chow_start: np.ndarray
     seven_pairs: bool
 
@@ -113,7 +119,7 @@ class HandTables(NamedTuple):
 
 
 def _complete_codes(ranks: int, chows: bool) -> np.ndarray:
-    """Codes of every complete group configuration (<= 4 melds, <= 1 pair, <= 4 copies per rank)."""
+    """Codes of every complete configuration of ``ranks`` kinds: <= 4 melds, <= 1 pair, <= 4 copies."""
     melds = [(r, r, r) for r in range(ranks)]
     if chows:
         melds += [(r, r + 1, r + 2) for r in range(ranks - 2)]
@@ -128,13 +134,20 @@ def _complete_codes(ranks: int, chows: bool) -> np.ndarray:
                 counts = list(base)
                 if pair is not None:
                     counts[pair] += 2
-                if max(counts, default=0) <= 4:
+                if max(counts) <= 4:
                     codes.add(sum(c * 5**r for r, c in enumerate(counts)))
     return np.array(sorted(codes), dtype=np.int64)
 
 
 @jit
 def _fill_tables(ranks, complete_codes, dist, info):  # pragma: no cover - compiled
+    """Fill ``dist`` and ``info`` for every base-5 code of ``ranks`` kinds.
+
+    ``sup[code]`` bit ``2m+p`` says the code contains a complete (m, p) configuration; it is the OR
+    over removing one tile, so codes are visited upwards. ``dist`` is 0 where ``sup`` is set, else
+    1 + the least ``dist`` after adding one tile (a kind below 4 copies), visited downwards: an
+    optimal target has some kind above the hand's count, and adding that tile saves exactly one.
+    """
     size = 5**ranks
     pow5 = np.empty(ranks, np.int64)
     p = 1
@@ -145,8 +158,7 @@ def _fill_tables(ranks, complete_codes, dist, info):  # pragma: no cover - compi
     for code in complete_codes:
         exact[code] = True
     counts = np.zeros(ranks, np.int64)
-    # sup[code] bit j=2m+p: the group contains a complete (m, p) configuration.
-    sup = np.zeros(size, np.uint16)
+    sup = np.zeros(size, np.int64)
     for code in range(size):
         x = code
         n = 0
@@ -154,18 +166,19 @@ def _fill_tables(ranks, complete_codes, dist, info):  # pragma: no cover - compi
             counts[r] = x % 5
             n += counts[r]
             x //= 5
-        bits = np.uint16(0)
-        if exact[code] and n % 3 != 1:
-            bits |= np.uint16(1 << (2 * (n // 3) + (n % 3) // 2))
+        bits = 0
+        if exact[code]:
+            bits |= 1 << (2 * (n // 3) + (n % 3) // 2)
         for r in range(ranks):
             if counts[r] > 0:
                 bits |= sup[code - pow5[r]]
         sup[code] = bits
-    # dist[code, j] = 0 if contained, else 1 + min over one added tile.
     for code in range(size - 1, -1, -1):
         x = code
+        n = 0
         for r in range(ranks):
             counts[r] = x % 5
+            n += counts[r]
             x //= 5
         for j in range(10):
             if (sup[code] >> j) & 1:
@@ -178,12 +191,8 @@ def _fill_tables(ranks, complete_codes, dist, info):  # pragma: no cover - compi
                     if v < best:
                         best = v
             dist[code, j] = INF if best >= INF - 1 else best + 1
-        # info: completeness and wait ranks
-        n = 0
-        for r in range(ranks):
-            n += counts[r]
         word = 0
-        if exact[code] and n % 3 != 1:
+        if exact[code]:
             word |= COMPLETE
         if n % 3 != 0:
             for r in range(ranks):
@@ -192,22 +201,37 @@ def _fill_tables(ranks, complete_codes, dist, info):  # pragma: no cover - compi
         info[code] = word
 
 
-def build_tables() -> tuple[np.ndarray, np.ndarray]:
-    """Build the ``dist`` and ``info`` tables of every group type from scratch (a few seconds).
-
-    Returns
-    -------
-    dist : uint8[sum(5**ranks), 10]
-    info : uint16[sum(5**ranks)]
-    """
-    total = sum(_SIZES)
-    dist = np.empty((total, 10), np.uint8)
-    info = np.empty(total, np.uint16)
-    for (ranks, chows), offset, size in zip(GROUP_TYPES, _OFFSETS, _SIZES):
-        _fill_tables(
-            ranks, _complete_codes(ranks, chows), dist[offset : offset + size], info[offset : offset + size]
-        )
+def suit_tables(ranks: int, chows: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``(dist, info)`` of every base-5 code of ``ranks`` kinds, with or without chows."""
+    dist = np.empty((5**ranks, 10), np.uint8)
+    info = np.empty(5**ranks, np.uint16)
+    _fill_tables(ranks, _complete_codes(ranks, chows), dist, info)
     return dist, info
+
+
+def hist_code(counts) -> int:
+    """Histogram code of a pung-only group's counts: ``sum 10**(c - 1)`` over kinds with ``c > 0``."""
+    return int(sum(HIST_POW[int(c)] for c in counts))
+
+
+def _hist_table(size: int) -> np.ndarray:
+    """Histogram distance rows of a pung-only group of ``size`` kinds, from its base-5 table."""
+    dist, _ = suit_tables(size, chows=False)
+    hdist = np.full((HIST_SIZE, 10), INF, np.uint8)
+    for n in itertools.product(range(size + 1), repeat=4):
+        if sum(n) > size:
+            continue
+        counts = [1] * n[0] + [2] * n[1] + [3] * n[2] + [4] * n[3]
+        counts += [0] * (size - len(counts))
+        code = sum(c * 5**r for r, c in enumerate(counts))
+        hdist[hist_code(counts)] = dist[code]
+    return hdist
+
+
+def build_tables() -> Tables:
+    """Build every table from scratch (about a second)."""
+    dist, info = suit_tables(9, chows=True)
+    return Tables(dist, info, _hist_table(7), _hist_table(9))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,11 +257,16 @@ def cache_dir() -> Path:
     return Path.home() / ".cache" / "simkit"
 
 
-def _paths(directory: Path) -> tuple[Path, Path]:
-    return (
-        directory / f"hand_dist_v{TABLES_VERSION}.npy",
-        directory / f"hand_info_v{TABLES_VERSION}.npy",
-    )
+_SPECS = {  # field -> (shape, dtype)
+    "dist": ((5**9, 10), np.uint8),
+    "info": ((5**9,), np.uint16),
+    "hdist7": ((HIST_SIZE, 10), np.uint8),
+    "hdist9": ((HIST_SIZE, 10), np.uint8),
+}
+
+
+def _path(directory: Path, field: str) -> Path:
+    return directory / f"hand_{field}_v{TABLES_VERSION}.npy"
 
 
 def _save_atomic(path: Path, array: np.ndarray) -> None:
@@ -252,36 +281,42 @@ def _save_atomic(path: Path, array: np.ndarray) -> None:
         raise
 
 
-_LOADED: tuple[np.ndarray, np.ndarray] | None = None
+def _load_cached(directory: Path) -> Tables | None:
+    arrays = {}
+    for field, (shape, dtype) in _SPECS.items():
+        path = _path(directory, field)
+        try:
+            arr = np.load(path)
+        except (OSError, ValueError):
+            return None
+        if arr.shape != shape or arr.dtype != dtype:
+            return None
+        arrays[field] = arr
+    return Tables(**arrays)
 
 
-def load_tables(rebuild: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """The ``(dist, info)`` tables: from memory, else from the disk cache, else built and cached.
+_LOADED: Tables | None = None
 
-    A cached file with the wrong shape or dtype (or ``rebuild=True``) is rebuilt.
+
+def load_tables(rebuild: bool = False) -> Tables:
+    """The tables: from memory, else from the disk cache, else built and cached.
+
+    A missing or malformed cache file (or ``rebuild=True``) triggers a rebuild.
     """
     global _LOADED
     if _LOADED is not None and not rebuild:
         return _LOADED
-    dist_path, info_path = _paths(cache_dir())
-    total = sum(_SIZES)
-    tables = None
-    if not rebuild and dist_path.exists() and info_path.exists():
-        try:
-            dist = np.load(dist_path)
-            info = np.load(info_path)
-            if dist.shape == (total, 10) and dist.dtype == np.uint8 and info.shape == (total,) and info.dtype == np.uint16:
-                tables = (dist, info)
-        except (OSError, ValueError):
-            tables = None
+    directory = cache_dir()
+    tables = None if rebuild else _load_cached(directory)
     if tables is None:
         tables = build_tables()
         try:
-            _save_atomic(dist_path, tables[0])
-            _save_atomic(info_path, tables[1])
-        except OSError:  # read-only everywhere: keep them in memory only
+            for field in _SPECS:
+                _save_atomic(_path(directory, field), getattr(tables, field))
+        except OSError:  # nowhere writable: keep them in memory only
             pass
     _LOADED = tables
+    _LAYOUT_CACHE.clear()
     return tables
 
 
@@ -291,26 +326,22 @@ def load_tables(rebuild: bool = False) -> tuple[np.ndarray, np.ndarray]:
 _LAYOUT_CACHE: dict[tuple, HandTables] = {}
 
 
-def _groups_of(kinds: tuple[int, ...]) -> list[tuple[int, list[int]]]:
-    """Split a tile set into groups: (group type, kinds by rank)."""
+def _groups_of(kinds: tuple[int, ...]) -> tuple[list[int], list[int]]:
+    """``(suit base kinds, pung-only kinds)`` of a tile set; raises for shapes without tables."""
     kind_set = set(kinds)
-    groups = []
+    suits, pung_only = [], []
     for suit in range(3):
         suit_kinds = [k for k in range(9 * suit, 9 * suit + 9) if k in kind_set]
-        if not suit_kinds:
-            continue
         if len(suit_kinds) == 9:
-            groups.append((CHOW9, suit_kinds))
-        elif suit_kinds == [9 * suit, 9 * suit + 8]:
-            groups.append((PUNG2, suit_kinds))
+            suits.append(9 * suit)
+        elif all(k % 9 in (0, 8) for k in suit_kinds):
+            pung_only += suit_kinds
         else:
-            raise ValueError(f"unsupported tile set for suit {'mps'[suit]}: kinds {suit_kinds}")
-    honors = [k for k in range(27, 34) if k in kind_set]
-    if honors:
-        if len(honors) != 7:
-            raise ValueError(f"unsupported honor set: kinds {honors}")
-        groups.append((PUNG7, honors))
-    return groups
+            raise ValueError(f"unsupported tile set: suit {'mps'[suit]} has kinds {suit_kinds}")
+    pung_only += [k for k in range(27, 34) if k in kind_set]
+    if not suits or len(pung_only) not in PUNG_GROUP_SIZES:
+        raise ValueError(f"unsupported tile set: suits {suits}, kinds without chows {pung_only}")
+    return suits, pung_only
 
 
 def hand_tables(rules) -> HandTables:
@@ -323,36 +354,30 @@ def hand_tables(rules) -> HandTables:
 
 def layout_tables(kinds: tuple[int, ...], seven_pairs: bool) -> HandTables:
     """The :class:`HandTables` of a tile set given as kind indices, cached."""
-    key = (tuple(int(k) for k in kinds), bool(seven_pairs))
+    key = (tuple(sorted(int(k) for k in kinds)), bool(seven_pairs))
     cached = _LAYOUT_CACHE.get(key)
     if cached is not None:
         return cached
-    dist, info = load_tables()
-    kind_group = np.full(34, -1, np.int64)
-    kind_pow = np.zeros(34, np.int64)
-    group_offset = np.zeros(4, np.int64)
-    group_kinds = np.full((4, 9), -1, np.int64)
+    tables = load_tables()
+    suits, pung_only = _groups_of(key[0])
+    suit_base = np.full(3, -1, np.int64)
+    suit_base[: len(suits)] = suits
+    pung_kinds = np.full(9, -1, np.int64)
+    pung_kinds[: len(pung_only)] = pung_only
     chow_start = np.zeros(34, np.bool_)
-    groups = _groups_of(key[0])
-    for g, (gtype, gkinds) in enumerate(groups):
-        group_offset[g] = _OFFSETS[gtype]
-        for rank, kind in enumerate(gkinds):
-            kind_group[kind] = g
-            kind_pow[kind] = 5**rank
-            group_kinds[g, rank] = kind
-            if gtype == CHOW9 and rank <= 6:
-                chow_start[kind] = True
-    tables = HandTables(
-        dist=dist,
-        info=info,
+    for base in suits:
+        chow_start[base : base + 7] = True
+    layout = HandTables(
+        dist=tables.dist,
+        info=tables.info,
+        hdist=tables.hdist7 if len(pung_only) == 7 else tables.hdist9,
         kinds=np.array(key[0], np.int64),
-        kind_group=kind_group,
-        kind_pow=kind_pow,
-        group_offset=group_offset,
-        group_kinds=group_kinds,
-        n_groups=len(groups),
+        suit_base=suit_base,
+        n_suits=len(suits),
+        pung_kinds=pung_kinds,
+        n_pung=len(pung_only),
         chow_start=chow_start,
         seven_pairs=key[1],
     )
-    _LAYOUT_CACHE[key] = tables
-    return tables
+    _LAYOUT_CACHE[key] = layout
+    return layout

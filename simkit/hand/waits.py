@@ -10,22 +10,31 @@ import numpy as np
 
 from .._jit import jit, pjit, prange
 from .tables import COMPLETE, WAIT_MASK
-from .win import group_code
+from .win import pung_complete, pung_group, pung_has_pair, suit_code
 
 __all__ = ["waits_kernel", "waits_batch_kernel", "mask_to_kinds", "popcount"]
 
+_HIST_POW = (0, 1, 10, 100, 1000)
+
 
 @jit(inline="always")
-def _group_waits(t, g, code):  # pragma: no cover - compiled
-    """Kinds (bitmask) whose addition makes group ``g`` (table index ``code``) complete."""
-    bits = t.info[code] & WAIT_MASK
+def _suit_waits(t, base, code):  # pragma: no cover - compiled
+    """Kinds (bitmask) whose addition makes the suit starting at kind ``base`` complete."""
+    bits = np.int64(t.info[code] & WAIT_MASK)
+    return bits << base
+
+
+@jit(inline="always")
+def _pung_waits(counts, t, h, want_pair):  # pragma: no cover - compiled
+    """Kinds whose addition makes the pung-only group complete, with a pair iff ``want_pair``."""
     mask = np.int64(0)
-    r = 0
-    while bits:
-        if bits & 1:
-            mask |= np.int64(1) << t.group_kinds[g, r]
-        bits >>= 1
-        r += 1
+    for i in range(t.n_pung):
+        k = t.pung_kinds[i]
+        c = counts[k]
+        if c == 1 or c == 2:
+            h2 = h - _HIST_POW[c] + _HIST_POW[c + 1]
+            if pung_complete(h2) and pung_has_pair(h2) == want_pair:
+                mask |= np.int64(1) << k
     return mask
 
 
@@ -40,47 +49,63 @@ def waits_kernel(counts, n_melds, meld_counts, t):  # pragma: no cover - compile
     either when its one 3n+1 group takes the pair, or, with two 3n+2 groups, when one of them turns
     into melds while the other keeps its pair.
     """
-    total = 0
-    n_one = 0
-    n_two = 0
-    bad = 0  # 3n and 3n+2 groups that are not complete
-    g_one = -1
-    c_one = 0
-    g_a = -1
-    c_a = 0
-    g_b = -1
-    c_b = 0
+    # group -1 is the pung-only group, 0..n_suits-1 the suits
+    h, total = pung_group(counts, t)
+    r = total % 3
+    n_one = 1 if r == 1 else 0
+    n_two = 1 if r == 2 else 0
+    p_ok = r != 1 and pung_complete(h)
+    bad = 0 if (r == 1 or p_ok) else 1  # complete-able groups (3n, 3n+2) that are not complete
+    one = -2
+    one_code = np.int64(0)
+    two_a = -2
+    two_b = -2
+    code_a = np.int64(0)
+    code_b = np.int64(0)
     a_ok = False
     b_ok = False
-    for g in range(t.n_groups):
-        code, size = group_code(counts, t, g)
+    if r == 1:
+        one = -1
+    elif r == 2:
+        two_a = -1
+        a_ok = p_ok
+    for s in range(t.n_suits):
+        code, size = suit_code(counts, t.suit_base[s])
         total += size
-        r = size % 3
-        if r == 1:
+        rs = size % 3
+        if rs == 1:
             n_one += 1
-            g_one = g
-            c_one = code
+            one = s
+            one_code = code
         else:
             complete = (t.info[code] & COMPLETE) != 0
-            if r == 2:
-                n_two += 1
-                if g_a < 0:
-                    g_a, c_a, a_ok = g, code, complete
-                else:
-                    g_b, c_b, b_ok = g, code, complete
-            elif not complete:
+            if not complete:
                 bad += 1
+            if rs == 2:
+                n_two += 1
+                if two_a == -2:
+                    two_a, code_a, a_ok = s, code, complete
+                else:
+                    two_b, code_b, b_ok = s, code, complete
     if total != 13 - 3 * n_melds:
         return np.int64(0)
     mask = np.int64(0)
-    if bad == 0:
-        if n_one == 1 and n_two == 0:
-            mask = _group_waits(t, g_one, c_one)
-        elif n_one == 0 and n_two == 2:
+    if n_one == 1 and n_two == 0 and bad == 0:
+        if one == -1:
+            mask = _pung_waits(counts, t, h, True)
+        else:
+            mask = _suit_waits(t, t.suit_base[one], one_code)
+    elif n_one == 0 and n_two == 2 and bad <= 2:
+        # one 3n+2 group turns into melds, the other keeps its pair; the rest must be complete
+        others_bad = bad - (0 if a_ok else 1) - (0 if b_ok else 1)
+        if others_bad == 0:
             if b_ok:
-                mask |= _group_waits(t, g_a, c_a)
+                if two_a == -1:
+                    mask |= _pung_waits(counts, t, h, False)
+                else:
+                    mask |= _suit_waits(t, t.suit_base[two_a], code_a)
             if a_ok:
-                mask |= _group_waits(t, g_b, c_b)
+                mask |= _suit_waits(t, t.suit_base[two_b], code_b)
     if t.seven_pairs and n_melds == 0:
         odd = -1
         n_odd = 0

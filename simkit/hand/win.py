@@ -4,6 +4,9 @@ A concealed part with ``k`` exposed melds is complete when it splits into ``4 - 
 chows within a suit) and one pair, or -- in rule sets with seven pairs and ``k == 0`` -- into seven
 pairs, four identical tiles counting as two pairs. The concealed part must then hold ``14 - 3k``
 tiles (a kong's fourth tile sits in its meld, not in the concealed part).
+
+Groups (:mod:`simkit.hand.tables`): a suit is looked up by its base-5 code; the pung-only group is
+complete when no kind holds 1 or 4 tiles and at most one holds 2 (its pair).
 """
 
 import numpy as np
@@ -11,24 +14,56 @@ import numpy as np
 from .._jit import jit, pjit, prange
 from .tables import COMPLETE
 
-__all__ = ["is_win_kernel", "is_win_batch_kernel", "group_code", "is_seven_pairs"]
+__all__ = [
+    "suit_code",
+    "pung_group",
+    "pung_complete",
+    "pung_has_pair",
+    "is_seven_pairs",
+    "is_win_kernel",
+    "is_win_batch_kernel",
+]
+
+_HIST_POW = (0, 1, 10, 100, 1000)  #: histogram code weight of a kind holding 0..4 tiles
 
 
 @jit(inline="always")
-def group_code(counts, t, g):  # pragma: no cover - compiled
-    """``(code, size)`` of group ``g``: its table index (offset included) and its number of tiles."""
-    code = t.group_offset[g]
+def suit_code(counts, base):  # pragma: no cover - compiled
+    """``(base-5 code, tiles)`` of the suit whose rank 1 is kind ``base``."""
+    code = np.int64(0)
     size = np.int64(0)
     p = np.int64(1)
     for r in range(9):
-        k = t.group_kinds[g, r]
-        if k < 0:
-            break
-        c = np.int64(counts[k])
+        c = np.int64(counts[base + r])
         code += c * p
         size += c
         p *= 5
     return code, size
+
+
+@jit(inline="always")
+def pung_group(counts, t):  # pragma: no cover - compiled
+    """``(histogram code, tiles)`` of the pung-only group."""
+    h = np.int64(0)
+    size = np.int64(0)
+    for i in range(t.n_pung):
+        c = np.int64(counts[t.pung_kinds[i]])
+        if c:
+            h += 10 ** (c - 1)
+            size += c
+    return h, size
+
+
+@jit(inline="always")
+def pung_complete(h):  # pragma: no cover - compiled
+    """Whether a pung-only group with histogram code ``h`` is pungs plus at most one pair."""
+    return h % 10 == 0 and h < 1000 and (h // 10) % 10 <= 1
+
+
+@jit(inline="always")
+def pung_has_pair(h):  # pragma: no cover - compiled
+    """Whether a pung-only group with histogram code ``h`` holds exactly one kind of 2 tiles."""
+    return (h // 10) % 10 == 1
 
 
 @jit(inline="always")
@@ -54,18 +89,18 @@ def is_win_kernel(counts, n_melds, t):  # pragma: no cover - compiled
         Exposed (or declared) melds, 0-4.
     t : HandTables
     """
-    pairs = 0
-    total = 0
-    ok = True
-    for g in range(t.n_groups):
-        code, size = group_code(counts, t, g)
-        total += size
-        r = size % 3
-        if r == 1 or not (t.info[code] & COMPLETE):
-            ok = False
-            break
-        if r == 2:
-            pairs += 1
+    h, total = pung_group(counts, t)
+    ok = pung_complete(h)
+    pairs = 1 if pung_has_pair(h) else 0
+    if ok:
+        for s in range(t.n_suits):
+            code, size = suit_code(counts, t.suit_base[s])
+            total += size
+            if not (t.info[code] & COMPLETE):
+                ok = False
+                break
+            if size % 3 == 2:
+                pairs += 1
     if ok and pairs == 1 and total == 14 - 3 * n_melds:
         return True
     if t.seven_pairs and n_melds == 0:

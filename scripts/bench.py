@@ -1,0 +1,175 @@
+"""simkit throughput benchmark: every figure measured in this run, nothing asserted.
+
+Prints the machine (cores, numba threading layer, versions), the compile/table-load time, and the
+batch-kernel throughput on the douque tile set:
+
+* win checks/s on dealt 14-tile hands;
+* shanten/s on dealt 13-tile hands (and 14-tile);
+* waits/s on ready 13-tile hands (random complete hands minus one tile);
+* deals/s of deal + dealer win check + non-dealer waits, fused in one kernel.
+
+The PyPI ``mahjong`` package does the same work on the same hands (a subset, it is slower) and the
+ratio simkit / mahjong is printed beside each figure. simkit runs on all cores, as a user would run
+it; the package is single-threaded pure Python. Each simkit figure is the best of ``--repeat`` runs.
+
+Usage: ``python scripts/bench.py [--n 2000000] [--peer-n 20000] [--repeat 3]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+
+
+def _best(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _fmt(rate: float | None) -> str:
+    if rate is None:
+        return "-"
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if rate >= scale:
+            return f"{rate / scale:,.2f} {unit}/s"
+    return f"{rate:,.0f} /s"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=2_000_000, help="hands per simkit measurement")
+    ap.add_argument("--peer-n", type=int, default=20_000, help="hands per mahjong-package measurement")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per simkit measurement (best is kept)")
+    ap.add_argument("--seed", type=int, default=2026)
+    args = ap.parse_args(argv)
+
+    import numba
+
+    import simkit
+    from simkit._jit import threading_layer
+    from simkit.engine.deal import deal_check_kernel, deal_hands, wall_template
+    from simkit.hand.sample import random_ready_hands
+    from simkit.hand.shanten import shanten_batch_kernel
+    from simkit.hand.tables import hand_tables, load_tables
+    from simkit.hand.waits import waits_batch_kernel
+    from simkit.hand.win import is_win_batch_kernel
+
+    rules = simkit.get_rules("douque")
+    print("simkit bench")
+    print(f"  machine      {os.cpu_count()} cores ({platform.processor() or platform.machine()}), numba threads {numba.get_num_threads()}")
+    print(f"  versions     simkit {simkit.__version__}, numba {numba.__version__}, numpy {np.__version__}, python {platform.python_version()}")
+
+    t0 = time.perf_counter()
+    load_tables()
+    t_tables = time.perf_counter() - t0
+    t = hand_tables(rules)
+
+    n = args.n
+    dealer, other = deal_hands(n, seed=args.seed, rules=rules)
+    ready, _ = random_ready_hands(n, seed=args.seed, rules=rules)
+    k = np.zeros(n, np.int64)
+    no_melds = np.zeros_like(other)
+    out_b = np.empty(n, np.bool_)
+    out_i = np.empty(n, np.int64)
+    out_s = np.empty(n, np.int8)
+    template = wall_template(rules)
+    dw = np.empty(n, np.bool_)
+    dk = np.empty(n, np.int8)
+    ds = np.empty(0, np.int8)
+
+    # compile (or load from numba's cache) every kernel on a tiny input first
+    t0 = time.perf_counter()
+    is_win_batch_kernel(dealer[:8], k[:8], t, out_b[:8])
+    waits_batch_kernel(ready[:8], k[:8], no_melds[:8], t, out_i[:8])
+    shanten_batch_kernel(other[:8], k[:8], t, out_s[:8])
+    deal_check_kernel(args.seed, 0, 8, template, t, False, dw, dk, ds, ds)
+    t_compile = time.perf_counter() - t0
+    print(f"  threading    numba layer {threading_layer()}")
+    print(f"  start-up     tables {t_tables:.2f} s, kernels compile/load {t_compile:.2f} s (excluded below)")
+    print(f"  workload     douque tile set (72 tiles); {n:,} hands per simkit figure, best of {args.repeat}")
+    print()
+
+    rows = []
+    r_win = n / _best(lambda: is_win_batch_kernel(dealer, k, t, out_b), args.repeat)
+    r_sh13 = n / _best(lambda: shanten_batch_kernel(other, k, t, out_s), args.repeat)
+    r_sh14 = n / _best(lambda: shanten_batch_kernel(dealer, k, t, out_s), args.repeat)
+    r_waits = n / _best(lambda: waits_batch_kernel(ready, k, no_melds, t, out_i), args.repeat)
+    r_deal = n / _best(lambda: deal_check_kernel(args.seed, 0, n, template, t, False, dw, dk, ds, ds), args.repeat)
+
+    peer = _peer_rates(dealer, other, ready, args.peer_n)
+    rows.append(("win checks (dealt 14 tiles)", r_win, peer.get("win")))
+    rows.append(("shanten (dealt 13 tiles)", r_sh13, peer.get("shanten13")))
+    rows.append(("shanten (dealt 14 tiles)", r_sh14, peer.get("shanten14")))
+    rows.append(("waits (ready 13 tiles)", r_waits, peer.get("waits")))
+    rows.append(("deal + dealer win + non-dealer waits", r_deal, None))
+
+    print(f"  {'figure':<38} {'simkit':>14} {'mahjong pkg':>14} {'ratio':>9}")
+    for name, ours, theirs in rows:
+        ratio = f"{ours / theirs:,.0f}x" if theirs else "-"
+        print(f"  {name:<38} {_fmt(ours):>14} {_fmt(theirs):>14} {ratio:>9}")
+    if "error" in peer:
+        print(f"\n  mahjong package not measured: {peer['error']}")
+    else:
+        print(
+            f"\n  mahjong {peer['version']} on the first {args.peer_n:,} of the same hands, one thread: "
+            "Agari.is_agari, Shanten.calculate_shanten_for_regular_hand, waits = is_agari over the 18 kinds."
+        )
+    return 0
+
+
+def _peer_rates(dealer, other, ready, m: int) -> dict:
+    try:
+        from importlib.metadata import version
+
+        from mahjong.agari import Agari
+        from mahjong.shanten import Shanten
+    except ImportError as exc:  # the dev extra is not installed
+        return {"error": str(exc)}
+    kinds = [k for k in range(34) if dealer[:, k].any() or other[:, k].any()]
+    d = [row.tolist() for row in dealer[:m]]
+    o = [row.tolist() for row in other[:m]]
+    r = [row.tolist() for row in ready[:m]]
+    agari = Agari()
+    shanten = Shanten.calculate_shanten_for_regular_hand
+
+    def waits_of(hand):
+        found = []
+        for kind in kinds:
+            if hand[kind] < 4:
+                hand[kind] += 1
+                if agari.is_agari(hand):
+                    found.append(kind)
+                hand[kind] -= 1
+        return found
+
+    rates = {"version": version("mahjong")}
+    t0 = time.perf_counter()
+    for h in d:
+        agari.is_agari(h)
+    rates["win"] = m / (time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    for h in o:
+        shanten(h)
+    rates["shanten13"] = m / (time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    for h in d:
+        shanten(h)
+    rates["shanten14"] = m / (time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    for h in r:
+        waits_of(h)
+    rates["waits"] = m / (time.perf_counter() - t0)
+    return rates
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""simkit: a high-performance Monte Carlo toolkit for two-player mahjong research.
+
+Quick start::
+
+    >>> import simkit
+    >>> simkit.waits("1112345678999m")
+    ['1m', '2m', '3m', '4m', '5m', '6m', '7m', '8m', '9m']
+    >>> simkit.shanten("159m19p1234567z1m")
+    6
+    >>> simkit.get_rules("douque", migi_tai=4).options.migi_tai
+    4
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .engine.deal import deal_hands, deal_stats
+from .errors import HandError, MeldError, RulesError, SimkitError, TileCountError, TileNotationError
+from .hand import (
+    is_win,
+    is_win_batch,
+    mask_to_kinds,
+    random_complete_hands,
+    random_ready_hands,
+    shanten,
+    shanten_batch,
+    splits,
+    waits,
+    waits_batch,
+)
+from .melds import parse_meld, parse_melds
+from .rules import RULE_SETS, Rules, get_rules, resolve_rules
+from .tiles import as_counts, format_tiles, parse_tiles, tile_name
+
+try:
+    __version__ = version("simkit")
+except PackageNotFoundError:  # running from a source tree without installation
+    __version__ = "0+unknown"
+
+__all__ = [
+    "__version__",
+    # rules
+    "RULE_SETS",
+    "Rules",
+    "get_rules",
+    "resolve_rules",
+    # tiles and melds
+    "parse_tiles",
+    "format_tiles",
+    "as_counts",
+    "tile_name",
+    "parse_meld",
+    "parse_melds",
+    # hand analysis
+    "is_win",
+    "waits",
+    "shanten",
+    "splits",
+    "is_win_batch",
+    "waits_batch",
+    "shanten_batch",
+    "mask_to_kinds",
+    "random_complete_hands",
+    "random_ready_hands",
+    # dealing
+    "deal_hands",
+    "deal_stats",
+    # errors
+    "SimkitError",
+    "TileNotationError",
+    "TileCountError",
+    "MeldError",
+    "RulesError",
+    "HandError",
+]

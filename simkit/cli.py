@@ -1,0 +1,214 @@
+"""The ``simkit`` command: a thin layer over the library.
+
+Every subcommand has ``--help``. Bad input ends with one line ``simkit: error: ...`` on stderr and
+exit code 2; the library's messages say what is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+from . import __version__
+from .errors import SimkitError
+
+__all__ = ["main", "build_parser"]
+
+EXIT_USAGE = 2  #: exit code for bad arguments or bad input
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2 (argparse prints usage first; keep it short)
+        self.exit(EXIT_USAGE, f"simkit: error: {message}\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"seed must be between 0 and 2**63 - 1, got {text!r}")
+    return value
+
+
+def _rules_from_args(args):
+    from .rules import get_rules
+
+    rules = get_rules(args.rules)
+    options = {}
+    for item in args.option or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise SimkitError(f"--option expects KEY=VALUE, got {item!r}")
+        options[key.strip()] = value.strip()
+    return rules.with_option_strings(options) if options else rules
+
+
+def _add_rules_args(p):
+    p.add_argument("--rules", default="douque", help="rule set: douque (default), night_market, duel, for_two")
+    p.add_argument(
+        "--option", action="append", metavar="KEY=VALUE", help="rule option (repeatable); see `simkit rules NAME`"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# subcommands
+
+
+def _cmd_hand(args) -> int:
+    from .hand import is_win, shanten, splits, waits
+    from .melds import parse_melds
+    from .tiles import as_counts, format_tiles
+
+    rules = _rules_from_args(args)
+    melds = parse_melds(args.melds, rules)
+    counts = as_counts(args.hand, rules)
+    k = len(melds)
+    total = int(counts.sum())
+    print(f"hand     {format_tiles(counts)}" + (f"  + {', '.join(str(m) for m in melds)}" if melds else ""))
+    print(f"rules    {rules}")
+    if total not in (13 - 3 * k, 14 - 3 * k):
+        raise SimkitError(
+            f"the concealed part has {total} tiles; with {k} meld(s) it must have {13 - 3 * k} or {14 - 3 * k}"
+        )
+    sh = shanten(counts, melds, rules)
+    label = {-1: "complete", 0: "ready"}.get(sh, f"{sh} from ready")
+    print(f"shanten  {sh} ({label})")
+    if total == 13 - 3 * k:
+        w = waits(counts, melds, rules)
+        print(f"waits    {' '.join(w) if w else '-'}")
+    else:
+        print(f"win      {'yes' if is_win(counts, melds, rules) else 'no'}")
+        for i, split in enumerate(splits(counts, melds, rules), 1):
+            print(f"split {i}  {' | '.join(split)}")
+    return 0
+
+
+def _cmd_deal(args) -> int:
+    from tqdm import tqdm
+
+    from .engine.deal import deal_stats
+    from .stats import wilson_interval
+
+    rules = _rules_from_args(args)
+    n = args.hands
+    chunk = min(n, 1_000_000)
+    wins = 0
+    ready = 0
+    wait_sum = 0
+    sh_d = np.zeros(16, np.int64)
+    sh_o = np.zeros(16, np.int64)
+    t0 = time.perf_counter()
+    with tqdm(total=n, unit="deal", unit_scale=True, disable=args.quiet or n <= chunk, file=sys.stderr) as bar:
+        for start in range(0, n, chunk):
+            m = min(chunk, n - start)
+            res = deal_stats(m, seed=args.seed, rules=rules, start=start)
+            wins += int(res.dealer_win.sum())
+            is_ready = res.other_shanten == 0
+            ready += int(is_ready.sum())
+            wait_sum += int(res.other_wait_kinds[is_ready].sum())
+            sh_d += np.bincount(res.dealer_shanten + 1, minlength=16)[:16]
+            sh_o += np.bincount(res.other_shanten + 1, minlength=16)[:16]
+            bar.update(m)
+    dt = time.perf_counter() - t0
+
+    def rate(k):
+        lo, hi = wilson_interval(k, n)
+        return f"{k / n:10.5%}   [{lo:.5%}, {hi:.5%}]   ({k:,} of {n:,})"
+
+    print(f"simkit deal: {n:,} deals of {rules}, seed {args.seed} ({dt:.2f} s, {n / dt:,.0f} deals/s)")
+    print("                                         rate        95% interval")
+    print(f"dealer's 14 tiles complete (heavenly): {rate(wins)}")
+    print(f"non-dealer's 13 tiles ready:           {rate(ready)}")
+    if ready:
+        print(f"mean winning kinds of a ready non-dealer hand: {wait_sum / ready:.3f}")
+    print("\nshanten at the deal     dealer (14)   non-dealer (13)")
+    for s in range(16):
+        if sh_d[s] or sh_o[s]:
+            print(f"  {s - 1:>3}                 {sh_d[s] / n:10.4%}      {sh_o[s] / n:10.4%}")
+    return 0
+
+
+def _cmd_rules(args) -> int:
+    from .rules import RULE_SETS, get_rules
+
+    names = [args.name] if args.name else list(RULE_SETS)
+    for i, name in enumerate(names):
+        if i:
+            print()
+        print(get_rules(name).describe())
+    return 0
+
+
+def _cmd_tables(args) -> int:
+    from .hand.tables import cache_dir, load_tables
+
+    t0 = time.perf_counter()
+    tables = load_tables(rebuild=args.rebuild)
+    dt = time.perf_counter() - t0
+    size = sum(a.nbytes for a in tables) / 2**20
+    print(f"hand tables: {size:.1f} MiB in {cache_dir()} ({'built' if args.rebuild else 'ready'} in {dt:.2f} s)")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``simkit`` command."""
+    parser = _Parser(prog="simkit", description="Monte Carlo toolkit for two-player mahjong research.")
+    parser.add_argument("--version", action="version", version=f"simkit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("hand", help="analyse one hand: shanten, waits, win, splits")
+    p.add_argument("hand", help="concealed tiles in m/p/s/z notation, e.g. 1112345678999m")
+    p.add_argument("--melds", nargs="*", default=[], metavar="MELD", help='exposed melds, e.g. "pung 555z"')
+    _add_rules_args(p)
+    p.set_defaults(func=_cmd_hand)
+
+    p = sub.add_parser("deal", help="deal many hands and report starting-hand statistics")
+    p.add_argument("--hands", type=_positive_int, default=1_000_000, help="number of deals (default 1,000,000)")
+    p.add_argument("--seed", type=_seed, default=0, help="master seed (default 0)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_rules_args(p)
+    p.set_defaults(func=_cmd_deal)
+
+    p = sub.add_parser("rules", help="describe rule sets and their options")
+    p.add_argument("name", nargs="?", help="a rule set (default: all)")
+    p.set_defaults(func=_cmd_rules)
+
+    p = sub.add_parser("tables", help="build (or check) the cached hand lookup tables")
+    p.add_argument("--rebuild", action="store_true", help="rebuild even if cached")
+    p.set_defaults(func=_cmd_tables)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``simkit`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return args.func(args)
+    except (SimkitError, ValueError, TypeError) as exc:
+        print(f"simkit: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("simkit: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `simkit deal | head`: stop quietly
+        sys.stderr.close()
+        return 0

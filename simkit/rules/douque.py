@@ -1,0 +1,136 @@
+"""Rule set ``douque``: two-player 13-tile mahjong with tai scoring (the default rule set).
+
+Specification: ``rules/douque.md`` (72 tiles: characters 1-9, dots 1 and 9, the seven honors;
+pung and exposed kong on a discard, no chow claims; the last 8 tiles are kept back; an added kong
+can be robbed). The options are those of §9 of that file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from simkit.rules._options import (
+    RuleOptions,
+    Rules,
+    boolean,
+    number,
+    one_of,
+    option,
+)
+
+__all__ = [
+    "NAME",
+    "TITLE",
+    "KINDS",
+    "KEPT_BACK",
+    "DEALER_TILES",
+    "HAND_TILES",
+    "CLAIM_PUNG",
+    "CLAIM_EXPOSED_KONG",
+    "CLAIM_CHOW",
+    "CONCEALED_KONG",
+    "ADDED_KONG",
+    "ROBBING_KONG",
+    "SEVEN_PAIRS",
+    "DouqueOptions",
+    "Options",
+    "make_rules",
+    "RULES",
+]
+
+#: Registry name of this rule set.
+NAME = "douque"
+#: One-line description.
+TITLE = "two-player 13-tile mahjong, tai scoring (Douque rules; the default)"
+#: Kinds of the tile set: characters 1-9 (0-8), dots 1 and 9 (9, 17), honors 1z-7z (27-33).
+KINDS = tuple(range(0, 9)) + (9, 17) + tuple(range(27, 34))
+#: Tiles at the end of the wall that are never drawn (§2).
+KEPT_BACK = 8
+#: Tiles dealt to the dealer.
+DEALER_TILES = 14
+#: Tiles dealt to the other player.
+HAND_TILES = 13
+#: A pung may be claimed from the opponent's discard.
+CLAIM_PUNG = True
+#: An exposed kong may be claimed from the opponent's discard.
+CLAIM_EXPOSED_KONG = True
+#: No chow claims: chows exist only concealed, in characters (§1, §3).
+CLAIM_CHOW = False
+#: Concealed kongs are allowed.
+CONCEALED_KONG = True
+#: Added kongs (a drawn 4th tile on an exposed pung) are allowed.
+ADDED_KONG = True
+#: The opponent may win on the tile of an added kong (§3.4, Robbing the Kong).
+ROBBING_KONG = True
+#: Seven pairs is not a winning hand (§1).
+SEVEN_PAIRS = False
+
+
+@dataclass(frozen=True)
+class DouqueOptions(RuleOptions):
+    """Options of ``douque`` (``rules/douque.md`` §9); defaults first in each allowed list."""
+
+    RULE_SET: ClassVar[str] = NAME
+
+    heavenly_tai: int = option(24, one_of(24, 16), "tai of Heavenly Hand (dealer wins on the dealt 14)")
+    human_tai: int = option(8, one_of(8, 16), "tai of Human Hand (win on the dealer's first discard)")
+    migi_tai: int = option(8, one_of(8, 4), "tai of MIGI (ready declared within the first 4 discards)")
+    declare_ready_tai: int = option(1, one_of(1, 0), "tai of Declare Ready (declared, not MIGI, and won)")
+    skipped_pung: str = option(
+        "hand",
+        one_of("hand", "turn"),
+        "after passing on a pung of X, no pung of X for the rest of the hand or until your next turn",
+    )
+    fully_melded_single_wait: bool = option(
+        True, boolean(), "Single Wait also scores with Fully Melded"
+    )
+    base: float = option(
+        50,
+        number(minimum=0, min_inclusive=False, allowed="any positive number"),
+        "fixed part of every payment: payment = base + tai_value x (hand tai + dealer tai)",
+    )
+    tai_value: float = option(
+        20,
+        number(minimum=0, min_inclusive=False, allowed="any positive number"),
+        "points per tai in the payment",
+    )
+    streak_cap: int = option(
+        10,
+        number(minimum=0, integer=True, allowed="any integer >= 0"),
+        "dealer streak at which the deal passes after the hand even if the dealer keeps it",
+    )
+
+
+#: The options class of this rule set, under the name every rule-set module uses.
+Options = DouqueOptions
+
+
+def make_rules(**options) -> Rules:
+    """The ``douque`` rule set with the given option values (others at their defaults).
+
+    Raises
+    ------
+    RulesError
+        Unknown option or a value that is not allowed.
+    """
+    return Rules(
+        name=NAME,
+        options=DouqueOptions.create(**options),
+        kinds=KINDS,
+        kept_back=KEPT_BACK,
+        dealer_tiles=DEALER_TILES,
+        hand_tiles=HAND_TILES,
+        claim_pung=CLAIM_PUNG,
+        claim_exposed_kong=CLAIM_EXPOSED_KONG,
+        claim_chow=CLAIM_CHOW,
+        concealed_kong=CONCEALED_KONG,
+        added_kong=ADDED_KONG,
+        robbing_kong=ROBBING_KONG,
+        seven_pairs=SEVEN_PAIRS,
+        title=TITLE,
+    )
+
+
+#: ``douque`` with every option at its default.
+RULES = make_rules()

@@ -1,0 +1,124 @@
+"""Rule set ``duel``: Mahjong Duel (64 tiles, fan -> multiples, kong payments).
+
+Specification: ``rules/duel.md`` (characters 1-9 and the seven honors; pung and exposed kong on a
+discard, no chow claims; no tiles kept back; added kongs can be robbed; seven pairs wins).
+The loser pays ``min(2**(fan - 1), multiple_cap) x stake``; kong payments come on top; the
+receiver pays ``fee`` on what they receive; ``chips`` caps payments by the payer's balance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from simkit.rules._options import RuleOptions, Rules, number, option, optional
+
+__all__ = [
+    "NAME",
+    "TITLE",
+    "KINDS",
+    "KEPT_BACK",
+    "DEALER_TILES",
+    "HAND_TILES",
+    "CLAIM_PUNG",
+    "CLAIM_EXPOSED_KONG",
+    "CLAIM_CHOW",
+    "CONCEALED_KONG",
+    "ADDED_KONG",
+    "ROBBING_KONG",
+    "SEVEN_PAIRS",
+    "DuelOptions",
+    "Options",
+    "make_rules",
+    "RULES",
+]
+
+#: Registry name of this rule set.
+NAME = "duel"
+#: One-line description.
+TITLE = "Mahjong Duel: 64 tiles, fan to multiples, kong payments"
+#: Kinds of the tile set: characters 1-9 (0-8) and honors 1z-7z (27-33).
+KINDS = tuple(range(0, 9)) + tuple(range(27, 34))
+#: No tiles kept back: the hand is drawn when a player must draw from an empty wall.
+KEPT_BACK = 0
+#: Tiles dealt to the dealer.
+DEALER_TILES = 14
+#: Tiles dealt to the other player.
+HAND_TILES = 13
+#: A pung may be claimed from the opponent's discard.
+CLAIM_PUNG = True
+#: An exposed kong may be claimed from the opponent's discard.
+CLAIM_EXPOSED_KONG = True
+#: No chow claims (runs drawn yourself still count as melds).
+CLAIM_CHOW = False
+#: Concealed kongs are allowed.
+CONCEALED_KONG = True
+#: Added kongs are allowed.
+ADDED_KONG = True
+#: The opponent may rob an added kong (the set goes back to a pung; no kong payment for it).
+ROBBING_KONG = True
+#: Seven pairs (entirely concealed; four identical tiles count as two pairs) is a winning hand.
+SEVEN_PAIRS = True
+
+
+@dataclass(frozen=True)
+class DuelOptions(RuleOptions):
+    """Options of ``duel``: stake, fee, chips at the table and the cap on the multiple."""
+
+    RULE_SET: ClassVar[str] = NAME
+
+    stake: float = option(
+        1,
+        number(minimum=0, min_inclusive=False, allowed="any positive number"),
+        "coins per multiple: a win pays multiple x stake, kong payments 1-4 x stake",
+    )
+    fee: float = option(
+        0.05,
+        number(minimum=0, maximum=1, max_inclusive=False, allowed="any number with 0 <= fee < 1"),
+        "share of what a player receives that they pay as a fee",
+    )
+    chips: float | None = option(
+        None,
+        optional(number(minimum=0, min_inclusive=False, allowed="any positive number")),
+        "coins each player has at the table; payments are capped by the payer's balance "
+        "and a match ends when a player has none (none = unlimited)",
+    )
+    multiple_cap: int = option(
+        32,
+        number(minimum=1, integer=True, allowed="any positive integer"),
+        "largest multiple 2^(fan - 1) paid for a win (kong payments are never capped)",
+    )
+
+
+#: The options class of this rule set, under the name every rule-set module uses.
+Options = DuelOptions
+
+
+def make_rules(**options) -> Rules:
+    """The ``duel`` rule set with the given option values (others at their defaults).
+
+    Raises
+    ------
+    RulesError
+        Unknown option or a value that is not allowed.
+    """
+    return Rules(
+        name=NAME,
+        options=DuelOptions.create(**options),
+        kinds=KINDS,
+        kept_back=KEPT_BACK,
+        dealer_tiles=DEALER_TILES,
+        hand_tiles=HAND_TILES,
+        claim_pung=CLAIM_PUNG,
+        claim_exposed_kong=CLAIM_EXPOSED_KONG,
+        claim_chow=CLAIM_CHOW,
+        concealed_kong=CONCEALED_KONG,
+        added_kong=ADDED_KONG,
+        robbing_kong=ROBBING_KONG,
+        seven_pairs=SEVEN_PAIRS,
+        title=TITLE,
+    )
+
+
+#: ``duel`` with every option at its default.
+RULES = make_rules()

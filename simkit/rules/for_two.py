@@ -1,0 +1,132 @@
+"""Rule set ``for_two``: "Mahjong for 2" (136 tiles, the banker bids the stake).
+
+Specification: ``rules/for_two.md`` (all 34 kinds; pung, chow and exposed kong on a discard; the
+last 8 tiles are kept back; the banker bids 1, 2 or 3 and the opponent follows or folds). Payment
+from the loser is ``bid x stake x combination points``, times ``self_drawn_multiplier`` for a
+self-draw; a folding opponent pays ``fold_payment`` stakes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from simkit.rules._options import RuleOptions, Rules, number, number_tuple, option
+
+__all__ = [
+    "NAME",
+    "TITLE",
+    "KINDS",
+    "KEPT_BACK",
+    "DEALER_TILES",
+    "HAND_TILES",
+    "CLAIM_PUNG",
+    "CLAIM_EXPOSED_KONG",
+    "CLAIM_CHOW",
+    "CONCEALED_KONG",
+    "ADDED_KONG",
+    "ROBBING_KONG",
+    "SEVEN_PAIRS",
+    "BIDS",
+    "COMBINATIONS",
+    "ForTwoOptions",
+    "Options",
+    "make_rules",
+    "RULES",
+]
+
+#: Registry name of this rule set.
+NAME = "for_two"
+#: One-line description.
+TITLE = "Mahjong for 2: 136 tiles, the banker bids the stake"
+#: Kinds of the tile set: all 34 (characters, dots, bamboo 1-9 and the seven honors).
+KINDS = tuple(range(34))
+#: Tiles at the end of the wall that are never drawn (jokers among them are not modelled).
+KEPT_BACK = 8
+#: Tiles dealt to the banker (dealer).
+DEALER_TILES = 14
+#: Tiles dealt to the other player.
+HAND_TILES = 13
+#: A pung may be claimed from the opponent's discard.
+CLAIM_PUNG = True
+#: An exposed kong may be claimed from the opponent's discard.
+CLAIM_EXPOSED_KONG = True
+#: A chow may be claimed from the opponent's discard.
+CLAIM_CHOW = True
+#: Concealed kongs are allowed.
+CONCEALED_KONG = True
+#: Added kongs are allowed, only with a drawn tile (a discarded 4th tile cannot be claimed).
+ADDED_KONG = True
+#: Robbing an added kong is NOT allowed: neither rules/for_two.md nor its source text
+#: (seeds/003_...) mentions robbing a kong, so an added kong cannot be won on.
+ROBBING_KONG = False
+#: Seven pairs is not a winning hand (only the five basic combinations).
+SEVEN_PAIRS = False
+#: Stake multipliers the banker may bid (fixed by the rules, not an option).
+BIDS = (1, 2, 3)
+#: The five basic combinations of the source's table, in its order, as (pungs, chows);
+#: kongs count as pungs. ``combination_points[i]`` scores ``COMBINATIONS[i]``.
+COMBINATIONS = ((4, 0), (3, 1), (2, 2), (1, 3), (0, 4))
+
+_POSITIVE = number(minimum=0, min_inclusive=False, allowed="any positive number")
+
+
+@dataclass(frozen=True)
+class ForTwoOptions(RuleOptions):
+    """Options of ``for_two``: stake, combination points, self-draw multiplier, fold payment."""
+
+    RULE_SET: ClassVar[str] = NAME
+
+    stake: float = option(1, _POSITIVE, "coins per stake unit: payment = bid x stake x points")
+    combination_points: tuple = option(
+        (5, 4, 3, 2, 1),
+        number_tuple(
+            5,
+            _POSITIVE,
+            "5 positive numbers, for 4 pungs, 3 pungs + 1 chow, 2 + 2, 1 + 3, 4 chows "
+            "(e.g. 5,4,3,2,1)",
+        ),
+        "points of the five basic combinations in the source's order (four pungs first)",
+    )
+    self_drawn_multiplier: float = option(
+        2, _POSITIVE, "factor on the payment for a self-drawn win"
+    )
+    fold_payment: float = option(
+        1,
+        number(minimum=0, allowed="any number >= 0"),
+        "stakes the opponent pays the banker when not following the bid (the hand is not played)",
+    )
+
+
+#: The options class of this rule set, under the name every rule-set module uses.
+Options = ForTwoOptions
+
+
+def make_rules(**options) -> Rules:
+    """The ``for_two`` rule set with the given option values (others at their defaults).
+
+    Raises
+    ------
+    RulesError
+        Unknown option or a value that is not allowed.
+    """
+    return Rules(
+        name=NAME,
+        options=ForTwoOptions.create(**options),
+        kinds=KINDS,
+        kept_back=KEPT_BACK,
+        dealer_tiles=DEALER_TILES,
+        hand_tiles=HAND_TILES,
+        claim_pung=CLAIM_PUNG,
+        claim_exposed_kong=CLAIM_EXPOSED_KONG,
+        claim_chow=CLAIM_CHOW,
+        concealed_kong=CONCEALED_KONG,
+        added_kong=ADDED_KONG,
+        robbing_kong=ROBBING_KONG,
+        seven_pairs=SEVEN_PAIRS,
+        title=TITLE,
+    )
+
+
+#: ``for_two`` with every option at its default.
+RULES = make_rules()
