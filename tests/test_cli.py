@@ -1,0 +1,81 @@
+"""The `simkit` command: each subcommand works, and bad input is one clear line with exit code 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from simkit.cli import main
+
+
+def test_hand_ready(capsys):
+    assert main(["hand", "1112345678999m"]) == 0
+    out = capsys.readouterr().out
+    assert "shanten  0 (ready)" in out and "waits    1m 2m 3m 4m 5m 6m 7m 8m 9m" in out
+
+
+def test_hand_complete_with_melds(capsys):
+    assert main(["hand", "11999m", "--melds", "pung 111z", "kong 2222z", "concealed_kong 5555z"]) == 0
+    out = capsys.readouterr().out
+    assert "win      yes" in out and "split 1  pung 999m | pair 11m" in out
+
+
+def test_hand_with_rules_and_option(capsys):
+    assert main(["hand", "1133557799m1134z", "--rules", "duel", "--option", "fee=0.1"]) == 0
+    out = capsys.readouterr().out
+    assert "duel(fee=0.1)" in out and "shanten  0" in out
+
+
+def test_deal(capsys):
+    assert main(["deal", "--hands", "20000", "--seed", "1", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "20,000 deals of douque" in out and "non-dealer's 13 tiles ready" in out
+
+
+def test_rules_and_tables(capsys):
+    assert main(["rules", "douque"]) == 0
+    assert "migi_tai" in capsys.readouterr().out
+    assert main(["tables"]) == 0
+    assert "hand tables" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["hand", "123x"], "unknown character 'x'"),
+        (["hand", "11111m"], "5 copies of 1m"),
+        (["hand", "123m"], "concealed part has 3 tiles"),
+        (["hand", "1112345678999m", "--rules", "riichi"], "unknown rule set"),
+        (["hand", "1112345678999m", "--option", "migi_tai=5"], "migi_tai"),
+        (["hand", "1112345678999m", "--option", "nope"], "KEY=VALUE"),
+        (["hand", "11m", "--melds", "pung 12m"], "pung"),
+        (["deal", "--hands", "0"], "positive integer"),
+        (["deal", "--seed", "x"], "seed"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def _exit_code(argv) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:  # argparse's own errors
+        return exc.code
+
+
+def test_errors_are_one_line_exit_2(capsys, argv, words):
+    assert _exit_code(argv) == 2
+    err = capsys.readouterr().err
+    assert words in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_console_script_runs():
+    proc = subprocess.run(
+        [sys.executable, "-m", "simkit", "hand", "11123455678999m"], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "win      yes" in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "simkit", "hand", "1z2"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.startswith("simkit: error:")
