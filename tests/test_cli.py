@@ -41,6 +41,13 @@ def test_rules_and_tables(capsys):
     assert "hand tables" in capsys.readouterr().out
 
 
+def _exit_code(argv) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:  # argparse's own errors
+        return exc.code
+
+
 @pytest.mark.parametrize(
     "argv, words",
     [
@@ -56,13 +63,6 @@ def test_rules_and_tables(capsys):
         (["frobnicate"], "invalid choice"),
     ],
 )
-def _exit_code(argv) -> int:
-    try:
-        return main(argv)
-    except SystemExit as exc:  # argparse's own errors
-        return exc.code
-
-
 def test_errors_are_one_line_exit_2(capsys, argv, words):
     assert _exit_code(argv) == 2
     err = capsys.readouterr().err

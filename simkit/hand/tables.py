@@ -15,8 +15,9 @@ Suits are keyed by their **base-5 code** ``sum c_r * 5**r`` (``c_r`` tiles of ra
     (:data:`INF` when no target exists). Shanten is a min-plus combination of these rows over the
     groups (:mod:`simkit.hand.shanten`).
 ``info[code]`` (uint16)
-    bit :data:`COMPLETE` set when the suit is exactly ``n // 3`` melds (+ a pair when ``n % 3 == 2``);
-    bits 0-8: the ranks whose addition makes the suit complete (its waits).
+    bit :data:`COMPLETE` set when the suit is exactly ``n // 3`` melds (+ a pair when ``n % 3 == 2``),
+    for ``n <= 14`` tiles (a hand never has more than 4 melds and a pair); bits 0-8: the ranks whose
+    addition makes the suit complete (its waits).
 
 In a pung-only group every kind plays the same role, so its distance row depends only on how many of
 its kinds hold 1, 2, 3 and 4 tiles. It is keyed by the **histogram code** ``sum_k 10**(c_k - 1)``
