@@ -39,6 +39,13 @@ def test_cache_roundtrip(tmp_path, monkeypatch, fresh):
     monkeypatch.setattr(T, "_LOADED", None)  # leave no tmp-path tables behind
 
 
+def test_packing_roundtrip(fresh):
+    rows = T.unpack_dist(fresh.dist)
+    assert np.array_equal(T.pack_dist(rows), fresh.dist)
+    dist, _ = T.suit_tables(9, chows=True)
+    assert np.array_equal(rows, dist)
+
+
 def _ref_row(kinds, chows, counts):
     row = ref._group_costs(tuple(kinds), chows, tuple(int(c) for c in counts))
     return [min(int(v), T.INF) for v in row]
@@ -53,7 +60,7 @@ def test_suit_distance_rows_against_brute_force(fresh):
     small = [sum(c * 5**r for r, c in enumerate(cs)) for cs in itertools.product(range(5), repeat=9) if sum(cs) <= 3]
     codes = np.concatenate([small, rng.integers(0, 5**9, 20_000)])
     for code, counts in zip(codes, _codes_to_counts(codes, 9)):
-        assert list(fresh.dist[code]) == _ref_row(range(9), True, counts), counts
+        assert list(T.unpack_dist(fresh.dist[code])) == _ref_row(range(9), True, counts), counts
 
 
 def test_suit_info_against_brute_force(fresh):

@@ -13,7 +13,7 @@ The regular form is a min-plus combination, over the groups, of the per-group di
 import numpy as np
 
 from .._jit import jit, pjit, prange
-from .tables import INF
+from .tables import DIST_MASK, DIST_SHIFT, INF
 from .win import pung_group, suit_code
 
 __all__ = ["shanten_kernel", "shanten_batch_kernel", "seven_pairs_distance"]
@@ -55,6 +55,7 @@ def shanten_kernel(counts, n_melds, t, work):  # pragma: no cover - compiled
         total += size
         for j in range(10):
             work[10 + j] = INF
+        word = np.int64(t.dist[code])
         for m1 in range(need + 1):
             for p1 in range(2):
                 a = work[2 * m1 + p1]
@@ -62,7 +63,8 @@ def shanten_kernel(counts, n_melds, t, work):  # pragma: no cover - compiled
                     continue
                 for m2 in range(need + 1 - m1):
                     for p2 in range(2 - p1):
-                        v = a + t.dist[code, 2 * m2 + p2]
+                        j2 = 2 * m2 + p2
+                        v = a + ((word >> DIST_SHIFT[j2]) & DIST_MASK[j2])
                         j = 10 + 2 * (m1 + m2) + p1 + p2
                         if v < work[j]:
                             work[j] = v
@@ -73,9 +75,11 @@ def shanten_kernel(counts, n_melds, t, work):  # pragma: no cover - compiled
     if total != 3 * need + 1 and total != 3 * need + 2:
         return np.int64(-2)
     d = np.int64(INF)
+    word = np.int64(t.dist[code])
     for m1 in range(need + 1):
         for p1 in range(2):
-            v = work[2 * m1 + p1] + t.dist[code, 2 * (need - m1) + 1 - p1]
+            j2 = 2 * (need - m1) + 1 - p1
+            v = work[2 * m1 + p1] + ((word >> DIST_SHIFT[j2]) & DIST_MASK[j2])
             if v < d:
                 d = v
     if t.seven_pairs and n_melds == 0:

@@ -9,11 +9,14 @@ Every rule set's tile set is made of
 
 Suits are keyed by their **base-5 code** ``sum c_r * 5**r`` (``c_r`` tiles of rank ``r``):
 
-``dist[code, 2*m + p]`` (uint8)
-    the least number of tiles that must be *added* to the suit so that it contains ``m`` melds (0-4)
-    and ``p`` pairs (0-1), at most 4 copies per kind: ``min over targets t of sum_r max(t_r - c_r, 0)``
-    (:data:`INF` when no target exists). Shanten is a min-plus combination of these rows over the
-    groups (:mod:`simkit.hand.shanten`).
+``dist[code]`` (uint32)
+    the distance row, packed: ``d(m, p)`` is the least number of tiles that must be *added* to the
+    suit so that it contains ``m`` melds (0-4) and ``p`` pairs (0-1), at most 4 copies per kind:
+    ``min over targets t of sum_r max(t_r - c_r, 0)``. Entry ``j = 2m + p`` sits at bit
+    ``DIST_SHIFT[j]``, ``DIST_BITS[j]`` wide (``d <= 3m + 2p`` fits; ``d(0, 0) = 0`` takes no bits), so
+    a row is 4 bytes and the table 7.5 MiB: it stays in cache, which matters more than the unpacking.
+    :func:`unpack_dist` gives the plain ``uint8[n, 10]`` rows. Shanten is a min-plus combination of
+    these rows over the groups (:mod:`simkit.hand.shanten`).
 ``info[code]`` (uint16)
     bit :data:`COMPLETE` set when the suit is exactly ``n // 3`` melds (+ a pair when ``n % 3 == 2``),
     for ``n <= 14`` tiles (a hand never has more than 4 melds and a pair); bits 0-8: the ranks whose
@@ -55,14 +58,24 @@ __all__ = [
     "layout_tables",
     "suit_tables",
     "hist_code",
+    "pack_dist",
+    "unpack_dist",
+    "DIST_SHIFT",
+    "DIST_MASK",
 ]
 
 INF = 255  #: dist value meaning "no target with that many melds/pairs exists"
+#: width in bits of packed suit distance entry j = 2m + p (value <= 3m + 2p)
+DIST_BITS = np.array([0, 2, 2, 3, 3, 4, 4, 4, 4, 4], np.int64)
+#: bit offset of packed suit distance entry j
+DIST_SHIFT = np.concatenate([[0], np.cumsum(DIST_BITS)[:-1]]).astype(np.int64)
+#: mask of packed suit distance entry j (after shifting)
+DIST_MASK = (1 << DIST_BITS) - 1
 COMPLETE = 1 << 9  #: info bit: the suit is complete (melds, plus a pair when n % 3 == 2)
 WAIT_MASK = (1 << 9) - 1  #: info bits 0-8: ranks that complete the suit
 
 #: bump when the table layout or meaning changes; old cache files are then ignored
-TABLES_VERSION = 3
+TABLES_VERSION = 4
 
 #: histogram code weight of a kind holding 0..4 tiles
 HIST_POW = np.array([0, 1, 10, 100, 1000], np.int64)
@@ -73,7 +86,7 @@ PUNG_GROUP_SIZES = (7, 9)  #: sizes of pung-only groups that have a histogram ta
 class Tables(NamedTuple):
     """The raw tables (shared by all rule sets)."""
 
-    dist: np.ndarray  #: uint8[5**9, 10], suits by base-5 code
+    dist: np.ndarray  #: uint32[5**9], packed distance rows of suits by base-5 code
     info: np.ndarray  #: uint16[5**9], suits by base-5 code
     hdist7: np.ndarray  #: uint8[10000, 10], pung-only group of 7 kinds by histogram code
     hdist9: np.ndarray  #: uint8[10000, 10], pung-only group of 9 kinds by histogram code
@@ -84,7 +97,8 @@ class HandTables(NamedTuple):
 
     Attributes
     ----------
-    dist, info : see module docstring (suits).
+    dist, info : uint32[5**9], uint16[5**9]
+        Packed distance rows and completeness/wait words of suits (see module docstring).
     hdist : uint8[10000, 10]
         Histogram distance rows for this tile set's pung-only group size.
     kinds : int64[n]
@@ -229,10 +243,25 @@ def _hist_table(size: int) -> np.ndarray:
     return hdist
 
 
+def pack_dist(rows: np.ndarray) -> np.ndarray:
+    """Pack ``uint8[n, 10]`` suit distance rows into ``uint32[n]`` (see module docstring)."""
+    rows = rows.astype(np.uint32)
+    limit = 3 * (np.arange(10) // 2) + 2 * (np.arange(10) % 2)
+    if (rows > limit).any():
+        raise ValueError("distance above 3m + 2p: cannot pack")
+    return (rows << DIST_SHIFT.astype(np.uint32)).sum(axis=1, dtype=np.uint32)
+
+
+def unpack_dist(packed: np.ndarray) -> np.ndarray:
+    """The ``uint8[n, 10]`` rows of packed suit distances."""
+    packed = np.asarray(packed, np.uint32)[..., None]
+    return ((packed >> DIST_SHIFT.astype(np.uint32)) & DIST_MASK.astype(np.uint32)).astype(np.uint8)
+
+
 def build_tables() -> Tables:
     """Build every table from scratch (about a second)."""
     dist, info = suit_tables(9, chows=True)
-    return Tables(dist, info, _hist_table(7), _hist_table(9))
+    return Tables(pack_dist(dist), info, _hist_table(7), _hist_table(9))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,7 +288,7 @@ def cache_dir() -> Path:
 
 
 _SPECS = {  # field -> (shape, dtype)
-    "dist": ((5**9, 10), np.uint8),
+    "dist": ((5**9,), np.uint32),
     "info": ((5**9,), np.uint16),
     "hdist7": ((HIST_SIZE, 10), np.uint8),
     "hdist9": ((HIST_SIZE, 10), np.uint8),

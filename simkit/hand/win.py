@@ -24,7 +24,7 @@ __all__ = [
     "is_win_batch_kernel",
 ]
 
-_HIST_POW = (0, 1, 10, 100, 1000)  #: histogram code weight of a kind holding 0..4 tiles
+_HIST_POW = np.array([0, 1, 10, 100, 1000], np.int64)  #: histogram code weight of a kind holding 0..4 tiles
 
 
 @jit(inline="always")
@@ -47,10 +47,9 @@ def pung_group(counts, t):  # pragma: no cover - compiled
     h = np.int64(0)
     size = np.int64(0)
     for i in range(t.n_pung):
-        c = np.int64(counts[t.pung_kinds[i]])
-        if c:
-            h += 10 ** (c - 1)
-            size += c
+        c = counts[t.pung_kinds[i]]
+        h += _HIST_POW[c]
+        size += c
     return h, size
 
 
