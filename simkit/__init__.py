@@ -6,7 +6,7 @@ Quick start::
     >>> simkit.waits("1112345678999m")
     ['1m', '2m', '3m', '4m', '5m', '6m', '7m', '8m', '9m']
     >>> simkit.shanten("159m19p1234567z1m")
-    6
+    7
     >>> simkit.get_rules("douque", migi_tai=4).options.migi_tai
     4
 """

@@ -63,7 +63,10 @@ def is_win(hand, melds=None, rules="douque") -> bool:
 
     Examples
     --------
-    >>> is_win("11123455678999m")  # doctest: +SKIP
+    >>> is_win("11123455678999m")
+    True
+    >>> is_win("11999m", melds=["pung 111z", "kong 2222z", "concealed_kong 5555z"])
+    True
     """
     rules, counts, parsed = _prepare(hand, melds, rules)
     _require_size(counts, len(parsed), (14 - 3 * len(parsed),), "is_win")
