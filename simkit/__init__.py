@@ -14,7 +14,7 @@ Quick start::
 from importlib.metadata import PackageNotFoundError, version
 
 from .engine.deal import deal_hands, deal_stats
-from .errors import HandError, MeldError, RulesError, SimkitError, TileCountError, TileNotationError
+from .errors import HandError, MeldError, RulesError, ScoreError, SimkitError, TileCountError, TileNotationError
 from .hand import (
     is_win,
     is_win_batch,
@@ -29,6 +29,7 @@ from .hand import (
 )
 from .melds import parse_meld, parse_melds
 from .rules import RULE_SETS, Rules, get_rules, resolve_rules
+from .scoring import Score, score, score_batch
 from .tiles import as_counts, format_tiles, parse_tiles, tile_name
 
 try:
@@ -61,6 +62,10 @@ __all__ = [
     "mask_to_kinds",
     "random_complete_hands",
     "random_ready_hands",
+    # scoring
+    "score",
+    "score_batch",
+    "Score",
     # dealing
     "deal_hands",
     "deal_stats",
@@ -71,4 +76,5 @@ __all__ = [
     "MeldError",
     "RulesError",
     "HandError",
+    "ScoreError",
 ]

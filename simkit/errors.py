@@ -12,6 +12,7 @@ __all__ = [
     "MeldError",
     "RulesError",
     "HandError",
+    "ScoreError",
 ]
 
 
@@ -37,3 +38,7 @@ class RulesError(SimkitError, ValueError):
 
 class HandError(SimkitError, ValueError):
     """A hand has the wrong number of tiles for the question asked (e.g. shanten of 12 tiles)."""
+
+
+class ScoreError(SimkitError, ValueError):
+    """A win that cannot be scored: not a complete hand, or contradictory win flags."""
