@@ -6,7 +6,9 @@ batch-kernel throughput on the douque tile set:
 * win checks/s on dealt 14-tile hands;
 * shanten/s on dealt 13-tile hands (and 14-tile);
 * waits/s on ready 13-tile hands (random complete hands minus one tile);
-* deals/s of deal + dealer win check + non-dealer waits, fused in one kernel.
+* deals/s of deal + dealer win check + non-dealer waits, fused in one kernel;
+* scored winning hands/s: random complete hands (no melds), a random winning tile from the hand,
+  self-drawn or not, random winds, through the douque tai kernel (best split, single wait, items).
 
 The PyPI ``mahjong`` package does the same work on the same hands (a subset, it is slower) and the
 ratio simkit / mahjong is printed beside each figure. simkit runs on all cores, as a user would run
@@ -62,6 +64,7 @@ def main(argv=None) -> int:
     from simkit.hand.tables import hand_tables, load_tables
     from simkit.hand.waits import waits_batch_kernel
     from simkit.hand.win import is_win_batch_kernel
+    from simkit.scoring import douque as douque_scoring
 
     rules = simkit.get_rules("douque")
     print("simkit bench")
@@ -86,12 +89,34 @@ def main(argv=None) -> int:
     dk = np.empty(n, np.int8)
     ds = np.empty(0, np.int8)
 
+    complete = simkit.random_complete_hands(n, seed=args.seed, rules=rules)
+    rng = np.random.default_rng(args.seed)
+    cum = complete.cumsum(axis=1)
+    win_tile = (cum <= rng.integers(0, 14, n)[:, None]).sum(axis=1).astype(np.int64)
+    s_melds = np.zeros((n, 4, 2), np.int64)
+    s_k = np.zeros(n, np.int64)
+    s_self = rng.random(n) < 0.5
+    s_false = np.zeros(n, np.bool_)
+    s_zero = np.zeros(n, np.int64)
+    s_seat = rng.choice([27, 29], n).astype(np.int64)
+    s_prev = rng.integers(27, 31, n).astype(np.int64)
+    s_items = np.zeros((n, douque_scoring.N_ITEMS), np.int16)
+    s_tai = np.zeros(n, np.int16)
+    s_params = douque_scoring.params_of(rules)
+
+    def score_all(m=n):
+        douque_scoring.score_batch_kernel(
+            complete[:m], win_tile[:m], s_melds[:m], s_k[:m], s_self[:m], s_false[:m], s_false[:m], s_false[:m],
+            s_zero[:m], s_zero[:m], s_seat[:m], s_prev[:m], t, s_params, s_items[:m], s_tai[:m],
+        )
+
     # compile (or load from numba's cache) every kernel on a tiny input first
     t0 = time.perf_counter()
     is_win_batch_kernel(dealer[:8], k[:8], t, out_b[:8])
     waits_batch_kernel(ready[:8], k[:8], no_melds[:8], t, out_i[:8])
     shanten_batch_kernel(other[:8], k[:8], t, out_s[:8])
     deal_check_kernel(args.seed, 0, 8, template, t, False, dw, dk, ds, ds)
+    score_all(8)
     t_compile = time.perf_counter() - t0
     print(f"  threading    numba layer {threading_layer()}")
     print(f"  start-up     tables {t_tables:.2f} s, kernels compile/load {t_compile:.2f} s (excluded below)")
@@ -105,12 +130,17 @@ def main(argv=None) -> int:
     r_waits = n / _best(lambda: waits_batch_kernel(ready, k, no_melds, t, out_i), args.repeat)
     r_deal = n / _best(lambda: deal_check_kernel(args.seed, 0, n, template, t, False, dw, dk, ds, ds), args.repeat)
 
+    r_score = n / _best(score_all, args.repeat)
+    if (s_tai < 0).any():
+        raise SystemExit("bench: a generated hand was not complete")
+
     peer = _peer_rates(dealer, other, ready, args.peer_n)
     rows.append(("win checks (dealt 14 tiles)", r_win, peer.get("win")))
     rows.append(("shanten (dealt 13 tiles)", r_sh13, peer.get("shanten13")))
     rows.append(("shanten (dealt 14 tiles)", r_sh14, peer.get("shanten14")))
     rows.append(("waits (ready 13 tiles)", r_waits, peer.get("waits")))
     rows.append(("deal + dealer win + non-dealer waits", r_deal, None))
+    rows.append(("scored winning hands (douque tai)", r_score, None))
 
     print(f"  {'figure':<38} {'simkit':>14} {'mahjong pkg':>14} {'ratio':>9}")
     for name, ours, theirs in rows:

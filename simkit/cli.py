@@ -98,6 +98,43 @@ def _cmd_hand(args) -> int:
     return 0
 
 
+def _cmd_score(args) -> int:
+    from .scoring import score
+
+    rules = _rules_from_args(args)
+    result = score(
+        args.hand,
+        args.win,
+        args.melds,
+        rules=rules,
+        self_drawn=args.self_drawn,
+        robbing_kong=args.robbing_kong,
+        replacement=args.replacement,
+        last_tile=args.last_tile,
+        first_turn=args.first_turn,
+        declared=args.declared,
+        seat_wind=args.seat,
+        prevailing_wind=args.prevailing,
+        dealer=args.dealer,
+        streak=args.streak,
+    )
+    who = "dealer" if args.dealer else "non-dealer"
+    how = "self-drawn" if args.self_drawn else "on a discard"
+    print(f"{args.hand} won {how} on {args.win} by the {who}; {result.rules}")
+    print(result.table())
+    return 0
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
 def _cmd_deal(args) -> int:
     from tqdm import tqdm
 
@@ -176,6 +213,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--melds", nargs="*", default=[], metavar="MELD", help='exposed melds, e.g. "pung 555z"')
     _add_rules_args(p)
     p.set_defaults(func=_cmd_hand)
+
+    p = sub.add_parser("score", help="score a winning hand: items, hand tai, dealer tai, payment")
+    p.add_argument("hand", help="concealed tiles including the winning tile, e.g. 123456789m11122z")
+    p.add_argument("--win", required=True, metavar="TILE", help="the winning tile, e.g. 2z")
+    p.add_argument("--melds", nargs="*", default=[], metavar="MELD", help='exposed/declared melds, e.g. "pung 555z"')
+    p.add_argument("--self-drawn", action="store_true", help="the winner drew the winning tile")
+    p.add_argument("--robbing-kong", action="store_true", help="won on the opponent's added-kong tile")
+    p.add_argument("--replacement", action="store_true", help="self-drawn on a kong replacement")
+    p.add_argument("--last-tile", action="store_true", help="self-drawn on the last drawable tile")
+    p.add_argument("--first-turn", choices=["heavenly", "earthly", "human"], help="a first-turn win")
+    p.add_argument("--declared", choices=["ready", "migi"], help="the winner declared ready / MIGI")
+    p.add_argument("--seat", choices=["E", "W"], default="E", help="the winner's seat wind (default E)")
+    p.add_argument("--prevailing", choices=["E", "S", "W", "N"], default="E", help="prevailing wind (default E)")
+    p.add_argument("--dealer", action="store_true", help="the winner is the dealer")
+    p.add_argument("--streak", type=_non_negative_int, default=0, help="the dealer's streak (default 0)")
+    _add_rules_args(p)
+    p.set_defaults(func=_cmd_score)
 
     p = sub.add_parser("deal", help="deal many hands and report starting-hand statistics")
     p.add_argument("--hands", type=_positive_int, default=1_000_000, help="number of deals (default 1,000,000)")

@@ -28,6 +28,22 @@ def test_hand_with_rules_and_option(capsys):
     assert "duel(fee=0.1)" in out and "shanten  0" in out
 
 
+def test_score_worked_example_2(capsys):
+    argv = ["score", "11m555z", "--win", "5z", "--melds", "pung 222m", "pung 999p", "pung 777m", "--dealer"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "all_pungs      4" in out and "dragon_pung    1" in out
+    assert "payment: 8.5 tai = 170 points" in out
+
+
+def test_score_flags_and_options(capsys):
+    argv = ["score", "123456789m111p99p", "--win", "6m", "--self-drawn", "--streak", "1", "--option", "tai_value=10"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "hand tai           6" in out and "dealer tai         3" in out
+    assert "payment: 14 tai = 140 points" in out  # 50 / 10 + 6 + 3
+
+
 def test_deal(capsys):
     assert main(["deal", "--hands", "20000", "--seed", "1", "--quiet"]) == 0
     out = capsys.readouterr().out
@@ -59,6 +75,12 @@ def _exit_code(argv) -> int:
         (["hand", "1112345678999m", "--option", "nope"], "KEY=VALUE"),
         (["hand", "11m", "--melds", "pung 12m"], "pung"),
         (["deal", "--hands", "0"], "positive integer"),
+        (["score", "123456789m111p99p", "--win", "6m", "--robbing-kong", "--self-drawn"], "robbing_kong"),
+        (["score", "123456789m111p9p1z", "--win", "6m"], "not a complete hand"),
+        (["score", "123456789m111p99p", "--win", "5z"], "not in the hand"),
+        (["score", "123456789m111p99p", "--win", "6m", "--first-turn", "heavenly", "--self-drawn"], "heavenly"),
+        (["score", "123456789m111p99p", "--win", "6m", "--streak", "-1"], "non-negative"),
+        (["score", "123456789m111p99p"], "--win"),
         (["deal", "--seed", "x"], "seed"),
         (["frobnicate"], "invalid choice"),
     ],

@@ -15,7 +15,7 @@ import oracle
 import reference as ref
 import simkit
 from conftest import RULE_NAMES, one_suit_vectors, random_hands
-from simkit.hand.split import MAX_SPLITS, PART_NAMES, splits_kernel
+from simkit.hand.split import MAX_SPLITS, PART_NAMES, SCRATCH, splits_kernel
 from simkit.hand.tables import hand_tables
 
 N_RANDOM = 100_000  #: random hands per tile set and meld setting (acceptance: >= 100,000)
@@ -23,7 +23,7 @@ N_RANDOM = 100_000  #: random hands per tile set and meld setting (acceptance: >
 
 def _kernel_splits(counts, k, t):
     out = np.zeros((MAX_SPLITS, 5, 2), np.int8)
-    n = splits_kernel(counts, k, t, out)
+    n = splits_kernel(counts, k, t, out, np.empty(SCRATCH, np.int64))
     assert n <= MAX_SPLITS
     return {tuple(sorted((PART_NAMES[p], int(kind)) for p, kind in out[s, : 5 - k])) for s in range(n)}
 

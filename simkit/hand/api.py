@@ -17,7 +17,7 @@ from ..melds import check_total_counts, meld_counts, parse_melds
 from ..rules import resolve_rules
 from ..tiles import N_KINDS, as_counts, tile_name
 from .shanten import shanten_batch_kernel, shanten_kernel
-from .split import MAX_SPLITS, PART_NAMES, PART_PAIR, PART_CHOW, splits_kernel
+from .split import MAX_SPLITS, PART_CHOW, PART_NAMES, PART_PAIR, SCRATCH, splits_kernel
 from .tables import hand_tables
 from .waits import mask_to_kinds, waits_batch_kernel, waits_kernel
 from .win import is_win_batch_kernel, is_win_kernel
@@ -110,7 +110,7 @@ def splits(hand, melds=None, rules="douque") -> list[tuple[str, ...]]:
     k = len(parsed)
     _require_size(counts, k, (14 - 3 * k,), "splits")
     out = np.zeros((MAX_SPLITS, 5, 2), np.int8)
-    n = splits_kernel(counts, k, hand_tables(rules), out)
+    n = splits_kernel(counts, k, hand_tables(rules), out, np.empty(SCRATCH, np.int64))
     result = []
     for s in range(min(n, MAX_SPLITS)):
         parts = []

@@ -36,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import jit, pjit, prange
-from ..hand.split import MAX_SPLITS, PART_CHOW, PART_PAIR, PART_PUNG, splits_kernel
+from ..hand.split import MAX_SPLITS, PART_CHOW, PART_PAIR, SCRATCH, splits_kernel
 from ..hand.waits import popcount, waits_kernel
 
 __all__ = [
@@ -150,6 +150,7 @@ class ScoreWork(NamedTuple):
     ready: np.ndarray  #: uint8[34], the hand before the winning tile
     meld_counts: np.ndarray  #: uint8[34], tiles in the winner's melds
     choice: np.ndarray  #: int64[2], (split index, part index) of the best arrangement
+    split_scratch: np.ndarray  #: int64[SCRATCH], work space of the splits kernel
 
 
 def new_work() -> ScoreWork:
@@ -160,6 +161,7 @@ def new_work() -> ScoreWork:
         np.zeros(34, np.uint8),
         np.zeros(34, np.uint8),
         np.zeros(2, np.int64),
+        np.zeros(SCRATCH, np.int64),
     )
 
 
@@ -275,7 +277,7 @@ def score_kernel(
     elif declared == 1:
         cand[DECLARE_READY] = p.declare_ready_tai
     # --- every split, every place of the winning tile
-    n_splits = splits_kernel(counts, n_melds, t, work.splits)
+    n_splits = splits_kernel(counts, n_melds, t, work.splits, work.split_scratch)
     if n_splits == 0:
         return np.int64(-1)
     n_parts = 5 - n_melds
@@ -411,6 +413,7 @@ def score_batch_kernel(
             np.zeros(34, np.uint8),
             np.zeros(34, np.uint8),
             np.zeros(2, np.int64),
+            np.zeros(SCRATCH, np.int64),
         )
         for i in range(c * chunk, min(n, (c + 1) * chunk)):
             hand_tai[i] = score_kernel(
