@@ -30,6 +30,7 @@ from simkit.errors import RulesError
 from simkit.tiles import MAX_COPIES, N_KINDS, format_kind_set, kinds_mask
 
 __all__ = [
+    "rules_of_module",
     "OptionSpec",
     "option",
     "one_of",
@@ -656,3 +657,27 @@ class Rules:
             return self.name
         inner = ", ".join(f"{k}={v!r}" for k, v in changed.items())
         return f"{self.name}({inner})"
+
+
+def rules_of_module(module, **options: Any) -> Rules:
+    """The :class:`Rules` described by a rule-set module's constants, with ``options`` applied.
+
+    A rule-set module defines ``NAME``, ``TITLE``, ``KINDS``, ``KEPT_BACK``, ``DEALER_TILES``,
+    ``HAND_TILES``, the claim and kong flags and its ``Options`` class; this is its one factory.
+    """
+    return Rules(
+        name=module.NAME,
+        options=module.Options.create(**options),
+        kinds=module.KINDS,
+        kept_back=module.KEPT_BACK,
+        dealer_tiles=module.DEALER_TILES,
+        hand_tiles=module.HAND_TILES,
+        claim_pung=module.CLAIM_PUNG,
+        claim_exposed_kong=module.CLAIM_EXPOSED_KONG,
+        claim_chow=module.CLAIM_CHOW,
+        concealed_kong=module.CONCEALED_KONG,
+        added_kong=module.ADDED_KONG,
+        robbing_kong=module.ROBBING_KONG,
+        seven_pairs=module.SEVEN_PAIRS,
+        title=module.TITLE,
+    )

@@ -8,10 +8,11 @@ receiver pays ``fee`` on what they receive; ``chips`` caps payments by the payer
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import ClassVar
 
-from simkit.rules._options import RuleOptions, Rules, number, option, optional
+from simkit.rules._options import rules_of_module, RuleOptions, Rules, number, option, optional
 
 __all__ = [
     "NAME",
@@ -102,22 +103,7 @@ def make_rules(**options) -> Rules:
     RulesError
         Unknown option or a value that is not allowed.
     """
-    return Rules(
-        name=NAME,
-        options=DuelOptions.create(**options),
-        kinds=KINDS,
-        kept_back=KEPT_BACK,
-        dealer_tiles=DEALER_TILES,
-        hand_tiles=HAND_TILES,
-        claim_pung=CLAIM_PUNG,
-        claim_exposed_kong=CLAIM_EXPOSED_KONG,
-        claim_chow=CLAIM_CHOW,
-        concealed_kong=CONCEALED_KONG,
-        added_kong=ADDED_KONG,
-        robbing_kong=ROBBING_KONG,
-        seven_pairs=SEVEN_PAIRS,
-        title=TITLE,
-    )
+    return rules_of_module(sys.modules[__name__], **options)
 
 
 #: ``duel`` with every option at its default.

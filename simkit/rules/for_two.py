@@ -8,10 +8,11 @@ self-draw; a folding opponent pays ``fold_payment`` stakes.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import ClassVar
 
-from simkit.rules._options import RuleOptions, Rules, number, number_tuple, option
+from simkit.rules._options import rules_of_module, RuleOptions, Rules, number, number_tuple, option
 
 __all__ = [
     "NAME",
@@ -110,22 +111,7 @@ def make_rules(**options) -> Rules:
     RulesError
         Unknown option or a value that is not allowed.
     """
-    return Rules(
-        name=NAME,
-        options=ForTwoOptions.create(**options),
-        kinds=KINDS,
-        kept_back=KEPT_BACK,
-        dealer_tiles=DEALER_TILES,
-        hand_tiles=HAND_TILES,
-        claim_pung=CLAIM_PUNG,
-        claim_exposed_kong=CLAIM_EXPOSED_KONG,
-        claim_chow=CLAIM_CHOW,
-        concealed_kong=CONCEALED_KONG,
-        added_kong=ADDED_KONG,
-        robbing_kong=ROBBING_KONG,
-        seven_pairs=SEVEN_PAIRS,
-        title=TITLE,
-    )
+    return rules_of_module(sys.modules[__name__], **options)
 
 
 #: ``for_two`` with every option at its default.
