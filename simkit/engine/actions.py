@@ -1,0 +1,137 @@
+"""Actions, decision points and the view a policy gets: the engine's interface to strategies.
+
+A policy is a jitted function ``policy(view, legal, params, rng) -> action`` called at every decision
+(see :mod:`simkit.engine.policies`). ``legal`` is a bool[N_ACTIONS] mask; the policy must return an
+index where it is True (the engine checks and raises otherwise).
+
+Action codes
+------------
+==========================  ===================================================================
+``DISCARD + k``             discard kind ``k`` (after a draw, or the discard after a pung)
+``DECLARE + k``             declare ready (MIGI when its conditions hold) and discard ``k``
+``CONCEALED_KONG + k``      concealed kong of ``k`` (four in hand), then a replacement draw
+``ADDED_KONG + k``          add ``k`` to your exposed pung, then a replacement draw
+``WIN``                     win: self-draw after a draw, or on the opponent's discard / added tile
+``PUNG``                    pung the opponent's discard (you hold two), then discard
+``KONG``                    exposed kong of the opponent's discard (you hold three), then replace
+``PASS``                    decline the opponent's discard or added tile
+==========================  ===================================================================
+
+Decision points (``view.phase``): :data:`PHASE_DRAW` (after a draw or replacement: win / kongs /
+discard / declare), :data:`PHASE_PUNG` (after a pung: discard / declare), :data:`PHASE_REACT` (the
+opponent discarded ``view.tile``: win / pung / kong / pass) and :data:`PHASE_ROB` (the opponent
+added ``view.tile`` to a pung: win / pass).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "DISCARD",
+    "DECLARE",
+    "CONCEALED_KONG",
+    "ADDED_KONG",
+    "WIN",
+    "PUNG",
+    "KONG",
+    "PASS",
+    "N_ACTIONS",
+    "PHASE_DRAW",
+    "PHASE_PUNG",
+    "PHASE_REACT",
+    "PHASE_ROB",
+    "View",
+    "action_name",
+]
+
+DISCARD = 0  #: DISCARD + kind
+DECLARE = 34  #: DECLARE + kind
+CONCEALED_KONG = 68  #: CONCEALED_KONG + kind
+ADDED_KONG = 102  #: ADDED_KONG + kind
+WIN = 136  #: win now
+PUNG = 137  #: pung the opponent's discard
+KONG = 138  #: exposed kong of the opponent's discard
+PASS = 139  #: decline the opponent's tile
+N_ACTIONS = 140  #: length of the legal-action mask
+
+PHASE_DRAW = 0  #: after a draw or a replacement draw
+PHASE_PUNG = 1  #: after a pung: must discard
+PHASE_REACT = 2  #: on the opponent's discard
+PHASE_ROB = 3  #: on the opponent's added-kong tile
+
+
+class View(NamedTuple):
+    """What the deciding player may know. Arrays are the engine's own: treat them as read-only.
+
+    Attributes
+    ----------
+    phase : int
+        One of the ``PHASE_*`` codes.
+    tile : int
+        The tile concerned: the drawn tile (PHASE_DRAW; -1 after a pung), the opponent's discard
+        (PHASE_REACT) or added tile (PHASE_ROB).
+    hand : uint8[34]
+        Own concealed tiles (after a draw: the drawn tile included).
+    melds : int8[4, 2]
+        Own melds ``(type code, kind)`` (:mod:`simkit.melds` codes); ``n_melds`` valid rows.
+    n_melds : int
+    opp_melds : int8[4, 2]
+    opp_n_melds : int
+    river : int8[MAX_RIVER]
+        Own discards in order; ``n_river`` valid.
+    n_river : int
+    opp_river : int8[MAX_RIVER]
+    opp_n_river : int
+    declared, opp_declared : int
+        0 none, 1 Declare Ready, 2 MIGI.
+    tiles_left : int
+        Drawable tiles left (kept-back tiles excluded).
+    seat_wind, prevailing_wind : int
+        Kinds (27 East ... 30 North).
+    dealer : bool
+        Whether the deciding player is the dealer.
+    streak : int
+    skipped_win : int
+        Bitmask of the wait set under a Skipped Win (0 when none).
+    tables : HandTables
+        The rule set's hand tables, for the hand kernels (``shanten_kernel(hand, n_melds, tables,
+        work)``, ``waits_kernel``, ``is_win_kernel``).
+    """
+
+    phase: int
+    tile: int
+    hand: np.ndarray
+    melds: np.ndarray
+    n_melds: int
+    opp_melds: np.ndarray
+    opp_n_melds: int
+    river: np.ndarray
+    n_river: int
+    opp_river: np.ndarray
+    opp_n_river: int
+    declared: int
+    opp_declared: int
+    tiles_left: int
+    seat_wind: int
+    prevailing_wind: int
+    dealer: bool
+    streak: int
+    skipped_win: int
+    tables: object
+
+
+def action_name(action: int) -> str:
+    """Human-readable action, e.g. ``"discard 5m"``, ``"declare + discard 1z"``, ``"win"``."""
+    from ..tiles import tile_name
+
+    action = int(action)
+    for base, label in ((DISCARD, "discard"), (DECLARE, "declare + discard"), (CONCEALED_KONG, "concealed kong"), (ADDED_KONG, "added kong")):
+        if base <= action < base + 34:
+            return f"{label} {tile_name(action - base)}"
+    names = {WIN: "win", PUNG: "pung", KONG: "kong", PASS: "pass"}
+    if action in names:
+        return names[action]
+    raise ValueError(f"not an action code: {action}")

@@ -1,0 +1,616 @@
+"""The douque game engine (douque.md §1-§6): whole hands and whole matches in numba.
+
+State is plain arrays (:class:`Table`), mutated in place; one table per match, reset per hand.
+Mutable scalars live in ``Table.sc`` at the ``S_*`` indices. Policies decide at every decision point
+(:mod:`simkit.engine.actions`); the engine computes the legal actions, applies the rules and scores
+wins with the tai kernel (:mod:`simkit.scoring.douque`).
+
+Randomness: hand ``h`` of match ``m`` shuffles its wall and rolls its dice from stream
+``(seed, m, 4h)``; player ``p``'s policy draws from ``(seed, m, 4h + 1 + p)``; the first dealer of a
+match comes from ``(seed, m, FIRST_DEALER_STREAM)``. So any hand is replayed from (seed, match,
+hand) and the match state its row records (dealer, streak, round).
+
+Rules decided where douque.md is open:
+
+* A Skipped Win on the dealer's dealt 14 tiles records every kind that completes the hand with one
+  of its tiles removed (the union of the 13-tile wait sets).
+* Declaring is allowed when the hand after the discard has at least one winning kind (a real wait).
+* "Nobody has made any pung or kong" counts concealed kongs too (for MIGI and first-turn wins).
+* On the last drawable tile's discard only a win is possible (no pung or kong): the hand then ends.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .._jit import jit, pjit, prange
+from ..hand.tables import HandTables
+from ..hand.waits import waits_kernel
+from ..hand.win import is_win_kernel
+from ..scoring import douque as sc_douque
+from . import actions as A
+from .deal import shuffle_wall
+from .rng import bounded, stream_key
+
+__all__ = [
+    "Table",
+    "new_table",
+    "play_matches_kernel",
+    "N_RESULT_INT",
+    "RESULT_FIELDS",
+    "FIRST_DEALER_STREAM",
+    "WIN_DRAW",
+    "WIN_SELF",
+    "WIN_DISCARD",
+    "WIN_ROBBED",
+    "MAX_RIVER",
+]
+
+KEPT_BACK = 8  #: tiles never drawn
+MAX_RIVER = 40  #: capacity of a discard river (a hand has at most ~32 draws per player)
+FIRST_DEALER_STREAM = 1 << 40  #: sub-stream index of a match's first-dealer draw
+
+WIN_DRAW = 0  #: win type: exhaustive draw
+WIN_SELF = 1  #: win type: self-drawn
+WIN_DISCARD = 2  #: win type: on a discard
+WIN_ROBBED = 3  #: win type: robbing an added kong
+
+_EAST = 27
+_WEST = 29
+
+# indices of Table.sc (mutable scalars)
+S_FRONT = 0  #: next wall index drawn from the front
+S_BACK = 1  #: next wall index drawn from the tail (replacements)
+S_NO_CALL = 2  #: 1 while nobody has made any pung or kong
+S_DISCARDS = 3  #: discards made in this hand (both players)
+S_TURNS = 4  #: decisions taken
+S_DEALER = 5
+S_STREAK = 6
+S_PREVAILING = 7  #: prevailing wind kind
+S_CHECK = 8  #: 1: check invariants after every step
+N_SC = 9
+
+# result columns (int64), one row per hand
+R_MATCH, R_HAND, R_PREVAILING, R_DEALER, R_STREAK, R_SEAT0, R_WINNER, R_PAYER, R_WIN_TYPE = range(9)
+R_WIN_TILE, R_HAND_TAI, R_DEALER_TAI, R_TURNS, R_TILES_LEFT, R_KONGS0, R_KONGS1 = range(9, 16)
+R_DECLARED0, R_DECLARED1, R_SKIPS0, R_SKIPS1, R_FIRST_DEALER_OF_ROUND = range(16, 21)
+N_RESULT_INT = 21
+RESULT_FIELDS = (
+    "match", "hand", "prevailing_wind", "dealer", "streak", "seat_wind_0", "winner", "payer", "win_type",
+    "win_tile", "hand_tai", "dealer_tai", "turns", "tiles_left", "kongs_0", "kongs_1", "declared_0",
+    "declared_1", "skipped_wins_0", "skipped_wins_1", "dealer_turn",
+)
+
+
+class Table(NamedTuple):
+    """All state of a match in progress (arrays mutated in place)."""
+
+    wall: np.ndarray  #: int8[n_tiles], the shuffled wall
+    hand: np.ndarray  #: uint8[2, 34], concealed tiles
+    meld_counts: np.ndarray  #: uint8[2, 34], tiles in each player's melds
+    melds: np.ndarray  #: int8[2, 4, 2], (type code, kind)
+    n_melds: np.ndarray  #: int64[2]
+    river: np.ndarray  #: int8[2, MAX_RIVER], discards in order
+    claimed: np.ndarray  #: bool[2, MAX_RIVER], discard taken by the opponent
+    n_river: np.ndarray  #: int64[2]
+    declared: np.ndarray  #: int64[2], 0 / 1 ready / 2 MIGI
+    skip_win: np.ndarray  #: int64[2], wait-set bitmask under Skipped Win (0 = none)
+    skip_pung: np.ndarray  #: int64[2], kinds the player may not pung
+    seat: np.ndarray  #: int64[2], seat wind kinds
+    acted: np.ndarray  #: int64[2], 1 once the player discarded or made a kong
+    kongs: np.ndarray  #: int64[2]
+    skips: np.ndarray  #: int64[2], Skipped Wins this hand
+    sc: np.ndarray  #: int64[N_SC], mutable scalars (S_* indices)
+    legal: np.ndarray  #: bool[N_ACTIONS]
+    rng: np.ndarray  #: uint64[3]: wall/dice stream, policy streams of players 0 and 1
+    work: sc_douque.ScoreWork
+    items: np.ndarray  #: int64[N_ITEMS], the last win's items
+    tmp: np.ndarray  #: uint8[34] scratch
+
+
+@jit
+def new_table(n_tiles):  # pragma: no cover - compiled
+    """A fresh :class:`Table` for a wall of ``n_tiles``."""
+    return Table(
+        np.zeros(n_tiles, np.int8),
+        np.zeros((2, 34), np.uint8),
+        np.zeros((2, 34), np.uint8),
+        np.zeros((2, 4, 2), np.int8),
+        np.zeros(2, np.int64),
+        np.zeros((2, MAX_RIVER), np.int8),
+        np.zeros((2, MAX_RIVER), np.bool_),
+        np.zeros(2, np.int64),
+        np.zeros(2, np.int64),
+        np.zeros(2, np.int64),
+        np.zeros(2, np.int64),
+        np.zeros(2, np.int64),
+        np.zeros(2, np.int64),
+        np.zeros(2, np.int64),
+        np.zeros(2, np.int64),
+        np.zeros(N_SC, np.int64),
+        np.zeros(A.N_ACTIONS, np.bool_),
+        np.zeros(3, np.uint64),
+        sc_douque.ScoreWork(
+            np.zeros((64, 5, 2), np.int8),
+            np.zeros(sc_douque.N_ITEMS, np.int64),
+            np.zeros(34, np.uint8),
+            np.zeros(34, np.uint8),
+            np.zeros(2, np.int64),
+            np.zeros(80, np.int64),
+        ),
+        np.zeros(sc_douque.N_ITEMS, np.int64),
+        np.zeros(34, np.uint8),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# small helpers
+
+
+@jit(inline="always")
+def _tiles_left(T):  # pragma: no cover - compiled
+    return T.sc[S_BACK] - T.sc[S_FRONT] + 1 - KEPT_BACK
+
+
+@jit(inline="always")
+def _bit(kind):  # pragma: no cover - compiled
+    return np.int64(1) << kind
+
+
+@jit
+def _waits13(T, p, t):  # pragma: no cover - compiled
+    """Waits of player ``p``'s concealed part (13 - 3k tiles)."""
+    return waits_kernel(T.hand[p], T.n_melds[p], T.meld_counts[p], t)
+
+
+@jit
+def _waits_without(T, p, x, t):  # pragma: no cover - compiled
+    """Waits of player ``p``'s hand with one ``x`` removed (a 14 - 3k tile hand)."""
+    T.hand[p, x] -= 1
+    w = waits_kernel(T.hand[p], T.n_melds[p], T.meld_counts[p], t)
+    T.hand[p, x] += 1
+    return w
+
+
+@jit
+def _can_win_with(T, p, x, t):  # pragma: no cover - compiled
+    """Whether ``x`` added to player ``p``'s 13 - 3k tiles completes the hand (ignoring Skipped Win)."""
+    if T.hand[p, x] + T.meld_counts[p, x] >= 4:
+        return False
+    T.hand[p, x] += 1
+    ok = is_win_kernel(T.hand[p], T.n_melds[p], t)
+    T.hand[p, x] -= 1
+    return ok
+
+
+@jit
+def _add_meld(T, p, mtype, kind):  # pragma: no cover - compiled
+    k = T.n_melds[p]
+    T.melds[p, k, 0] = mtype
+    T.melds[p, k, 1] = kind
+    T.n_melds[p] = k + 1
+
+
+@jit
+def _play_tile(T, p, x):  # pragma: no cover - compiled
+    """Player ``p`` plays ``x`` out of the hand on their turn: lifts a Skipped Win if x is outside it."""
+    if T.skip_win[p] != 0 and not (T.skip_win[p] >> x) & 1:
+        T.skip_win[p] = 0
+
+
+@jit
+def _check(T, p_holding, expect_extra):  # pragma: no cover - compiled
+    """Invariants: every tile accounted for, hand sizes, nothing drawn from the kept-back tiles."""
+    if _tiles_left(T) < 0:
+        raise AssertionError("drew from the kept-back tiles")
+    counts = np.zeros(34, np.int64)
+    for i in range(T.sc[S_FRONT], T.sc[S_BACK] + 1):
+        counts[T.wall[i]] += 1
+    for q in range(2):
+        for k in range(34):
+            counts[k] += T.hand[q, k] + T.meld_counts[q, k]
+        for i in range(T.n_river[q]):
+            if not T.claimed[q, i]:
+                counts[T.river[q, i]] += 1
+        size = 0
+        for k in range(34):
+            size += T.hand[q, k]
+        expected = 13 - 3 * T.n_melds[q] + (1 if (q == p_holding and expect_extra) else 0)
+        if size != expected:
+            raise AssertionError("wrong hand size")
+    total = 0
+    for k in range(34):
+        if counts[k] != 0 and counts[k] != 4:
+            raise AssertionError("tiles not conserved")
+        total += counts[k]
+    if total != T.wall.shape[0]:
+        raise AssertionError("tiles not conserved")
+
+
+# ---------------------------------------------------------------------------------------------
+# decisions
+
+
+@jit
+def _decide(T, p, phase, tile, t, params0, params1, policy0, policy1):  # pragma: no cover - compiled
+    """Ask player ``p``'s policy; returns a legal action (raises if the policy returns an illegal one)."""
+    q = 1 - p
+    view = A.View(
+        phase, tile, T.hand[p], T.melds[p], T.n_melds[p], T.melds[q], T.n_melds[q], T.river[p], T.n_river[p],
+        T.river[q], T.n_river[q], T.declared[p], T.declared[q], _tiles_left(T), T.seat[p], T.sc[S_PREVAILING],
+        T.sc[S_DEALER] == p, T.sc[S_STREAK], T.skip_win[p], t,
+    )
+    rng = T.rng[1 + p : 2 + p]
+    if p == 0:
+        action = policy0(view, T.legal, params0, rng)
+    else:
+        action = policy1(view, T.legal, params1, rng)
+    T.sc[S_TURNS] += 1
+    if action < 0 or action >= A.N_ACTIONS or not T.legal[action]:
+        raise ValueError("a policy returned an illegal action")
+    return action
+
+
+@jit
+def _legal_after_draw(T, p, drawn, phase, t):  # pragma: no cover - compiled
+    """Fill T.legal for player p holding 14 - 3k tiles (drawn tile ``drawn``, -1 if none)."""
+    for a in range(A.N_ACTIONS):
+        T.legal[a] = False
+    last = _tiles_left(T) <= 0
+    declared = T.declared[p]
+    if phase == A.PHASE_DRAW and T.skip_win[p] == 0 and is_win_kernel(T.hand[p], T.n_melds[p], t):
+        T.legal[A.WIN] = True
+        if declared == 2:  # a MIGI declarer can never skip a win
+            return
+    if declared:
+        # locked: the drawn tile goes out, or onto an exposed pung as an automatic added kong
+        auto_kong = False
+        if phase == A.PHASE_DRAW and drawn >= 0 and not last:
+            for m in range(T.n_melds[p]):
+                if T.melds[p, m, 0] == 0 and T.melds[p, m, 1] == drawn:
+                    auto_kong = True
+        if auto_kong:
+            T.legal[A.ADDED_KONG + drawn] = True
+        elif drawn >= 0:
+            T.legal[A.DISCARD + drawn] = True
+        return
+    for k in range(34):
+        if T.hand[p, k] > 0:
+            T.legal[A.DISCARD + k] = True
+    if phase == A.PHASE_DRAW and not last:
+        for k in range(34):
+            if T.hand[p, k] == 4:
+                T.legal[A.CONCEALED_KONG + k] = True
+        for m in range(T.n_melds[p]):
+            if T.melds[p, m, 0] == 0 and T.hand[p, T.melds[p, m, 1]] > 0:
+                T.legal[A.ADDED_KONG + T.melds[p, m, 1]] = True
+    # declare: the hand after discarding k must have a real wait
+    for k in range(34):
+        if T.hand[p, k] > 0:
+            T.hand[p, k] -= 1
+            if waits_kernel(T.hand[p], T.n_melds[p], T.meld_counts[p], t) != 0:
+                T.legal[A.DECLARE + k] = True
+            T.hand[p, k] += 1
+
+
+@jit
+def _legal_react(T, q, x, robbing, t):  # pragma: no cover - compiled
+    """Fill T.legal for player q facing the opponent's discard (or added tile when ``robbing``)."""
+    for a in range(A.N_ACTIONS):
+        T.legal[a] = False
+    win = T.skip_win[q] == 0 and _can_win_with(T, q, x, t)
+    if win:
+        T.legal[A.WIN] = True
+        if T.declared[q] == 2:
+            return
+    T.legal[A.PASS] = True
+    if robbing or T.declared[q] or _tiles_left(T) <= 0:
+        return
+    if T.hand[q, x] >= 2 and not (T.skip_pung[q] >> x) & 1:
+        T.legal[A.PUNG] = True
+    if T.hand[q, x] >= 3:
+        T.legal[A.KONG] = True
+
+
+# ---------------------------------------------------------------------------------------------
+# one hand
+
+
+@jit
+def _deal(T, template, dealer):  # pragma: no cover - compiled
+    """Shuffle, roll the dice for seat winds, deal 14 to the dealer and 13 to the opponent."""
+    n = template.shape[0]
+    for i in range(n):
+        T.wall[i] = template[i]
+    shuffle_wall(T.rng[0:1], T.wall, n)
+    dice = bounded(T.rng[0:1], 6) + bounded(T.rng[0:1], 6) + bounded(T.rng[0:1], 6) + 3
+    other = 1 - dealer
+    if dice % 2 == 1:
+        T.seat[dealer] = _EAST
+        T.seat[other] = _WEST
+    else:
+        T.seat[dealer] = _WEST
+        T.seat[other] = _EAST
+    for q in range(2):
+        for k in range(34):
+            T.hand[q, k] = 0
+            T.meld_counts[q, k] = 0
+        T.n_melds[q] = 0
+        T.n_river[q] = 0
+        T.declared[q] = 0
+        T.skip_win[q] = 0
+        T.skip_pung[q] = 0
+        T.acted[q] = 0
+        T.kongs[q] = 0
+        T.skips[q] = 0
+    for i in range(14):
+        T.hand[dealer, T.wall[i]] += 1
+    for i in range(14, 27):
+        T.hand[other, T.wall[i]] += 1
+    T.sc[S_FRONT] = 27
+    T.sc[S_BACK] = n - 1
+    T.sc[S_NO_CALL] = 1
+    T.sc[S_DISCARDS] = 0
+    T.sc[S_TURNS] = 0
+
+
+@jit
+def _score_win(T, winner, win_tile, self_drawn, robbing, replacement, last_tile, t, p):  # pragma: no cover
+    """Score the winner's complete hand; returns hand tai (items in T.items)."""
+    dealer = T.sc[S_DEALER]
+    first = 0
+    if T.sc[S_NO_CALL] and not T.acted[winner] and not robbing and T.declared[winner] == 0:
+        if winner == dealer and self_drawn and T.n_river[winner] == 0:
+            first = 1  # heavenly: the dealt 14
+        elif winner != dealer and self_drawn and T.n_river[winner] == 0:
+            first = 2  # earthly: the first draw
+        elif winner != dealer and not self_drawn and T.n_river[dealer] == 1 and T.sc[S_DISCARDS] == 1:
+            first = 3  # human: the dealer's first discard
+    if first != 0:
+        replacement = False
+        last_tile = False
+    return sc_douque.score_kernel(
+        T.hand[winner], win_tile, T.melds[winner], T.n_melds[winner], self_drawn, robbing, replacement, last_tile,
+        first, T.declared[winner], T.seat[winner], T.sc[S_PREVAILING], t, p, T.work, T.items,
+    )
+
+
+@jit
+def _play_hand(T, template, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, out, items_out):  # pragma: no cover
+    """Play one hand from the deal to a win or an exhaustive draw; fill the result row.
+
+    ``out`` int64[N_RESULT_INT] gets the row's fields (match-level fields are filled by the caller);
+    ``items_out`` int16[N_ITEMS] the winner's items. Returns the winner (-1 on a draw).
+    """
+    dealer = T.sc[S_DEALER]
+    _deal(T, template, dealer)
+    check = T.sc[S_CHECK] != 0
+    p = dealer
+    phase = A.PHASE_DRAW
+    drawn = -1  # the dealer's dealt 14 have no drawn tile
+    replacement = False
+    winner = -1
+    payer = -1
+    win_type = WIN_DRAW
+    win_tile = -1
+    hand_tai = 0
+    while True:
+        if check:
+            _check(T, p, True)
+        q = 1 - p
+        last = _tiles_left(T) <= 0
+        if skipped_pung_turn and phase == A.PHASE_DRAW:
+            T.skip_pung[p] = 0  # 'turn': a skipped pung lasts until your next turn
+        _legal_after_draw(T, p, drawn, phase, t)
+        action = _decide(T, p, phase, drawn, t, params0, params1, policy0, policy1)
+        if action == A.WIN:
+            winner = p
+            payer = q
+            win_type = WIN_SELF
+            win_tile = drawn
+            if win_tile < 0:  # heavenly: any tile of the hand
+                for k in range(34):
+                    if T.hand[p, k] > 0:
+                        win_tile = k
+                        break
+            hand_tai = _score_win(T, p, win_tile, True, False, replacement, last, t, sp)
+            break
+        if T.legal[A.WIN] and phase == A.PHASE_DRAW:
+            # declined a self-draw win: Skipped Win on the wait set of the hand before the draw
+            if drawn >= 0:
+                T.skip_win[p] |= _waits_without(T, p, drawn, t)
+            else:
+                for k in range(34):
+                    if T.hand[p, k] > 0:
+                        T.skip_win[p] |= _waits_without(T, p, k, t)
+            T.skips[p] += 1
+        if action >= A.CONCEALED_KONG and action < A.ADDED_KONG + 34:
+            x = action - A.CONCEALED_KONG if action < A.ADDED_KONG else action - A.ADDED_KONG
+            _play_tile(T, p, x)
+            T.acted[p] = 1
+            T.sc[S_NO_CALL] = 0
+            T.kongs[p] += 1
+            if action < A.ADDED_KONG:
+                T.hand[p, x] -= 4
+                T.meld_counts[p, x] += 4
+                _add_meld(T, p, 3, x)
+            else:
+                # the opponent may rob the added tile
+                T.hand[p, x] -= 1
+                _legal_react(T, q, x, True, t)
+                if T.legal[A.WIN]:
+                    if check:
+                        T.hand[p, x] += 1  # the tile is in flight: count it with its owner
+                        _check(T, p, True)
+                        T.hand[p, x] -= 1
+                    reply = _decide(T, q, A.PHASE_ROB, x, t, params0, params1, policy0, policy1)
+                    if reply == A.WIN:
+                        T.hand[q, x] += 1
+                        T.kongs[p] -= 1  # the kong is undone: the pung stays
+                        winner = q
+                        payer = p
+                        win_type = WIN_ROBBED
+                        win_tile = x
+                        hand_tai = _score_win(T, q, x, False, True, False, False, t, sp)
+                        break
+                    T.skip_win[q] |= _waits13(T, q, t)
+                    T.skips[q] += 1
+                for m in range(T.n_melds[p]):
+                    if T.melds[p, m, 0] == 0 and T.melds[p, m, 1] == x:
+                        T.melds[p, m, 0] = 2
+                T.meld_counts[p, x] += 1
+            # replacement from the tail
+            if _tiles_left(T) <= 0:
+                break  # exhaustive draw: a replacement is needed and only the kept-back tiles remain
+            drawn = T.wall[T.sc[S_BACK]]
+            T.sc[S_BACK] -= 1
+            T.hand[p, drawn] += 1
+            replacement = True
+            phase = A.PHASE_DRAW
+            continue
+        # a discard (possibly with a declaration)
+        declaring = action >= A.DECLARE and action < A.DECLARE + 34
+        x = action - A.DECLARE if declaring else action - A.DISCARD
+        if declaring:
+            migi = T.sc[S_DISCARDS] < 4 and T.sc[S_NO_CALL] == 1
+            T.declared[p] = 2 if migi else 1
+        T.hand[p, x] -= 1
+        _play_tile(T, p, x)
+        T.acted[p] = 1
+        T.river[p, T.n_river[p]] = x
+        T.claimed[p, T.n_river[p]] = False
+        T.n_river[p] += 1
+        T.sc[S_DISCARDS] += 1
+        replacement = False
+        if check:
+            _check(T, p, False)
+        # the opponent reacts
+        _legal_react(T, q, x, False, t)
+        reply = A.PASS
+        if T.legal[A.WIN] or T.legal[A.PUNG] or T.legal[A.KONG]:
+            reply = _decide(T, q, A.PHASE_REACT, x, t, params0, params1, policy0, policy1)
+        if reply == A.WIN:
+            T.hand[q, x] += 1
+            T.claimed[p, T.n_river[p] - 1] = True
+            winner = q
+            payer = p
+            win_type = WIN_DISCARD
+            win_tile = x
+            hand_tai = _score_win(T, q, x, False, False, False, False, t, sp)
+            break
+        if T.legal[A.WIN]:
+            T.skip_win[q] |= _waits13(T, q, t)  # declined (passed, or claimed instead of winning)
+            T.skips[q] += 1
+        if reply == A.PASS and T.legal[A.PUNG]:
+            T.skip_pung[q] |= _bit(x)
+        if reply == A.PUNG or reply == A.KONG:
+            T.claimed[p, T.n_river[p] - 1] = True
+            T.sc[S_NO_CALL] = 0
+            if reply == A.PUNG:
+                T.hand[q, x] -= 2
+                T.meld_counts[q, x] += 3
+                _add_meld(T, q, 0, x)
+                p = q
+                phase = A.PHASE_PUNG
+                drawn = -1
+                continue
+            T.hand[q, x] -= 3
+            T.meld_counts[q, x] += 4
+            _add_meld(T, q, 1, x)
+            T.kongs[q] += 1
+            T.acted[q] = 1
+            p = q
+            if _tiles_left(T) <= 0:
+                break
+            drawn = T.wall[T.sc[S_BACK]]
+            T.sc[S_BACK] -= 1
+            T.hand[p, drawn] += 1
+            replacement = True
+            phase = A.PHASE_DRAW
+            continue
+        # pass: the opponent draws, unless only the kept-back tiles remain
+        if last or _tiles_left(T) <= 0:
+            break
+        p = q
+        drawn = T.wall[T.sc[S_FRONT]]
+        T.sc[S_FRONT] += 1
+        T.hand[p, drawn] += 1
+        phase = A.PHASE_DRAW
+    out[R_WINNER] = winner
+    out[R_PAYER] = payer
+    out[R_WIN_TYPE] = win_type
+    out[R_WIN_TILE] = win_tile
+    out[R_HAND_TAI] = hand_tai
+    out[R_TURNS] = T.sc[S_TURNS]
+    out[R_TILES_LEFT] = _tiles_left(T)
+    out[R_KONGS0] = T.kongs[0]
+    out[R_KONGS1] = T.kongs[1]
+    out[R_DECLARED0] = T.declared[0]
+    out[R_DECLARED1] = T.declared[1]
+    out[R_SKIPS0] = T.skips[0]
+    out[R_SKIPS1] = T.skips[1]
+    for i in range(sc_douque.N_ITEMS):
+        items_out[i] = T.items[i] if winner >= 0 else 0
+    return winner
+
+
+# ---------------------------------------------------------------------------------------------
+# matches
+
+
+@jit
+def _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1, ints, items, points):  # pragma: no cover
+    """Play match ``m`` into the rows of ``ints``/``items``/``points``; returns the number of hands."""
+    T.rng[0] = stream_key(seed, m, FIRST_DEALER_STREAM)
+    dealer = bounded(T.rng[0:1], 2)
+    streak = 0
+    dealerships = 0  # completed dealer turns; a round is two, the match eight
+    h = 0
+    while dealerships < 8:
+        T.sc[S_DEALER] = dealer
+        T.sc[S_STREAK] = streak
+        T.sc[S_PREVAILING] = _EAST + dealerships // 2
+        T.rng[0] = stream_key(seed, m, 4 * h)
+        T.rng[1] = stream_key(seed, m, 4 * h + 1)
+        T.rng[2] = stream_key(seed, m, 4 * h + 2)
+        row = ints[h]
+        winner = _play_hand(T, template, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, row, items[h])
+        row[R_MATCH] = m
+        row[R_HAND] = h
+        row[R_PREVAILING] = T.sc[S_PREVAILING]
+        row[R_DEALER] = dealer
+        row[R_STREAK] = streak
+        row[R_SEAT0] = T.seat[0]
+        row[R_DEALER_TAI] = 1 + 2 * streak if winner >= 0 else 0
+        row[R_FIRST_DEALER_OF_ROUND] = dealerships % 2
+        if winner >= 0:
+            points[h] = sp.base + sp.tai_value * (row[R_HAND_TAI] + row[R_DEALER_TAI])
+        else:
+            points[h] = 0.0
+        h += 1
+        keep = (winner == dealer or winner < 0) and streak < streak_cap
+        if keep:
+            streak += 1
+        else:
+            dealer = 1 - dealer
+            streak = 0
+            dealerships += 1
+    return h
+
+
+@pjit
+def play_matches_kernel(seed, start, n_matches, template, t, sp, streak_cap, skipped_pung_turn, check, params0, params1, policy0, policy1, ints, items, points, n_hands):  # pragma: no cover
+    """Play matches ``start .. start + n_matches - 1`` on all cores.
+
+    ``ints`` int64[n_matches, max_hands, N_RESULT_INT], ``items`` int16[n_matches, max_hands, N_ITEMS],
+    ``points`` float64[n_matches, max_hands], ``n_hands`` int64[n_matches] are filled per match.
+    """
+    for i in prange(n_matches):
+        T = new_table(template.shape[0])
+        T.sc[S_CHECK] = 1 if check else 0
+        n_hands[i] = _play_match(
+            seed, start + i, T, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1,
+            ints[i], items[i], points[i],
+        )
