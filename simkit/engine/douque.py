@@ -38,6 +38,10 @@ __all__ = [
     "Table",
     "new_table",
     "play_matches_kernel",
+    "replay_kernel",
+    "play_hand_kernel",
+    "EVENT_NAMES",
+    "MAX_LOG",
     "N_RESULT_INT",
     "RESULT_FIELDS",
     "FIRST_DEALER_STREAM",
@@ -70,7 +74,18 @@ S_DEALER = 5
 S_STREAK = 6
 S_PREVAILING = 7  #: prevailing wind kind
 S_CHECK = 8  #: 1: check invariants after every step
-N_SC = 9
+S_LOGGING = 9  #: 1: record events in Table.log
+S_NLOG = 10  #: events recorded
+N_SC = 11
+
+MAX_LOG = 512  #: capacity of the event log of one hand
+# event kinds of the log (player, tile, extra)
+EV_DEAL, EV_DRAW, EV_REPLACEMENT, EV_DISCARD, EV_DECLARE, EV_PUNG, EV_KONG = range(7)
+EV_CONCEALED_KONG, EV_ADDED_KONG, EV_SKIP_WIN, EV_SKIP_PUNG, EV_WIN, EV_DRAW_GAME = range(7, 13)
+EVENT_NAMES = (
+    "deal", "draw", "replacement", "discard", "declare", "pung", "kong", "concealed kong", "added kong",
+    "skipped win", "skipped pung", "win", "exhaustive draw",
+)
 
 # result columns (int64), one row per hand
 R_MATCH, R_HAND, R_PREVAILING, R_DEALER, R_STREAK, R_SEAT0, R_WINNER, R_PAYER, R_WIN_TYPE = range(9)
@@ -108,6 +123,7 @@ class Table(NamedTuple):
     work: sc_douque.ScoreWork
     items: np.ndarray  #: int64[N_ITEMS], the last win's items
     tmp: np.ndarray  #: uint8[34] scratch
+    log: np.ndarray  #: int64[MAX_LOG, 4] events (kind, player, tile, extra) when logging is on
 
 
 @jit
@@ -142,11 +158,24 @@ def new_table(n_tiles):  # pragma: no cover - compiled
         ),
         np.zeros(sc_douque.N_ITEMS, np.int64),
         np.zeros(34, np.uint8),
+        np.zeros((MAX_LOG, 4), np.int64),
     )
 
 
 # ---------------------------------------------------------------------------------------------
 # small helpers
+
+
+@jit(inline="always")
+def _log(T, kind, player, tile, extra):  # pragma: no cover - compiled
+    if T.sc[S_LOGGING]:
+        n = T.sc[S_NLOG]
+        if n < MAX_LOG:
+            T.log[n, 0] = kind
+            T.log[n, 1] = player
+            T.log[n, 2] = tile
+            T.log[n, 3] = extra
+            T.sc[S_NLOG] = n + 1
 
 
 @jit(inline="always")
@@ -319,20 +348,22 @@ def _legal_react(T, q, x, robbing, t):  # pragma: no cover - compiled
 
 
 @jit
-def _deal(T, template, dealer):  # pragma: no cover - compiled
-    """Shuffle, roll the dice for seat winds, deal 14 to the dealer and 13 to the opponent."""
+def _shuffle_and_roll(T, template, dealer):  # pragma: no cover - compiled
+    """Shuffle the wall and roll three dice: odd total, the dealer is East; even, West."""
     n = template.shape[0]
     for i in range(n):
         T.wall[i] = template[i]
     shuffle_wall(T.rng[0:1], T.wall, n)
     dice = bounded(T.rng[0:1], 6) + bounded(T.rng[0:1], 6) + bounded(T.rng[0:1], 6) + 3
+    T.seat[dealer] = _EAST if dice % 2 == 1 else _WEST
+    T.seat[1 - dealer] = _WEST if dice % 2 == 1 else _EAST
+
+
+@jit
+def _deal(T, dealer):  # pragma: no cover - compiled
+    """Deal the wall in T.wall: 14 to the dealer (positions 0-13), 13 to the opponent (14-26)."""
+    n = T.wall.shape[0]
     other = 1 - dealer
-    if dice % 2 == 1:
-        T.seat[dealer] = _EAST
-        T.seat[other] = _WEST
-    else:
-        T.seat[dealer] = _WEST
-        T.seat[other] = _EAST
     for q in range(2):
         for k in range(34):
             T.hand[q, k] = 0
@@ -354,6 +385,8 @@ def _deal(T, template, dealer):  # pragma: no cover - compiled
     T.sc[S_NO_CALL] = 1
     T.sc[S_DISCARDS] = 0
     T.sc[S_TURNS] = 0
+    T.sc[S_NLOG] = 0
+    _log(T, EV_DEAL, dealer, -1, T.seat[dealer])
 
 
 @jit
@@ -378,14 +411,14 @@ def _score_win(T, winner, win_tile, self_drawn, robbing, replacement, last_tile,
 
 
 @jit
-def _play_hand(T, template, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, out, items_out):  # pragma: no cover
-    """Play one hand from the deal to a win or an exhaustive draw; fill the result row.
+def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, out, items_out):  # pragma: no cover
+    """Play one hand, dealt from ``T.wall`` with seats in ``T.seat``, to a win or an exhaustive draw.
 
     ``out`` int64[N_RESULT_INT] gets the row's fields (match-level fields are filled by the caller);
     ``items_out`` int16[N_ITEMS] the winner's items. Returns the winner (-1 on a draw).
     """
     dealer = T.sc[S_DEALER]
-    _deal(T, template, dealer)
+    _deal(T, dealer)
     check = T.sc[S_CHECK] != 0
     p = dealer
     phase = A.PHASE_DRAW
@@ -416,6 +449,7 @@ def _play_hand(T, template, t, sp, skipped_pung_turn, params0, params1, policy0,
                         win_tile = k
                         break
             hand_tai = _score_win(T, p, win_tile, True, False, replacement, last, t, sp)
+            _log(T, EV_WIN, p, win_tile, WIN_SELF)
             break
         if T.legal[A.WIN] and phase == A.PHASE_DRAW:
             # declined a self-draw win: Skipped Win on the wait set of the hand before the draw
@@ -426,6 +460,7 @@ def _play_hand(T, template, t, sp, skipped_pung_turn, params0, params1, policy0,
                     if T.hand[p, k] > 0:
                         T.skip_win[p] |= _waits_without(T, p, k, t)
             T.skips[p] += 1
+            _log(T, EV_SKIP_WIN, p, drawn, T.skip_win[p])
         if action >= A.CONCEALED_KONG and action < A.ADDED_KONG + 34:
             x = action - A.CONCEALED_KONG if action < A.ADDED_KONG else action - A.ADDED_KONG
             _play_tile(T, p, x)
@@ -436,7 +471,9 @@ def _play_hand(T, template, t, sp, skipped_pung_turn, params0, params1, policy0,
                 T.hand[p, x] -= 4
                 T.meld_counts[p, x] += 4
                 _add_meld(T, p, 3, x)
+                _log(T, EV_CONCEALED_KONG, p, x, 0)
             else:
+                _log(T, EV_ADDED_KONG, p, x, 0)
                 # the opponent may rob the added tile
                 T.hand[p, x] -= 1
                 _legal_react(T, q, x, True, t)
@@ -454,9 +491,11 @@ def _play_hand(T, template, t, sp, skipped_pung_turn, params0, params1, policy0,
                         win_type = WIN_ROBBED
                         win_tile = x
                         hand_tai = _score_win(T, q, x, False, True, False, False, t, sp)
+                        _log(T, EV_WIN, q, x, WIN_ROBBED)
                         break
                     T.skip_win[q] |= _waits13(T, q, t)
                     T.skips[q] += 1
+                    _log(T, EV_SKIP_WIN, q, x, T.skip_win[q])
                 for m in range(T.n_melds[p]):
                     if T.melds[p, m, 0] == 0 and T.melds[p, m, 1] == x:
                         T.melds[p, m, 0] = 2
@@ -467,6 +506,7 @@ def _play_hand(T, template, t, sp, skipped_pung_turn, params0, params1, policy0,
             drawn = T.wall[T.sc[S_BACK]]
             T.sc[S_BACK] -= 1
             T.hand[p, drawn] += 1
+            _log(T, EV_REPLACEMENT, p, drawn, 0)
             replacement = True
             phase = A.PHASE_DRAW
             continue
@@ -483,6 +523,7 @@ def _play_hand(T, template, t, sp, skipped_pung_turn, params0, params1, policy0,
         T.claimed[p, T.n_river[p]] = False
         T.n_river[p] += 1
         T.sc[S_DISCARDS] += 1
+        _log(T, EV_DECLARE if declaring else EV_DISCARD, p, x, T.declared[p])
         replacement = False
         if check:
             _check(T, p, False)
@@ -499,12 +540,15 @@ def _play_hand(T, template, t, sp, skipped_pung_turn, params0, params1, policy0,
             win_type = WIN_DISCARD
             win_tile = x
             hand_tai = _score_win(T, q, x, False, False, False, False, t, sp)
+            _log(T, EV_WIN, q, x, WIN_DISCARD)
             break
         if T.legal[A.WIN]:
             T.skip_win[q] |= _waits13(T, q, t)  # declined (passed, or claimed instead of winning)
             T.skips[q] += 1
+            _log(T, EV_SKIP_WIN, q, x, T.skip_win[q])
         if reply == A.PASS and T.legal[A.PUNG]:
             T.skip_pung[q] |= _bit(x)
+            _log(T, EV_SKIP_PUNG, q, x, 0)
         if reply == A.PUNG or reply == A.KONG:
             T.claimed[p, T.n_river[p] - 1] = True
             T.sc[S_NO_CALL] = 0
@@ -512,6 +556,7 @@ def _play_hand(T, template, t, sp, skipped_pung_turn, params0, params1, policy0,
                 T.hand[q, x] -= 2
                 T.meld_counts[q, x] += 3
                 _add_meld(T, q, 0, x)
+                _log(T, EV_PUNG, q, x, 0)
                 p = q
                 phase = A.PHASE_PUNG
                 drawn = -1
@@ -519,6 +564,7 @@ def _play_hand(T, template, t, sp, skipped_pung_turn, params0, params1, policy0,
             T.hand[q, x] -= 3
             T.meld_counts[q, x] += 4
             _add_meld(T, q, 1, x)
+            _log(T, EV_KONG, q, x, 0)
             T.kongs[q] += 1
             T.acted[q] = 1
             p = q
@@ -527,6 +573,7 @@ def _play_hand(T, template, t, sp, skipped_pung_turn, params0, params1, policy0,
             drawn = T.wall[T.sc[S_BACK]]
             T.sc[S_BACK] -= 1
             T.hand[p, drawn] += 1
+            _log(T, EV_REPLACEMENT, p, drawn, 0)
             replacement = True
             phase = A.PHASE_DRAW
             continue
@@ -537,7 +584,10 @@ def _play_hand(T, template, t, sp, skipped_pung_turn, params0, params1, policy0,
         drawn = T.wall[T.sc[S_FRONT]]
         T.sc[S_FRONT] += 1
         T.hand[p, drawn] += 1
+        _log(T, EV_DRAW, p, drawn, 0)
         phase = A.PHASE_DRAW
+    if winner < 0:
+        _log(T, EV_DRAW_GAME, -1, -1, _tiles_left(T))
     out[R_WINNER] = winner
     out[R_PAYER] = payer
     out[R_WIN_TYPE] = win_type
@@ -561,8 +611,12 @@ def _play_hand(T, template, t, sp, skipped_pung_turn, params0, params1, policy0,
 
 
 @jit
-def _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1, ints, items, points):  # pragma: no cover
-    """Play match ``m`` into the rows of ``ints``/``items``/``points``; returns the number of hands."""
+def _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1, ints, items, points, log_hand):  # pragma: no cover
+    """Play match ``m`` into the rows of ``ints``/``items``/``points``; returns the number of hands.
+
+    With ``log_hand >= 0`` the events of that hand are recorded in ``T.log`` and the match stops
+    after it (replay).
+    """
     T.rng[0] = stream_key(seed, m, FIRST_DEALER_STREAM)
     dealer = bounded(T.rng[0:1], 2)
     streak = 0
@@ -576,7 +630,9 @@ def _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, para
         T.rng[1] = stream_key(seed, m, 4 * h + 1)
         T.rng[2] = stream_key(seed, m, 4 * h + 2)
         row = ints[h]
-        winner = _play_hand(T, template, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, row, items[h])
+        _shuffle_and_roll(T, template, dealer)
+        T.sc[S_LOGGING] = 1 if h == log_hand else 0
+        winner = _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, row, items[h])
         row[R_MATCH] = m
         row[R_HAND] = h
         row[R_PREVAILING] = T.sc[S_PREVAILING]
@@ -590,6 +646,8 @@ def _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, para
         else:
             points[h] = 0.0
         h += 1
+        if h - 1 == log_hand:
+            break
         keep = (winner == dealer or winner < 0) and streak < streak_cap
         if keep:
             streak += 1
@@ -612,5 +670,51 @@ def play_matches_kernel(seed, start, n_matches, template, t, sp, streak_cap, ski
         T.sc[S_CHECK] = 1 if check else 0
         n_hands[i] = _play_match(
             seed, start + i, T, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1,
-            ints[i], items[i], points[i],
+            ints[i], items[i], points[i], -1,
         )
+
+
+@jit
+def replay_kernel(seed, m, hand, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1, ints, items, points, wall_out, log_out):  # pragma: no cover
+    """Replay match ``m`` up to hand ``hand``, recording that hand's events.
+
+    Fills the rows of the hands played, the hand's dealt wall (``wall_out``) and its events
+    (``log_out`` int64[MAX_LOG, 4]); returns the number of events (-1 if the match ended earlier).
+    """
+    T = new_table(template.shape[0])
+    n = _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1, ints, items, points, hand)
+    if n <= hand:
+        return -1
+    for i in range(T.wall.shape[0]):
+        wall_out[i] = T.wall[i]
+    for i in range(T.sc[S_NLOG]):
+        for j in range(4):
+            log_out[i, j] = T.log[i, j]
+    return T.sc[S_NLOG]
+
+
+@jit
+def play_hand_kernel(wall, dealer, dealer_east, streak, prevailing, t, sp, skipped_pung_turn, check, params0, params1, policy0, policy1, seed, row, items_row, log_out):  # pragma: no cover
+    """Play one hand from a given wall (hand-built scenarios); returns the number of events logged."""
+    T = new_table(wall.shape[0])
+    for i in range(wall.shape[0]):
+        T.wall[i] = wall[i]
+    T.seat[dealer] = _EAST if dealer_east else _WEST
+    T.seat[1 - dealer] = _WEST if dealer_east else _EAST
+    T.sc[S_DEALER] = dealer
+    T.sc[S_STREAK] = streak
+    T.sc[S_PREVAILING] = prevailing
+    T.sc[S_CHECK] = 1 if check else 0
+    T.sc[S_LOGGING] = 1
+    T.rng[1] = stream_key(seed, 0, 1)
+    T.rng[2] = stream_key(seed, 0, 2)
+    winner = _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, row, items_row)
+    row[R_DEALER] = dealer
+    row[R_STREAK] = streak
+    row[R_PREVAILING] = prevailing
+    row[R_SEAT0] = T.seat[0]
+    row[R_DEALER_TAI] = 1 + 2 * streak if winner >= 0 else 0
+    for i in range(T.sc[S_NLOG]):
+        for j in range(4):
+            log_out[i, j] = T.log[i, j]
+    return T.sc[S_NLOG]

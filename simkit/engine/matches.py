@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -14,7 +15,7 @@ from . import douque as eng
 from .deal import wall_template
 from .policies import POLICIES
 
-__all__ = ["simulate_matches", "resolve_policy"]
+__all__ = ["simulate_matches", "resolve_policy", "replay", "play_hand", "HandRecord"]
 
 
 def resolve_policy(policy):
@@ -36,6 +37,27 @@ def _check_fn(fn):
             f"a policy must be a jitted function (numba.njit / simkit._jit.jit) or a built-in name, got {fn!r}"
         )
     return fn
+
+
+def _common(rules, policies):
+    rules = resolve_rules(rules)
+    if rules.name != "douque":
+        raise SimkitError(f"the engine plays douque; rule set '{rules.name}' is not implemented yet")
+    if len(policies) != 2:
+        raise SimkitError(f"policies must name two players' policies, got {len(policies)}")
+    (f0, p0), (f1, p1) = resolve_policy(policies[0]), resolve_policy(policies[1])
+    return rules, f0, p0, f1, p1
+
+
+def _rows(ints, items, points, n):
+    rows = ints[:n]
+    out = {name: rows[:, i] for i, name in enumerate(eng.RESULT_FIELDS)}
+    out["points"] = points[:n]
+    winner = out["winner"]
+    out["score_0"] = np.where(winner == 0, out["points"], np.where(out["payer"] == 0, -out["points"], 0.0))
+    out["score_1"] = -out["score_0"]
+    out["items"] = items[:n]
+    return out
 
 
 def simulate_matches(
@@ -75,15 +97,10 @@ def simulate_matches(
     MIGI), ``skipped_wins_*``, ``dealer_turn`` (0 first, 1 second dealer of the round), and
     ``items`` (int16[n_hands, N_ITEMS], columns :data:`simkit.scoring.ITEM_NAMES`).
     """
-    rules = resolve_rules(rules)
-    if rules.name != "douque":
-        raise SimkitError(f"the engine plays douque; rule set '{rules.name}' is not implemented yet")
-    if len(policies) != 2:
-        raise SimkitError(f"policies must name two players' policies, got {len(policies)}")
+    rules, f0, p0, f1, p1 = _common(rules, policies)
     for name, value in (("n_matches", n_matches), ("seed", seed), ("start", start)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < (1 if name == "n_matches" else 0):
             raise SimkitError(f"{name} must be {'a positive' if name == 'n_matches' else 'a non-negative'} integer, got {value!r}")
-    (f0, p0), (f1, p1) = resolve_policy(policies[0]), resolve_policy(policies[1])
     cap = int(rules.options.streak_cap)
     max_hands = 8 * (cap + 1)
     ints = np.zeros((n_matches, max_hands, eng.N_RESULT_INT), np.int64)
@@ -95,11 +112,126 @@ def simulate_matches(
         cap, rules.options.skipped_pung == "turn", bool(check), p0, p1, f0, f1, ints, items, points, n_hands,
     )
     keep = np.arange(max_hands)[None, :] < n_hands[:, None]
-    rows = ints[keep]
-    out = {name: rows[:, i] for i, name in enumerate(eng.RESULT_FIELDS)}
-    out["points"] = points[keep]
-    winner = out["winner"]
-    out["score_0"] = np.where(winner == 0, out["points"], np.where(out["payer"] == 0, -out["points"], 0.0))
-    out["score_1"] = -out["score_0"]
-    out["items"] = items[keep]
-    return out
+    return _rows(ints[keep], items[keep], points[keep], int(keep.sum()))
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    """One hand's result row and its events, as replayed or played from a given wall."""
+
+    row: dict
+    events: list  #: (event name, player, tile kind or -1, extra)
+    wall: np.ndarray  #: the hand's wall as dealt (kinds)
+    items: dict  #: the winner's scored items
+
+    def lines(self) -> list[str]:
+        """The events in tile notation, one per line, as ``simkit replay`` prints them."""
+        from ..tiles import format_tiles, tile_name
+
+        wind = {27: "East", 28: "South", 29: "West", 30: "North"}
+        dealer = int(self.row["dealer"])
+        dealt = [np.bincount(self.wall[14:27], minlength=34), np.bincount(self.wall[14:27], minlength=34)]
+        dealt[dealer] = np.bincount(self.wall[:14], minlength=34)
+        seat0 = int(self.row["seat_wind_0"])
+        seats = [wind.get(seat0, "?"), "West" if seat0 == 27 else "East"]
+        out = [
+            f"{wind.get(int(self.row['prevailing_wind']), '?')} round, dealer player {dealer}, streak {int(self.row['streak'])}",
+            f"deal: player 0 ({seats[0]}) {format_tiles(dealt[0])}; player 1 ({seats[1]}) {format_tiles(dealt[1])}",
+        ]
+        for name, player, tile, extra in self.events:
+            if name == "deal":
+                continue
+            tile_text = tile_name(tile) if tile >= 0 else ""
+            if name == "declare":
+                out.append(f"player {player} declares {'MIGI' if extra == 2 else 'ready'} and discards {tile_text}")
+            elif name == "skipped win":
+                kinds = [tile_name(k) for k in range(34) if (extra >> k) & 1]
+                out.append(f"player {player} skips a win on {tile_text or 'the deal'} (waits {' '.join(kinds)})")
+            elif name == "win":
+                how = {1: "self-drawn", 2: "on a discard", 3: "robbing the kong"}[extra]
+                out.append(f"player {player} wins {how} on {tile_text}")
+            elif name == "exhaustive draw":
+                out.append(f"exhaustive draw ({extra} drawable tiles left)")
+            else:
+                out.append(f"player {player} {name} {tile_text}")
+        if self.items:
+            out.append("items: " + ", ".join(f"{k} {v}" for k, v in self.items.items()))
+            out.append(
+                f"hand tai {int(self.row['hand_tai'])}, dealer tai {int(self.row['dealer_tai'])}, "
+                f"payment {float(self.row['points']):g} points"
+            )
+        return out
+
+
+def _record(rules, row_ints, items_row, points, log, n_log, wall) -> HandRecord:
+    row = {name: int(row_ints[i]) for i, name in enumerate(eng.RESULT_FIELDS)}
+    row["points"] = float(points)
+    events = [(eng.EVENT_NAMES[int(k)], int(p), int(t), int(e)) for k, p, t, e in log[:n_log]]
+    items = {name: int(items_row[i]) for i, name in enumerate(sc_douque.ITEM_NAMES) if items_row[i]}
+    return HandRecord(row=row, events=events, wall=np.asarray(wall).copy(), items=items)
+
+
+def replay(seed: int, match: int, hand: int, rules="douque", policies: Sequence = ("greedy", "greedy")) -> HandRecord:
+    """Replay hand ``hand`` of match ``match`` of a run with ``seed``: its row and every event.
+
+    The result is identical to what :func:`simulate_matches` did (same streams, same policies).
+    """
+    rules, f0, p0, f1, p1 = _common(rules, policies)
+    for name, value in (("seed", seed), ("match", match), ("hand", hand)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise SimkitError(f"{name} must be a non-negative integer, got {value!r}")
+    cap = int(rules.options.streak_cap)
+    max_hands = 8 * (cap + 1)
+    ints = np.zeros((max_hands, eng.N_RESULT_INT), np.int64)
+    items = np.zeros((max_hands, sc_douque.N_ITEMS), np.int16)
+    points = np.zeros(max_hands, np.float64)
+    template = wall_template(rules)
+    wall = np.zeros(len(template), np.int8)
+    log = np.zeros((eng.MAX_LOG, 4), np.int64)
+    n_log = eng.replay_kernel(
+        np.uint64(seed), int(match), int(hand), template, hand_tables(rules), sc_douque.params_of(rules), cap,
+        rules.options.skipped_pung == "turn", p0, p1, f0, f1, ints, items, points, wall, log,
+    )
+    if n_log < 0:
+        raise SimkitError(f"match {match} of seed {seed} has fewer than {hand + 1} hands")
+    return _record(rules, ints[hand], items[hand], points[hand], log, n_log, wall)
+
+
+def play_hand(
+    wall,
+    *,
+    dealer: int = 0,
+    dealer_east: bool = True,
+    streak: int = 0,
+    prevailing_wind: str = "E",
+    rules="douque",
+    policies: Sequence = ("greedy", "greedy"),
+    seed: int = 0,
+    check: bool = True,
+) -> HandRecord:
+    """Play one hand from a given wall (a scenario): the dealer takes wall[0:14], the opponent
+    wall[14:27], draws continue from wall[27] and kong replacements come from the end.
+
+    ``wall``: tile notation in wall order (``"1m 1m 2m ..."`` is read as kinds in the order written)
+    or an array of kinds; it must hold exactly the rule set's tiles.
+    """
+    from ..tiles import parse_tile_list
+
+    rules, f0, p0, f1, p1 = _common(rules, policies)
+    kinds = np.asarray(parse_tile_list(wall, rules) if isinstance(wall, str) else wall, np.int8)
+    template = wall_template(rules)
+    if kinds.shape != template.shape or not np.array_equal(np.sort(kinds), np.sort(template)):
+        raise SimkitError(f"the wall must hold exactly the {len(template)} tiles of rule set '{rules.name}'")
+    prevailing = {"E": 27, "S": 28, "W": 29, "N": 30}.get(prevailing_wind)
+    if prevailing is None:
+        raise SimkitError(f"prevailing_wind must be one of E, S, W, N, got {prevailing_wind!r}")
+    row = np.zeros(eng.N_RESULT_INT, np.int64)
+    items = np.zeros(sc_douque.N_ITEMS, np.int16)
+    log = np.zeros((eng.MAX_LOG, 4), np.int64)
+    sp = sc_douque.params_of(rules)
+    n_log = eng.play_hand_kernel(
+        kinds, int(dealer), bool(dealer_east), int(streak), prevailing, hand_tables(rules), sp,
+        rules.options.skipped_pung == "turn", bool(check), p0, p1, f0, f1, np.uint64(seed), row, items, log,
+    )
+    points = sp.base + sp.tai_value * (row[eng.R_HAND_TAI] + row[eng.R_DEALER_TAI]) if row[eng.R_WINNER] >= 0 else 0.0
+    return _record(rules, row, items, points, log, n_log, kinds)
