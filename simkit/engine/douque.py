@@ -42,6 +42,7 @@ __all__ = [
     "play_hand_kernel",
     "EVENT_NAMES",
     "MAX_LOG",
+    "ERROR_MESSAGES",
     "N_RESULT_INT",
     "RESULT_FIELDS",
     "FIRST_DEALER_STREAM",
@@ -76,7 +77,22 @@ S_PREVAILING = 7  #: prevailing wind kind
 S_CHECK = 8  #: 1: check invariants after every step
 S_LOGGING = 9  #: 1: record events in Table.log
 S_NLOG = 10  #: events recorded
-N_SC = 11
+S_ERROR = 11  #: 0, or an ERR_* code: the match stopped there
+S_ERROR_INFO = 12  #: detail of the error (the illegal action code)
+N_SC = 13
+
+# errors (kernels cannot raise from parallel code: they stop the match and report the code)
+ERR_ILLEGAL_ACTION = 1  #: a policy returned an action that was not legal
+ERR_TILES = 2  #: tiles not conserved
+ERR_HAND_SIZE = 3  #: a hand of the wrong size
+ERR_KEPT_BACK = 4  #: a draw from the kept-back tiles
+ERROR_MESSAGES = (
+    "",
+    "a policy returned an illegal action",
+    "invariant broken: tiles not conserved",
+    "invariant broken: a hand of the wrong size",
+    "invariant broken: drew from the kept-back tiles",
+)
 
 MAX_LOG = 512  #: capacity of the event log of one hand
 # event kinds of the log (player, tile, extra)
@@ -231,9 +247,13 @@ def _play_tile(T, p, x):  # pragma: no cover - compiled
 
 @jit
 def _check(T, p_holding, expect_extra):  # pragma: no cover - compiled
-    """Invariants: every tile accounted for, hand sizes, nothing drawn from the kept-back tiles."""
+    """Invariants: every tile accounted for, hand sizes, nothing drawn from the kept-back tiles.
+
+    Returns True when they hold; otherwise records the ERR_* code in T.sc[S_ERROR].
+    """
     if _tiles_left(T) < 0:
-        raise AssertionError("drew from the kept-back tiles")
+        T.sc[S_ERROR] = ERR_KEPT_BACK
+        return False
     counts = np.zeros(34, np.int64)
     for i in range(T.sc[S_FRONT], T.sc[S_BACK] + 1):
         counts[T.wall[i]] += 1
@@ -248,14 +268,18 @@ def _check(T, p_holding, expect_extra):  # pragma: no cover - compiled
             size += T.hand[q, k]
         expected = 13 - 3 * T.n_melds[q] + (1 if (q == p_holding and expect_extra) else 0)
         if size != expected:
-            raise AssertionError("wrong hand size")
+            T.sc[S_ERROR] = ERR_HAND_SIZE
+            return False
     total = 0
     for k in range(34):
         if counts[k] != 0 and counts[k] != 4:
-            raise AssertionError("tiles not conserved")
+            T.sc[S_ERROR] = ERR_TILES
+            return False
         total += counts[k]
     if total != T.wall.shape[0]:
-        raise AssertionError("tiles not conserved")
+        T.sc[S_ERROR] = ERR_TILES
+        return False
+    return True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,7 +302,9 @@ def _decide(T, p, phase, tile, t, params0, params1, policy0, policy1):  # pragma
         action = policy1(view, T.legal, params1, rng)
     T.sc[S_TURNS] += 1
     if action < 0 or action >= A.N_ACTIONS or not T.legal[action]:
-        raise ValueError("a policy returned an illegal action")
+        T.sc[S_ERROR] = ERR_ILLEGAL_ACTION
+        T.sc[S_ERROR_INFO] = action
+        return -1
     return action
 
 
@@ -430,14 +456,16 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
     win_tile = -1
     hand_tai = 0
     while True:
-        if check:
-            _check(T, p, True)
+        if check and not _check(T, p, True):
+            break
         q = 1 - p
         last = _tiles_left(T) <= 0
         if skipped_pung_turn and phase == A.PHASE_DRAW:
             T.skip_pung[p] = 0  # 'turn': a skipped pung lasts until your next turn
         _legal_after_draw(T, p, drawn, phase, t)
         action = _decide(T, p, phase, drawn, t, params0, params1, policy0, policy1)
+        if action < 0:
+            break
         if action == A.WIN:
             winner = p
             payer = q
@@ -480,9 +508,13 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
                 if T.legal[A.WIN]:
                     if check:
                         T.hand[p, x] += 1  # the tile is in flight: count it with its owner
-                        _check(T, p, True)
+                        ok = _check(T, p, True)
                         T.hand[p, x] -= 1
+                        if not ok:
+                            break
                     reply = _decide(T, q, A.PHASE_ROB, x, t, params0, params1, policy0, policy1)
+                    if reply < 0:
+                        break
                     if reply == A.WIN:
                         T.hand[q, x] += 1
                         T.kongs[p] -= 1  # the kong is undone: the pung stays
@@ -525,13 +557,15 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
         T.sc[S_DISCARDS] += 1
         _log(T, EV_DECLARE if declaring else EV_DISCARD, p, x, T.declared[p])
         replacement = False
-        if check:
-            _check(T, p, False)
+        if check and not _check(T, p, False):
+            break
         # the opponent reacts
         _legal_react(T, q, x, False, t)
         reply = A.PASS
         if T.legal[A.WIN] or T.legal[A.PUNG] or T.legal[A.KONG]:
             reply = _decide(T, q, A.PHASE_REACT, x, t, params0, params1, policy0, policy1)
+            if reply < 0:
+                break
         if reply == A.WIN:
             T.hand[q, x] += 1
             T.claimed[p, T.n_river[p] - 1] = True
@@ -633,6 +667,10 @@ def _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, para
         _shuffle_and_roll(T, template, dealer)
         T.sc[S_LOGGING] = 1 if h == log_hand else 0
         winner = _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, row, items[h])
+        if T.sc[S_ERROR]:
+            row[R_MATCH] = m
+            row[R_HAND] = h
+            return h + 1
         row[R_MATCH] = m
         row[R_HAND] = h
         row[R_PREVAILING] = T.sc[S_PREVAILING]
@@ -659,11 +697,12 @@ def _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, para
 
 
 @pjit
-def play_matches_kernel(seed, start, n_matches, template, t, sp, streak_cap, skipped_pung_turn, check, params0, params1, policy0, policy1, ints, items, points, n_hands):  # pragma: no cover
+def play_matches_kernel(seed, start, n_matches, template, t, sp, streak_cap, skipped_pung_turn, check, params0, params1, policy0, policy1, ints, items, points, n_hands, errors):  # pragma: no cover
     """Play matches ``start .. start + n_matches - 1`` on all cores.
 
     ``ints`` int64[n_matches, max_hands, N_RESULT_INT], ``items`` int16[n_matches, max_hands, N_ITEMS],
-    ``points`` float64[n_matches, max_hands], ``n_hands`` int64[n_matches] are filled per match.
+    ``points`` float64[n_matches, max_hands], ``n_hands`` int64[n_matches] are filled per match;
+    ``errors`` int64[n_matches, 2] gets (ERR_* code, detail), zero when the match completed.
     """
     for i in prange(n_matches):
         T = new_table(template.shape[0])
@@ -672,6 +711,8 @@ def play_matches_kernel(seed, start, n_matches, template, t, sp, streak_cap, ski
             seed, start + i, T, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1,
             ints[i], items[i], points[i], -1,
         )
+        errors[i, 0] = T.sc[S_ERROR]
+        errors[i, 1] = T.sc[S_ERROR_INFO]
 
 
 @jit
@@ -683,6 +724,8 @@ def replay_kernel(seed, m, hand, template, t, sp, streak_cap, skipped_pung_turn,
     """
     T = new_table(template.shape[0])
     n = _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1, ints, items, points, hand)
+    if T.sc[S_ERROR]:
+        return -1 - T.sc[S_ERROR]
     if n <= hand:
         return -1
     for i in range(T.wall.shape[0]):
@@ -709,6 +752,8 @@ def play_hand_kernel(wall, dealer, dealer_east, streak, prevailing, t, sp, skipp
     T.rng[1] = stream_key(seed, 0, 1)
     T.rng[2] = stream_key(seed, 0, 2)
     winner = _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, row, items_row)
+    if T.sc[S_ERROR]:
+        return -T.sc[S_ERROR]
     row[R_DEALER] = dealer
     row[R_STREAK] = streak
     row[R_PREVAILING] = prevailing

@@ -15,7 +15,7 @@ from . import douque as eng
 from .deal import wall_template
 from .policies import POLICIES
 
-__all__ = ["simulate_matches", "resolve_policy", "replay", "play_hand", "HandRecord"]
+__all__ = ["EngineError", "simulate_matches", "resolve_policy", "replay", "play_hand", "HandRecord"]
 
 
 def resolve_policy(policy):
@@ -37,6 +37,22 @@ def _check_fn(fn):
             f"a policy must be a jitted function (numba.njit / simkit._jit.jit) or a built-in name, got {fn!r}"
         )
     return fn
+
+
+class EngineError(SimkitError, RuntimeError):
+    """The engine stopped a match: a policy returned an illegal action, or an invariant broke."""
+
+
+def _error_text(code: int, detail: int, where: str) -> str:
+    from .actions import action_name
+
+    text = eng.ERROR_MESSAGES[code] if 0 < code < len(eng.ERROR_MESSAGES) else f"engine error {code}"
+    if code == 1 and detail >= 0:
+        try:
+            text += f" ({action_name(detail)})"
+        except ValueError:
+            text += f" (code {detail})"
+    return f"{text} in {where}"
 
 
 def _common(rules, policies):
@@ -107,10 +123,16 @@ def simulate_matches(
     items = np.zeros((n_matches, max_hands, sc_douque.N_ITEMS), np.int16)
     points = np.zeros((n_matches, max_hands), np.float64)
     n_hands = np.zeros(n_matches, np.int64)
+    errors = np.zeros((n_matches, 2), np.int64)
     eng.play_matches_kernel(
         np.uint64(seed), int(start), int(n_matches), wall_template(rules), hand_tables(rules), sc_douque.params_of(rules),
-        cap, rules.options.skipped_pung == "turn", bool(check), p0, p1, f0, f1, ints, items, points, n_hands,
+        cap, rules.options.skipped_pung == "turn", bool(check), p0, p1, f0, f1, ints, items, points, n_hands, errors,
     )
+    bad = np.flatnonzero(errors[:, 0])
+    if len(bad):
+        i = int(bad[0])
+        h = int(n_hands[i]) - 1
+        raise EngineError(_error_text(int(errors[i, 0]), int(errors[i, 1]), f"match {start + i}, hand {h} (seed {seed})"))
     keep = np.arange(max_hands)[None, :] < n_hands[:, None]
     return _rows(ints[keep], items[keep], points[keep], int(keep.sum()))
 
@@ -192,6 +214,8 @@ def replay(seed: int, match: int, hand: int, rules="douque", policies: Sequence 
         np.uint64(seed), int(match), int(hand), template, hand_tables(rules), sc_douque.params_of(rules), cap,
         rules.options.skipped_pung == "turn", p0, p1, f0, f1, ints, items, points, wall, log,
     )
+    if n_log < -1:
+        raise EngineError(_error_text(-1 - n_log, -1, f"match {match}, hand {hand} (seed {seed})"))
     if n_log < 0:
         raise SimkitError(f"match {match} of seed {seed} has fewer than {hand + 1} hands")
     return _record(rules, ints[hand], items[hand], points[hand], log, n_log, wall)
@@ -233,5 +257,7 @@ def play_hand(
         kinds, int(dealer), bool(dealer_east), int(streak), prevailing, hand_tables(rules), sp,
         rules.options.skipped_pung == "turn", bool(check), p0, p1, f0, f1, np.uint64(seed), row, items, log,
     )
+    if n_log < 0:
+        raise EngineError(_error_text(-n_log, -1, "the hand from the given wall"))
     points = sp.base + sp.tai_value * (row[eng.R_HAND_TAI] + row[eng.R_DEALER_TAI]) if row[eng.R_WINNER] >= 0 else 0.0
     return _record(rules, row, items, points, log, n_log, kinds)
