@@ -8,7 +8,9 @@ batch-kernel throughput on the douque tile set:
 * waits/s on ready 13-tile hands (random complete hands minus one tile);
 * deals/s of deal + dealer win check + non-dealer waits, fused in one kernel;
 * scored winning hands/s: random complete hands (no melds), a random winning tile from the hand,
-  self-drawn or not, random winds, through the douque tai kernel (best split, single wait, items).
+  self-drawn or not, random winds, through the douque tai kernel (best split, single wait, items);
+* full hands/s of the douque engine, greedy vs greedy and random vs random (whole matches,
+  compile time reported separately).
 
 The PyPI ``mahjong`` package does the same work on the same hands (a subset, it is slower) and the
 ratio simkit / mahjong is printed beside each figure. simkit runs on all cores, as a user would run
@@ -52,6 +54,7 @@ def main(argv=None) -> int:
     ap.add_argument("--peer-n", type=int, default=20_000, help="hands per mahjong-package measurement")
     ap.add_argument("--repeat", type=int, default=3, help="runs per simkit measurement (best is kept)")
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--matches", type=int, default=2000, help="greedy matches per engine measurement")
     args = ap.parse_args(argv)
 
     import numba
@@ -134,6 +137,22 @@ def main(argv=None) -> int:
     if (s_tai < 0).any():
         raise SystemExit("bench: a generated hand was not complete")
 
+    from simkit.engine.matches import simulate_matches
+
+    t0 = time.perf_counter()
+    simulate_matches(rules, ("greedy", "greedy"), 1, seed=args.seed)
+    simulate_matches(rules, ("random", "random"), 1, seed=args.seed)
+    t_engine_compile = time.perf_counter() - t0
+    engine = {}
+    for pair, n_matches in ((("greedy", "greedy"), args.matches), (("random", "random"), max(1, args.matches // 4))):
+        best, hands = float("inf"), 0
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            res = simulate_matches(rules, pair, n_matches, seed=args.seed)
+            best = min(best, time.perf_counter() - t0)
+            hands = len(res["match"])
+        engine[pair] = (hands / best, hands, n_matches)
+
     peer = _peer_rates(dealer, other, ready, args.peer_n)
     rows.append(("win checks (dealt 14 tiles)", r_win, peer.get("win")))
     rows.append(("shanten (dealt 13 tiles)", r_sh13, peer.get("shanten13")))
@@ -141,11 +160,16 @@ def main(argv=None) -> int:
     rows.append(("waits (ready 13 tiles)", r_waits, peer.get("waits")))
     rows.append(("deal + dealer win + non-dealer waits", r_deal, None))
     rows.append(("scored winning hands (douque tai)", r_score, None))
+    for pair, (rate, _, _) in engine.items():
+        rows.append((f"full hands, {pair[0]} vs {pair[1]}", rate, None))
 
     print(f"  {'figure':<38} {'simkit':>14} {'mahjong pkg':>14} {'ratio':>9}")
     for name, ours, theirs in rows:
         ratio = f"{ours / theirs:,.0f}x" if theirs else "-"
         print(f"  {name:<38} {_fmt(ours):>14} {_fmt(theirs):>14} {ratio:>9}")
+    for pair, (_, hands, n_matches) in engine.items():
+        print(f"  engine: {pair[0]} vs {pair[1]}: {n_matches:,} whole matches ({hands:,} hands) per run")
+    print(f"  engine compile/load (excluded): {t_engine_compile:.1f} s")
     if "error" in peer:
         print(f"\n  mahjong package not measured: {peer['error']}")
     else:

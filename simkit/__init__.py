@@ -14,6 +14,7 @@ Quick start::
 from importlib.metadata import PackageNotFoundError, version
 
 from .engine.deal import deal_hands, deal_stats
+from .engine.matches import EngineError, play_hand, replay, simulate_matches
 from .errors import HandError, MeldError, RulesError, ScoreError, SimkitError, TileCountError, TileNotationError
 from .hand import (
     is_win,
@@ -66,9 +67,13 @@ __all__ = [
     "score",
     "score_batch",
     "Score",
-    # dealing
+    # dealing and the game engine
     "deal_hands",
     "deal_stats",
+    "simulate_matches",
+    "replay",
+    "play_hand",
+    "EngineError",
     # errors
     "SimkitError",
     "TileNotationError",

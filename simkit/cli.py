@@ -180,6 +180,24 @@ def _cmd_deal(args) -> int:
     return 0
 
 
+def _policies_arg(text: str) -> tuple[str, str]:
+    parts = [x.strip() for x in text.split(",")]
+    if len(parts) != 2 or not all(parts):
+        raise argparse.ArgumentTypeError(f"expected two policies separated by a comma (e.g. greedy,random), got {text!r}")
+    return parts[0], parts[1]
+
+
+def _cmd_replay(args) -> int:
+    from .engine.matches import replay
+
+    rules = _rules_from_args(args)
+    record = replay(args.seed, args.match, args.hand, rules=rules, policies=args.policies)
+    print(f"seed {args.seed}, match {args.match}, hand {args.hand}; {rules}; policies {','.join(args.policies)}")
+    for line in record.lines():
+        print(line)
+    return 0
+
+
 def _cmd_rules(args) -> int:
     from .rules import RULE_SETS, get_rules
 
@@ -237,6 +255,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_rules_args(p)
     p.set_defaults(func=_cmd_deal)
+
+    p = sub.add_parser("replay", help="replay one hand of a simulation, event by event")
+    p.add_argument("--seed", type=_seed, required=True, help="the run's master seed")
+    p.add_argument("--match", type=_non_negative_int, required=True, help="match index")
+    p.add_argument("--hand", type=_non_negative_int, required=True, help="hand index within the match")
+    p.add_argument(
+        "--policies", type=_policies_arg, default=("greedy", "greedy"), help="the run's policies (default greedy,greedy)"
+    )
+    _add_rules_args(p)
+    p.set_defaults(func=_cmd_replay)
 
     p = sub.add_parser("rules", help="describe rule sets and their options")
     p.add_argument("name", nargs="?", help="a rule set (default: all)")

@@ -44,6 +44,13 @@ def test_score_flags_and_options(capsys):
     assert "payment: 14 tai = 140 points" in out  # 50 / 10 + 6 + 3
 
 
+def test_replay(capsys):
+    assert main(["replay", "--seed", "3", "--match", "7", "--hand", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "seed 3, match 7, hand 2" in out and "deal: player 0" in out
+    assert "wins" in out or "exhaustive draw" in out
+
+
 def test_deal(capsys):
     assert main(["deal", "--hands", "20000", "--seed", "1", "--quiet"]) == 0
     out = capsys.readouterr().out
@@ -81,6 +88,9 @@ def _exit_code(argv) -> int:
         (["score", "123456789m111p99p", "--win", "6m", "--first-turn", "heavenly", "--self-drawn"], "heavenly"),
         (["score", "123456789m111p99p", "--win", "6m", "--streak", "-1"], "non-negative"),
         (["score", "123456789m111p99p"], "--win"),
+        (["replay", "--seed", "1", "--match", "0", "--hand", "500"], "fewer than 501 hands"),
+        (["replay", "--seed", "1", "--match", "0", "--hand", "0", "--policies", "greedy"], "two policies"),
+        (["replay", "--seed", "1", "--match", "0", "--hand", "0", "--policies", "greedy,nope"], "unknown policy"),
         (["deal", "--seed", "x"], "seed"),
         (["frobnicate"], "invalid choice"),
     ],

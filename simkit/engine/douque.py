@@ -27,6 +27,7 @@ import numpy as np
 
 from .._jit import jit, pjit, prange
 from ..hand.tables import HandTables
+from ..hand.shanten import shanten_kernel
 from ..hand.waits import waits_kernel
 from ..hand.win import is_win_kernel
 from ..scoring import douque as sc_douque
@@ -140,6 +141,7 @@ class Table(NamedTuple):
     items: np.ndarray  #: int64[N_ITEMS], the last win's items
     tmp: np.ndarray  #: uint8[34] scratch
     log: np.ndarray  #: int64[MAX_LOG, 4] events (kind, player, tile, extra) when logging is on
+    swork: np.ndarray  #: int64[20], scratch of the shanten kernel
 
 
 @jit
@@ -175,6 +177,7 @@ def new_table(n_tiles):  # pragma: no cover - compiled
         np.zeros(sc_douque.N_ITEMS, np.int64),
         np.zeros(34, np.uint8),
         np.zeros((MAX_LOG, 4), np.int64),
+        np.zeros(20, np.int64),
     )
 
 
@@ -341,7 +344,10 @@ def _legal_after_draw(T, p, drawn, phase, t):  # pragma: no cover - compiled
         for m in range(T.n_melds[p]):
             if T.melds[p, m, 0] == 0 and T.hand[p, T.melds[p, m, 1]] > 0:
                 T.legal[A.ADDED_KONG + T.melds[p, m, 1]] = True
-    # declare: the hand after discarding k must have a real wait
+    # declare: the hand after discarding k must have a real wait (only possible if the hand,
+    # before that discard, is at most one tile from complete: a cheap shanten test first)
+    if shanten_kernel(T.hand[p], T.n_melds[p], t, T.swork) > 0:
+        return
     for k in range(34):
         if T.hand[p, k] > 0:
             T.hand[p, k] -= 1

@@ -104,33 +104,49 @@ def count_waits_after(view, k):  # pragma: no cover - compiled
 
 @jit
 def _best_discard(view, legal, work, hand):  # pragma: no cover - compiled
-    """(discard kind, shanten after it): least shanten, then most live improving tiles, then lowest kind."""
+    """(discard kind, shanten after it): least shanten, then most live improving tiles, then lowest kind.
+
+    Live improving tiles are only counted when several discards tie on shanten.
+    """
     t = view.tables
+    sh_of = np.full(34, 99, np.int64)
+    best_sh = 99
+    n_best = 0
+    best = -1
+    for k in range(34):
+        if legal[A.DISCARD + k]:
+            hand[k] -= 1
+            sh = shanten_kernel(hand, view.n_melds, t, work)
+            hand[k] += 1
+            sh_of[k] = sh
+            if sh < best_sh:
+                best_sh = sh
+                n_best = 1
+                best = k
+            elif sh == best_sh:
+                n_best += 1
+    if n_best <= 1:
+        return best, best_sh
     visible = np.empty(34, np.int64)
     _visible(view, visible)
-    best = -1
-    best_sh = 99
     best_live = -1
     for k in range(34):
-        if not legal[A.DISCARD + k]:
+        if sh_of[k] != best_sh:
             continue
         hand[k] -= 1
-        sh = shanten_kernel(hand, view.n_melds, t, work)
-        if sh <= best_sh:
-            live = 0
-            for u in range(t.kinds.shape[0]):
-                x = t.kinds[u]
-                if visible[x] >= 4:
-                    continue
-                hand[x] += 1
-                if shanten_kernel(hand, view.n_melds, t, work) < sh:
-                    live += 4 - visible[x]
-                hand[x] -= 1
-            if sh < best_sh or live > best_live:
-                best = k
-                best_sh = sh
-                best_live = live
+        live = 0
+        for u in range(t.kinds.shape[0]):
+            x = t.kinds[u]
+            if visible[x] >= 4:
+                continue
+            hand[x] += 1
+            if shanten_kernel(hand, view.n_melds, t, work) < best_sh:
+                live += 4 - visible[x]
+            hand[x] -= 1
         hand[k] += 1
+        if live > best_live:
+            best = k
+            best_live = live
     return best, best_sh
 
 
