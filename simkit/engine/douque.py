@@ -225,11 +225,12 @@ def _waits_without(T, p, x, t):  # pragma: no cover - compiled
 @jit
 def _can_win_with(T, p, x, t):  # pragma: no cover - compiled
     """Whether ``x`` added to player ``p``'s 13 - 3k tiles completes the hand (ignoring Skipped Win)."""
-    if T.hand[p, x] + T.meld_counts[p, x] >= 4:
+    hand = T.hand[p]
+    if hand[x] + T.meld_counts[p, x] >= 4:
         return False
-    T.hand[p, x] += 1
-    ok = is_win_kernel(T.hand[p], T.n_melds[p], t)
-    T.hand[p, x] -= 1
+    hand[x] += 1
+    ok = is_win_kernel(hand, T.n_melds[p], t)
+    hand[x] -= 1
     return ok
 
 
