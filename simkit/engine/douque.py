@@ -17,6 +17,11 @@ Rules decided where douque.md is open:
 * Declaring is allowed when the hand after the discard has at least one winning kind (a real wait).
 * "Nobody has made any pung or kong" counts concealed kongs too (for MIGI and first-turn wins).
 * On the last drawable tile's discard only a win is possible (no pung or kong): the hand then ends.
+* A player still under a Skipped Win when declaring MIGI cannot win until it is lifted: the Skipped
+  Win takes precedence over "a MIGI declarer can never skip a win".
+* Declaring with the discard of the last drawable tile is allowed (it cannot change the outcome).
+* A kong needs a drawable tile (none after the last one), so a kong replacement always exists; the
+  exhaustive-draw branch after a kong is kept as a guard.
 """
 
 from __future__ import annotations
