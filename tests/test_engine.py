@@ -185,3 +185,39 @@ def test_bad_arguments(kwargs, words):
 def test_play_hand_rejects_a_wrong_wall():
     with pytest.raises(simkit.SimkitError, match="exactly the 72 tiles"):
         play_hand(np.zeros(72, np.int8))
+
+
+def test_invariant_checker_catches_each_violation():
+    """The in-kernel checker is not vacuous: each kind of corruption is reported with its code."""
+    from simkit.engine import douque as E
+    from simkit.engine.deal import wall_template
+    from simkit.engine.rng import stream_key
+
+    def fresh():
+        T = E.new_table(72)
+        T.rng[0] = stream_key(1, 2, 3)
+        E._shuffle_and_roll(T, wall_template("douque"), 0)
+        E._deal(T, 0)
+        return T
+
+    T = fresh()
+    assert E._check(T, 0, True) and T.sc[E.S_ERROR] == 0
+    T = fresh()
+    swapped_in, swapped_out = int(T.wall[30]), int(T.wall[14])
+    T.hand[1, swapped_in] += 1  # a wall tile is copied into the hand in place of a dealt one
+    T.hand[1, swapped_out] -= 1
+    if swapped_in != swapped_out:
+        assert not E._check(T, 0, True) and T.sc[E.S_ERROR] == E.ERR_TILES
+    T = fresh()
+    T.hand[0, T.wall[0]] -= 1  # the dealer loses a tile: 13 instead of 14
+    T.sc[E.S_FRONT] -= 1
+    T.wall[T.sc[E.S_FRONT]] = T.wall[0]
+    assert not E._check(T, 0, True) and T.sc[E.S_ERROR] == E.ERR_HAND_SIZE
+    T = fresh()
+    T.sc[E.S_FRONT] = T.sc[E.S_BACK] - 6  # only 7 tiles left: below the 8 kept back
+    assert not E._check(T, 0, True) and T.sc[E.S_ERROR] == E.ERR_KEPT_BACK
+    T = fresh()
+    T.declared[1] = 1
+    T.locked[1] = T.hand[1]
+    T.locked[1, int(np.argmax(T.hand[1]))] -= 1  # the locked hand differs from the hand by a tile
+    assert not E._check(T, 0, True) and T.sc[E.S_ERROR] == E.ERR_LOCKED

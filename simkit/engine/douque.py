@@ -92,12 +92,16 @@ ERR_ILLEGAL_ACTION = 1  #: a policy returned an action that was not legal
 ERR_TILES = 2  #: tiles not conserved
 ERR_HAND_SIZE = 3  #: a hand of the wrong size
 ERR_KEPT_BACK = 4  #: a draw from the kept-back tiles
+ERR_LOCKED = 5  #: a declared (locked) hand changed other than by its drawn tile
+ERR_SKIPPED_WIN = 6  #: a win while under Skipped Win
 ERROR_MESSAGES = (
     "",
     "a policy returned an illegal action",
     "invariant broken: tiles not conserved",
     "invariant broken: a hand of the wrong size",
     "invariant broken: drew from the kept-back tiles",
+    "invariant broken: a locked hand changed",
+    "invariant broken: a win under Skipped Win",
 )
 
 MAX_LOG = 512  #: capacity of the event log of one hand
@@ -147,6 +151,7 @@ class Table(NamedTuple):
     tmp: np.ndarray  #: uint8[34] scratch
     log: np.ndarray  #: int64[MAX_LOG, 4] events (kind, player, tile, extra) when logging is on
     swork: np.ndarray  #: int64[20], scratch of the shanten kernel
+    locked: np.ndarray  #: uint8[2, 34], a declared player's concealed tiles at declaration
 
 
 @jit
@@ -183,6 +188,7 @@ def new_table(n_tiles):  # pragma: no cover - compiled
         np.zeros(34, np.uint8),
         np.zeros((MAX_LOG, 4), np.int64),
         np.zeros(20, np.int64),
+        np.zeros((2, 34), np.uint8),
     )
 
 
@@ -279,6 +285,18 @@ def _check(T, p_holding, expect_extra):  # pragma: no cover - compiled
         if size != expected:
             T.sc[S_ERROR] = ERR_HAND_SIZE
             return False
+        if T.declared[q]:
+            # a locked hand is its tiles at declaration, plus at most the one drawn tile it holds
+            extra = 0
+            for k in range(34):
+                d = np.int64(T.hand[q, k]) - np.int64(T.locked[q, k])
+                if d < 0 or d > 1:
+                    T.sc[S_ERROR] = ERR_LOCKED
+                    return False
+                extra += d
+            if extra != (1 if (q == p_holding and expect_extra) else 0):
+                T.sc[S_ERROR] = ERR_LOCKED
+                return False
     total = 0
     for k in range(34):
         if counts[k] != 0 and counts[k] != 4:
@@ -479,6 +497,9 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
         if action < 0:
             break
         if action == A.WIN:
+            if check and T.skip_win[p] != 0:
+                T.sc[S_ERROR] = ERR_SKIPPED_WIN
+                break
             winner = p
             payer = q
             win_type = WIN_SELF
@@ -528,6 +549,9 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
                     if reply < 0:
                         break
                     if reply == A.WIN:
+                        if check and T.skip_win[q] != 0:
+                            T.sc[S_ERROR] = ERR_SKIPPED_WIN
+                            break
                         T.hand[q, x] += 1
                         T.kongs[p] -= 1  # the kong is undone: the pung stays
                         winner = q
@@ -561,6 +585,9 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
             migi = T.sc[S_DISCARDS] < 4 and T.sc[S_NO_CALL] == 1
             T.declared[p] = 2 if migi else 1
         T.hand[p, x] -= 1
+        if declaring:
+            for k in range(34):
+                T.locked[p, k] = T.hand[p, k]
         _play_tile(T, p, x)
         T.acted[p] = 1
         T.river[p, T.n_river[p]] = x
@@ -579,6 +606,9 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
             if reply < 0:
                 break
         if reply == A.WIN:
+            if check and T.skip_win[q] != 0:
+                T.sc[S_ERROR] = ERR_SKIPPED_WIN
+                break
             T.hand[q, x] += 1
             T.claimed[p, T.n_river[p] - 1] = True
             winner = q
