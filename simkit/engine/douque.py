@@ -227,9 +227,10 @@ def _waits13(T, p, t):  # pragma: no cover - compiled
 @jit
 def _waits_without(T, p, x, t):  # pragma: no cover - compiled
     """Waits of player ``p``'s hand with one ``x`` removed (a 14 - 3k tile hand)."""
-    T.hand[p, x] -= 1
-    w = waits_kernel(T.hand[p], T.n_melds[p], T.meld_counts[p], t)
-    T.hand[p, x] += 1
+    hand = T.hand[p]
+    hand[x] -= 1
+    w = waits_kernel(hand, T.n_melds[p], T.meld_counts[p], t)
+    hand[x] += 1
     return w
 
 
@@ -338,46 +339,51 @@ def _decide(T, p, phase, tile, t, params0, params1, policy0, policy1):  # pragma
 @jit
 def _legal_after_draw(T, p, drawn, phase, t):  # pragma: no cover - compiled
     """Fill T.legal for player p holding 14 - 3k tiles (drawn tile ``drawn``, -1 if none)."""
+    legal = T.legal
+    hand = T.hand[p]  # 1-D views: much faster than 2-D indexing around kernel calls
+    melds = T.melds[p]
+    n_melds = T.n_melds[p]
     for a in range(A.N_ACTIONS):
-        T.legal[a] = False
+        legal[a] = False
     last = _tiles_left(T) <= 0
     declared = T.declared[p]
-    if phase == A.PHASE_DRAW and T.skip_win[p] == 0 and is_win_kernel(T.hand[p], T.n_melds[p], t):
-        T.legal[A.WIN] = True
+    if phase == A.PHASE_DRAW and T.skip_win[p] == 0 and is_win_kernel(hand, n_melds, t):
+        legal[A.WIN] = True
         if declared == 2:  # a MIGI declarer can never skip a win
             return
     if declared:
         # locked: the drawn tile goes out, or onto an exposed pung as an automatic added kong
         auto_kong = False
         if phase == A.PHASE_DRAW and drawn >= 0 and not last:
-            for m in range(T.n_melds[p]):
-                if T.melds[p, m, 0] == 0 and T.melds[p, m, 1] == drawn:
+            for m in range(n_melds):
+                if melds[m, 0] == 0 and melds[m, 1] == drawn:
                     auto_kong = True
         if auto_kong:
-            T.legal[A.ADDED_KONG + drawn] = True
+            legal[A.ADDED_KONG + drawn] = True
         elif drawn >= 0:
-            T.legal[A.DISCARD + drawn] = True
+            legal[A.DISCARD + drawn] = True
         return
     for k in range(34):
-        if T.hand[p, k] > 0:
-            T.legal[A.DISCARD + k] = True
+        if hand[k] > 0:
+            legal[A.DISCARD + k] = True
     if phase == A.PHASE_DRAW and not last:
         for k in range(34):
-            if T.hand[p, k] == 4:
-                T.legal[A.CONCEALED_KONG + k] = True
-        for m in range(T.n_melds[p]):
-            if T.melds[p, m, 0] == 0 and T.hand[p, T.melds[p, m, 1]] > 0:
-                T.legal[A.ADDED_KONG + T.melds[p, m, 1]] = True
+            if hand[k] == 4:
+                legal[A.CONCEALED_KONG + k] = True
+        for m in range(n_melds):
+            if melds[m, 0] == 0 and hand[melds[m, 1]] > 0:
+                legal[A.ADDED_KONG + melds[m, 1]] = True
     # declare: the hand after discarding k must have a real wait (only possible if the hand,
     # before that discard, is at most one tile from complete: a cheap shanten test first)
-    if shanten_kernel(T.hand[p], T.n_melds[p], t, T.swork) > 0:
+    if shanten_kernel(hand, n_melds, t, T.swork) > 0:
         return
+    meld_counts = T.meld_counts[p]
     for k in range(34):
-        if T.hand[p, k] > 0:
-            T.hand[p, k] -= 1
-            if waits_kernel(T.hand[p], T.n_melds[p], T.meld_counts[p], t) != 0:
-                T.legal[A.DECLARE + k] = True
-            T.hand[p, k] += 1
+        if hand[k] > 0:
+            hand[k] -= 1
+            if waits_kernel(hand, n_melds, meld_counts, t) != 0:
+                legal[A.DECLARE + k] = True
+            hand[k] += 1
 
 
 @jit
