@@ -205,3 +205,44 @@ def test_agari_and_regular_shanten_match_mahjong_package(all_rules):
         if not (oracle.is_seven_distinct_pairs_shape(c) or oracle.is_kokushi_shape(c)):
             assert w == oracle.mj_is_agari(c), ref.hand_text(c)
     assert wins.sum() >= 5_000
+
+
+@pytest.mark.parametrize("name", RULE_NAMES)
+def test_discard_eval_matches_shanten_of_every_discard(all_rules, name):
+    """discard_eval_kernel (incremental) equals shanten_kernel on every hand - k and hand - k + x."""
+    from simkit.hand.shanten import LIVE_ALL, LIVE_BEST, discard_eval_kernel, shanten_kernel
+
+    rules = all_rules[name]
+    t = hand_tables(rules)
+    rng = np.random.default_rng(RULE_NAMES.index(name))
+    dealt, _ = simkit.deal_hands(600, seed=4, rules=rules)
+    k = rng.integers(0, 5, 400)
+    complete = simkit.random_complete_hands(400, seed=4, rules=rules, n_melds=k)
+    hands = list(zip(dealt, np.zeros(600, int))) + list(zip(complete, k))
+    work = np.empty(20, np.int64)
+    for hand, n_melds in hands:
+        visible = np.minimum(hand.astype(np.int64) + rng.integers(0, 2, 34), 4)
+        sh = np.empty(34, np.int64)
+        live = np.empty(34, np.int64)
+        best = discard_eval_kernel(hand, n_melds, t, visible, sh, live, LIVE_ALL)
+        for kind in rules.kinds:
+            if hand[kind] == 0:
+                assert sh[kind] == 99
+                continue
+            h2 = hand.copy()
+            h2[kind] -= 1
+            s0 = shanten_kernel(h2, n_melds, t, work)
+            expected_live = 0
+            for x in rules.kinds:
+                if visible[x] < 4 and h2[x] < 4:
+                    h3 = h2.copy()
+                    h3[x] += 1
+                    if shanten_kernel(h3, n_melds, t, work) < s0:
+                        expected_live += 4 - visible[x]
+            assert (sh[kind], live[kind]) == (s0, expected_live), (ref.hand_text(hand), n_melds, kind)
+        assert best == min(sh[kind] for kind in rules.kinds if hand[kind])
+        sh2 = np.empty(34, np.int64)
+        live2 = np.empty(34, np.int64)
+        discard_eval_kernel(hand, n_melds, t, visible, sh2, live2, LIVE_BEST)
+        assert np.array_equal(sh2, sh)
+        assert all(live2[x] == (live[x] if sh[x] == best else -1) for x in range(34))

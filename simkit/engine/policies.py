@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jit
-from ..hand.shanten import shanten_kernel
+from ..hand.shanten import LIVE_BEST, LIVE_NONE, discard_eval_kernel, shanten_kernel
 from ..hand.waits import popcount, waits_kernel
 from . import actions as A
 from .rng import bounded
@@ -106,47 +106,23 @@ def count_waits_after(view, k):  # pragma: no cover - compiled
 def _best_discard(view, legal, work, hand):  # pragma: no cover - compiled
     """(discard kind, shanten after it): least shanten, then most live improving tiles, then lowest kind.
 
-    Live improving tiles are only counted when several discards tie on shanten.
+    Live improving tiles are counted only for the discards of least shanten.
     """
-    t = view.tables
-    sh_of = np.full(34, 99, np.int64)
-    best_sh = 99
-    n_best = 0
-    best = -1
-    for k in range(34):
-        if legal[A.DISCARD + k]:
-            hand[k] -= 1
-            sh = shanten_kernel(hand, view.n_melds, t, work)
-            hand[k] += 1
-            sh_of[k] = sh
-            if sh < best_sh:
-                best_sh = sh
-                n_best = 1
-                best = k
-            elif sh == best_sh:
-                n_best += 1
-    if n_best <= 1:
-        return best, best_sh
     visible = np.empty(34, np.int64)
     _visible(view, visible)
+    sh = np.empty(34, np.int64)
+    live = np.empty(34, np.int64)
+    discard_eval_kernel(hand, view.n_melds, view.tables, visible, sh, live, LIVE_BEST)
+    best = -1
+    best_sh = 99
     best_live = -1
     for k in range(34):
-        if sh_of[k] != best_sh:
+        if not legal[A.DISCARD + k]:
             continue
-        hand[k] -= 1
-        live = 0
-        for u in range(t.kinds.shape[0]):
-            x = t.kinds[u]
-            if visible[x] >= 4:
-                continue
-            hand[x] += 1
-            if shanten_kernel(hand, view.n_melds, t, work) < best_sh:
-                live += 4 - visible[x]
-            hand[x] -= 1
-        hand[k] += 1
-        if live > best_live:
+        if sh[k] < best_sh or (sh[k] == best_sh and live[k] > best_live):
             best = k
-            best_live = live
+            best_sh = sh[k]
+            best_live = live[k]
     return best, best_sh
 
 
@@ -179,14 +155,9 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
                 return A.KONG
         if legal[A.PUNG]:
             hand[x] -= 2
-            best = 99
-            for k in range(34):
-                if hand[k] > 0:
-                    hand[k] -= 1
-                    sh = shanten_kernel(hand, view.n_melds + 1, t, work)
-                    hand[k] += 1
-                    if sh < best:
-                        best = sh
+            sh = np.empty(34, np.int64)
+            live = np.empty(34, np.int64)
+            best = discard_eval_kernel(hand, view.n_melds + 1, t, hand, sh, live, LIVE_NONE)
             hand[x] += 2
             if best <= now:
                 return A.PUNG
