@@ -261,6 +261,16 @@ def _play_tile(T, p, x):  # pragma: no cover - compiled
         T.skip_win[p] = 0
 
 
+@jit(inline="always")
+def _draw_replacement(T, p):  # pragma: no cover - compiled
+    """Player ``p`` draws a kong replacement from the tail of the wall; returns its kind."""
+    drawn = T.wall[T.sc[S_BACK]]
+    T.sc[S_BACK] -= 1
+    T.hand[p, drawn] += 1
+    _log(T, EV_REPLACEMENT, p, drawn, 0)
+    return drawn
+
+
 @jit
 def _check(T, p_holding, expect_extra):  # pragma: no cover - compiled
     """Invariants: every tile accounted for, hand sizes, nothing drawn from the kept-back tiles.
@@ -577,10 +587,7 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
             # replacement from the tail
             if _tiles_left(T) <= 0:
                 break  # exhaustive draw: a replacement is needed and only the kept-back tiles remain
-            drawn = T.wall[T.sc[S_BACK]]
-            T.sc[S_BACK] -= 1
-            T.hand[p, drawn] += 1
-            _log(T, EV_REPLACEMENT, p, drawn, 0)
+            drawn = _draw_replacement(T, p)
             replacement = True
             phase = A.PHASE_DRAW
             continue
@@ -652,10 +659,7 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
             p = q
             if _tiles_left(T) <= 0:
                 break
-            drawn = T.wall[T.sc[S_BACK]]
-            T.sc[S_BACK] -= 1
-            T.hand[p, drawn] += 1
-            _log(T, EV_REPLACEMENT, p, drawn, 0)
+            drawn = _draw_replacement(T, p)
             replacement = True
             phase = A.PHASE_DRAW
             continue
