@@ -37,6 +37,14 @@ def check_rows(r, streak_cap=10, base=50, tai_value=20):
     assert np.array_equal(r["dealer_tai"], np.where(win, 1 + 2 * r["streak"], 0))
     assert np.allclose(r["points"], np.where(win, base + tai_value * (r["hand_tai"] + r["dealer_tai"]), 0))
     assert (r["tiles_left"] >= 0).all() and (r["tiles_left"][~win] == 0).all()
+    # the winner's final hand: complete, holding the winning tile, with its melds
+    n_melds = (r["win_melds"][:, :, 0] >= 0).sum(axis=1)
+    assert simkit.is_win_batch(r["win_hand"][win], n_melds[win]).all()
+    assert (r["win_hand"][win, r["win_tile"][win]] > 0).all()
+    assert (r["win_hand"][~win] == 0).all() and (r["win_melds"][~win] == -1).all()
+    kongs = ((r["win_melds"][:, :, 0] >= 1) & (r["win_melds"][:, :, 0] <= 3)).sum(axis=1)
+    kongs_of_winner = np.where(r["winner"] == 0, r["kongs_0"], r["kongs_1"])
+    assert np.array_equal(kongs[win], kongs_of_winner[win])
     # progression within each match
     for m in np.unique(r["match"]):
         idx = np.flatnonzero(r["match"] == m)

@@ -483,11 +483,13 @@ def _score_win(T, winner, win_tile, self_drawn, robbing, replacement, last_tile,
 
 
 @jit
-def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, out, items_out):  # pragma: no cover
+def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, out, items_out, hand_out, melds_out):  # pragma: no cover
     """Play one hand, dealt from ``T.wall`` with seats in ``T.seat``, to a win or an exhaustive draw.
 
     ``out`` int64[N_RESULT_INT] gets the row's fields (match-level fields are filled by the caller);
-    ``items_out`` int16[N_ITEMS] the winner's items. Returns the winner (-1 on a draw).
+    ``items_out`` int16[N_ITEMS] the winner's items; ``hand_out`` uint8[34] the winner's concealed
+    tiles (winning tile included) and ``melds_out`` int8[4, 2] the winner's melds (type, kind; -1 when
+    unused); both zero / -1 on a draw. Returns the winner (-1 on a draw).
     """
     dealer = T.sc[S_DEALER]
     _deal(T, dealer)
@@ -689,6 +691,12 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
     out[R_SKIPS1] = T.skips[1]
     for i in range(sc_douque.N_ITEMS):
         items_out[i] = T.items[i] if winner >= 0 else 0
+    for k in range(34):
+        hand_out[k] = T.hand[winner, k] if winner >= 0 else 0
+    for m in range(4):
+        used = winner >= 0 and m < T.n_melds[winner]
+        melds_out[m, 0] = T.melds[winner, m, 0] if used else -1
+        melds_out[m, 1] = T.melds[winner, m, 1] if used else -1
     return winner
 
 
@@ -697,8 +705,8 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
 
 
 @jit
-def _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1, ints, items, points, log_hand):  # pragma: no cover
-    """Play match ``m`` into the rows of ``ints``/``items``/``points``; returns the number of hands.
+def _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1, ints, items, points, hands, melds, log_hand):  # pragma: no cover
+    """Play match ``m`` into the rows of ``ints``/``items``/``points``/``hands``/``melds``; returns the number of hands.
 
     With ``log_hand >= 0`` the events of that hand are recorded in ``T.log`` and the match stops
     after it (replay).
@@ -718,7 +726,7 @@ def _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, para
         row = ints[h]
         _shuffle_and_roll(T, template, dealer)
         T.sc[S_LOGGING] = 1 if h == log_hand else 0
-        winner = _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, row, items[h])
+        winner = _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, row, items[h], hands[h], melds[h])
         if T.sc[S_ERROR]:
             row[R_MATCH] = m
             row[R_HAND] = h
@@ -749,11 +757,13 @@ def _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, para
 
 
 @pjit
-def play_matches_kernel(seed, start, n_matches, template, t, sp, streak_cap, skipped_pung_turn, check, params0, params1, policy0, policy1, ints, items, points, n_hands, errors):  # pragma: no cover
+def play_matches_kernel(seed, start, n_matches, template, t, sp, streak_cap, skipped_pung_turn, check, params0, params1, policy0, policy1, ints, items, points, hands, melds, n_hands, errors):  # pragma: no cover
     """Play matches ``start .. start + n_matches - 1`` on all cores.
 
     ``ints`` int64[n_matches, max_hands, N_RESULT_INT], ``items`` int16[n_matches, max_hands, N_ITEMS],
-    ``points`` float64[n_matches, max_hands], ``n_hands`` int64[n_matches] are filled per match;
+    ``points`` float64[n_matches, max_hands], ``hands`` uint8[n_matches, max_hands, 34] (winner's
+    concealed tiles), ``melds`` int8[n_matches, max_hands, 4, 2] (winner's melds), ``n_hands``
+    int64[n_matches] are filled per match;
     ``errors`` int64[n_matches, 2] gets (ERR_* code, detail), zero when the match completed.
     """
     for i in prange(n_matches):
@@ -761,21 +771,21 @@ def play_matches_kernel(seed, start, n_matches, template, t, sp, streak_cap, ski
         T.sc[S_CHECK] = 1 if check else 0
         n_hands[i] = _play_match(
             seed, start + i, T, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1,
-            ints[i], items[i], points[i], -1,
+            ints[i], items[i], points[i], hands[i], melds[i], -1,
         )
         errors[i, 0] = T.sc[S_ERROR]
         errors[i, 1] = T.sc[S_ERROR_INFO]
 
 
 @jit
-def replay_kernel(seed, m, hand, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1, ints, items, points, wall_out, log_out):  # pragma: no cover
+def replay_kernel(seed, m, hand, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1, ints, items, points, hands, melds, wall_out, log_out):  # pragma: no cover
     """Replay match ``m`` up to hand ``hand``, recording that hand's events.
 
     Fills the rows of the hands played, the hand's dealt wall (``wall_out``) and its events
     (``log_out`` int64[MAX_LOG, 4]); returns the number of events (-1 if the match ended earlier).
     """
     T = new_table(template.shape[0])
-    n = _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1, ints, items, points, hand)
+    n = _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1, ints, items, points, hands, melds, hand)
     if T.sc[S_ERROR]:
         return -1 - T.sc[S_ERROR]
     if n <= hand:
@@ -789,7 +799,7 @@ def replay_kernel(seed, m, hand, template, t, sp, streak_cap, skipped_pung_turn,
 
 
 @jit
-def play_hand_kernel(wall, dealer, dealer_east, streak, prevailing, t, sp, skipped_pung_turn, check, params0, params1, policy0, policy1, seed, row, items_row, log_out):  # pragma: no cover
+def play_hand_kernel(wall, dealer, dealer_east, streak, prevailing, t, sp, skipped_pung_turn, check, params0, params1, policy0, policy1, seed, row, items_row, hand_row, melds_row, log_out):  # pragma: no cover
     """Play one hand from a given wall (hand-built scenarios); returns the number of events logged."""
     T = new_table(wall.shape[0])
     for i in range(wall.shape[0]):
@@ -803,7 +813,7 @@ def play_hand_kernel(wall, dealer, dealer_east, streak, prevailing, t, sp, skipp
     T.sc[S_LOGGING] = 1
     T.rng[1] = stream_key(seed, 0, 1)
     T.rng[2] = stream_key(seed, 0, 2)
-    winner = _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, row, items_row)
+    winner = _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, row, items_row, hand_row, melds_row)
     if T.sc[S_ERROR]:
         return -T.sc[S_ERROR]
     row[R_DEALER] = dealer

@@ -65,7 +65,7 @@ def _common(rules, policies):
     return rules, f0, p0, f1, p1
 
 
-def _rows(ints, items, points, n):
+def _rows(ints, items, points, hands, melds, n):
     rows = ints[:n]
     out = {name: rows[:, i] for i, name in enumerate(eng.RESULT_FIELDS)}
     out["points"] = points[:n]
@@ -73,6 +73,8 @@ def _rows(ints, items, points, n):
     out["score_0"] = np.where(winner == 0, out["points"], np.where(out["payer"] == 0, -out["points"], 0.0))
     out["score_1"] = -out["score_0"]
     out["items"] = items[:n]
+    out["win_hand"] = hands[:n]
+    out["win_melds"] = melds[:n]
     return out
 
 
@@ -110,8 +112,11 @@ def simulate_matches(
     (-1 on a draw), ``win_type`` (0 draw, 1 self-drawn, 2 discard, 3 robbed kong), ``win_tile``,
     ``hand_tai``, ``dealer_tai``, ``points`` (what the payer pays), ``score_0`` / ``score_1``
     (each player's result), ``turns``, ``tiles_left``, ``kongs_*``, ``declared_*`` (0/1 ready/2
-    MIGI), ``skipped_wins_*``, ``dealer_turn`` (0 first, 1 second dealer of the round), and
-    ``items`` (int16[n_hands, N_ITEMS], columns :data:`simkit.scoring.ITEM_NAMES`).
+    MIGI), ``skipped_wins_*``, ``dealer_turn`` (0 first, 1 second dealer of the round),
+    ``items`` (int16[n_hands, N_ITEMS], columns :data:`simkit.scoring.ITEM_NAMES`), ``win_hand``
+    (uint8[n_hands, 34], the winner's concealed tiles with the winning tile; zeros on a draw) and
+    ``win_melds`` (int8[n_hands, 4, 2], the winner's melds as (type code of :mod:`simkit.melds`,
+    kind), -1 in unused slots and on a draw).
     """
     rules, f0, p0, f1, p1 = _common(rules, policies)
     for name, value in (("n_matches", n_matches), ("seed", seed), ("start", start)):
@@ -122,11 +127,13 @@ def simulate_matches(
     ints = np.zeros((n_matches, max_hands, eng.N_RESULT_INT), np.int64)
     items = np.zeros((n_matches, max_hands, sc_douque.N_ITEMS), np.int16)
     points = np.zeros((n_matches, max_hands), np.float64)
+    hands = np.zeros((n_matches, max_hands, 34), np.uint8)
+    melds = np.zeros((n_matches, max_hands, 4, 2), np.int8)
     n_hands = np.zeros(n_matches, np.int64)
     errors = np.zeros((n_matches, 2), np.int64)
     eng.play_matches_kernel(
         np.uint64(seed), int(start), int(n_matches), wall_template(rules), hand_tables(rules), sc_douque.params_of(rules),
-        cap, rules.options.skipped_pung == "turn", bool(check), p0, p1, f0, f1, ints, items, points, n_hands, errors,
+        cap, rules.options.skipped_pung == "turn", bool(check), p0, p1, f0, f1, ints, items, points, hands, melds, n_hands, errors,
     )
     bad = np.flatnonzero(errors[:, 0])
     if len(bad):
@@ -134,7 +141,7 @@ def simulate_matches(
         h = int(n_hands[i]) - 1
         raise EngineError(_error_text(int(errors[i, 0]), int(errors[i, 1]), f"match {start + i}, hand {h} (seed {seed})"))
     keep = np.arange(max_hands)[None, :] < n_hands[:, None]
-    return _rows(ints[keep], items[keep], points[keep], int(keep.sum()))
+    return _rows(ints[keep], items[keep], points[keep], hands[keep], melds[keep], int(keep.sum()))
 
 
 @dataclass(frozen=True)
@@ -185,9 +192,11 @@ class HandRecord:
         return out
 
 
-def _record(rules, row_ints, items_row, points, log, n_log, wall) -> HandRecord:
+def _record(rules, row_ints, items_row, points, hand_row, melds_row, log, n_log, wall) -> HandRecord:
     row = {name: int(row_ints[i]) for i, name in enumerate(eng.RESULT_FIELDS)}
     row["points"] = float(points)
+    row["win_hand"] = np.asarray(hand_row).copy()
+    row["win_melds"] = np.asarray(melds_row).copy()
     events = [(eng.EVENT_NAMES[int(k)], int(p), int(t), int(e)) for k, p, t, e in log[:n_log]]
     items = {name: int(items_row[i]) for i, name in enumerate(sc_douque.ITEM_NAMES) if items_row[i]}
     return HandRecord(row=row, events=events, wall=np.asarray(wall).copy(), items=items)
@@ -207,18 +216,20 @@ def replay(seed: int, match: int, hand: int, rules="douque", policies: Sequence 
     ints = np.zeros((max_hands, eng.N_RESULT_INT), np.int64)
     items = np.zeros((max_hands, sc_douque.N_ITEMS), np.int16)
     points = np.zeros(max_hands, np.float64)
+    hands = np.zeros((max_hands, 34), np.uint8)
+    melds = np.zeros((max_hands, 4, 2), np.int8)
     template = wall_template(rules)
     wall = np.zeros(len(template), np.int8)
     log = np.zeros((eng.MAX_LOG, 4), np.int64)
     n_log = eng.replay_kernel(
         np.uint64(seed), int(match), int(hand), template, hand_tables(rules), sc_douque.params_of(rules), cap,
-        rules.options.skipped_pung == "turn", p0, p1, f0, f1, ints, items, points, wall, log,
+        rules.options.skipped_pung == "turn", p0, p1, f0, f1, ints, items, points, hands, melds, wall, log,
     )
     if n_log < -1:
         raise EngineError(_error_text(-1 - n_log, -1, f"match {match}, hand {hand} (seed {seed})"))
     if n_log < 0:
         raise SimkitError(f"match {match} of seed {seed} has fewer than {hand + 1} hands")
-    return _record(rules, ints[hand], items[hand], points[hand], log, n_log, wall)
+    return _record(rules, ints[hand], items[hand], points[hand], hands[hand], melds[hand], log, n_log, wall)
 
 
 def play_hand(
@@ -251,13 +262,15 @@ def play_hand(
         raise SimkitError(f"prevailing_wind must be one of E, S, W, N, got {prevailing_wind!r}")
     row = np.zeros(eng.N_RESULT_INT, np.int64)
     items = np.zeros(sc_douque.N_ITEMS, np.int16)
+    hand_row = np.zeros(34, np.uint8)
+    melds_row = np.zeros((4, 2), np.int8)
     log = np.zeros((eng.MAX_LOG, 4), np.int64)
     sp = sc_douque.params_of(rules)
     n_log = eng.play_hand_kernel(
         kinds, int(dealer), bool(dealer_east), int(streak), prevailing, hand_tables(rules), sp,
-        rules.options.skipped_pung == "turn", bool(check), p0, p1, f0, f1, np.uint64(seed), row, items, log,
+        rules.options.skipped_pung == "turn", bool(check), p0, p1, f0, f1, np.uint64(seed), row, items, hand_row, melds_row, log,
     )
     if n_log < 0:
         raise EngineError(_error_text(-n_log, -1, "the hand from the given wall"))
     points = sp.base + sp.tai_value * (row[eng.R_HAND_TAI] + row[eng.R_DEALER_TAI]) if row[eng.R_WINNER] >= 0 else 0.0
-    return _record(rules, row, items, points, log, n_log, kinds)
+    return _record(rules, row, items, points, hand_row, melds_row, log, n_log, kinds)
