@@ -43,6 +43,7 @@ __all__ = [
     "ITEMS",
     "ITEM_NAMES",
     "N_ITEMS",
+    "ITEM_DTYPE",
     "Item",
     "DouqueParams",
     "ScoreWork",
@@ -98,6 +99,7 @@ ITEMS: tuple[Item, ...] = (
 )
 ITEM_NAMES: tuple[str, ...] = tuple(item.name for item in ITEMS)
 N_ITEMS = len(ITEMS)  #: length of the item vector
+ITEM_DTYPE = np.int16  #: dtype of the item columns of :func:`score_batch_kernel`
 
 # item indices (the kernel's vector positions)
 SELF_DRAWN, CONCEALED_HAND, FULLY_CONCEALED, SEAT_WIND, PREVAILING_WIND, DRAGON_PUNG = range(6)

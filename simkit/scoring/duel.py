@@ -1,0 +1,344 @@
+"""Mahjong Duel fan scoring (rules/duel.md, Fan and Payment): items, kernel, multiple, kongs, fee.
+
+Items
+-----
+:data:`ITEMS` names the patterns of the fan table, in its order (Heavenly and Earthly Hand are two
+items); each name is stable snake_case (a dataset column). The fan of a win is the sum of its
+items. The loser pays ``min(2 ** (fan - 1), multiple_cap) * stake`` for the win
+(:func:`win_multiple`, :func:`win_payment`); kong payments come on top, whoever wins and on a draw,
+never capped (:func:`kong_units`, :func:`kong_payment`: exposed 2, added 1, concealed 4 x stake,
+paid by the opponent to the kong's owner); whoever receives coins pays ``fee`` of what they receive
+(:func:`receiver_fee`). The chip limit (``chips``) is match state and left to the engine
+(``DuelParams.chips`` carries it, ``inf`` for unlimited).
+
+Decisions where duel.md leaves room (the reference scorer ``tests/reference_scoring_duel.py`` was
+written from the rules file and its source with the same decisions):
+
+* Win (1) is scored on every win except Heavenly / Earthly Hand, which are "8 fan flat, with nothing
+  else added": then the only item is ``heavenly_hand`` or ``earthly_hand`` (8) and the fan is 8.
+  Both need no melds (dealt 14 tiles; first draw before any call) and a self-draw.
+* Concealed (1): no pung, exposed or added kong among the winner's melds (concealed kongs fine), on
+  a self-draw or a discard win; it stacks with Self-drawn and with Seven pairs (seven pairs is
+  always concealed).
+* A kong of any kind counts as a pung for All pungs, Big three dragons, Little and Big four winds.
+* Seven pairs (3) / Luxury seven pairs (5, replaces Seven pairs): 14 concealed tiles, no melds at
+  all, every kind an even count; luxury when a kind is held 4 times (two pairs). A hand that is
+  both seven pairs and four melds + a pair scores its better arrangement. Full flush and All
+  honours are tile conditions and apply to seven pairs too; the pung patterns do not.
+* Best split: over every split (and seven pairs), the most fan; ties go to the arrangement whose
+  item vector (:data:`ITEM_NAMES` order) is lexicographically largest. Where the winning tile
+  sits does not change the fan; the scored split marks the first part holding it.
+* Every pattern stacks unless the table says it replaces another (as in the source's third worked
+  example: Win + Self-drawn + All pungs + Big three dragons + All honours = 22).
+* Win on a kong: self-drawn on a kong replacement (the winner has a kong). Last tile: self-drawn on
+  the last tile of the wall. They stack when the replacement is the last tile. Robbing the kong: a
+  win on the opponent's added-kong tile, a discard win.
+* Kong payments are counted from the kong's type as it stands: a robbed added kong is a pung again
+  (the engine turns it back), so it earns nothing.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .._jit import jit, pjit, prange
+from ..hand.split import MAX_SPLITS, PART_CHOW, PART_PAIR, SCRATCH, splits_kernel
+from ..hand.win import is_seven_pairs
+from .common import (
+    EAST,
+    MELD_ADDED,
+    MELD_CHOW,
+    MELD_CONCEALED,
+    MELD_KONG,
+    MELD_PUNG,
+    WHITE,
+    ScoreWork,
+    better,
+    first_holding,
+    new_work as _new_work,
+)
+from .douque import Item
+
+__all__ = [
+    "ITEMS",
+    "ITEM_NAMES",
+    "N_ITEMS",
+    "ITEM_DTYPE",
+    "FIRST_TURNS",
+    "KONG_UNITS",
+    "DuelParams",
+    "params_of",
+    "new_work",
+    "score_kernel",
+    "score_batch_kernel",
+    "win_multiple",
+    "win_payment",
+    "kong_units",
+    "kong_payment",
+    "receiver_fee",
+]
+
+ITEMS: tuple[Item, ...] = (
+    Item("win", "Win", "1", "every win (not with Heavenly / Earthly Hand)"),
+    Item("self_drawn", "Self-drawn", "+1", "the winner drew the winning tile"),
+    Item("concealed_hand", "Concealed", "+1", "no pung, exposed or added kong (concealed kongs fine)"),
+    Item("all_pungs", "All pungs", "2", "four pungs/kongs + pair"),
+    Item("full_flush", "Full flush", "2", "characters only"),
+    Item("seven_pairs", "Seven pairs", "3", "seven pairs, no melds"),
+    Item("luxury_seven_pairs", "Luxury seven pairs", "5", "seven pairs with four identical tiles; replaces Seven pairs"),
+    Item("big_three_dragons", "Big three dragons", "8", "pungs/kongs of all three dragons"),
+    Item("little_four_winds", "Little four winds", "8", "pungs of three winds + pair of the fourth"),
+    Item("big_four_winds", "Big four winds", "10", "pungs/kongs of all four winds"),
+    Item("all_honors", "All honours", "10", "every tile an honour"),
+    Item("replacement_tile", "Win on a kong", "+1", "self-draw on a kong replacement"),
+    Item("last_tile_draw", "Last tile", "+1", "self-draw on the last tile of the wall"),
+    Item("robbing_the_kong", "Robbing the kong", "+1", "win on the opponent's added-kong tile"),
+    Item("heavenly_hand", "Heavenly hand", "8 flat", "the dealer's dealt 14 win; nothing else is added"),
+    Item("earthly_hand", "Earthly hand", "8 flat", "non-dealer self-draws on the first draw before any call"),
+)
+ITEM_NAMES: tuple[str, ...] = tuple(item.name for item in ITEMS)
+N_ITEMS = len(ITEMS)  #: length of the item vector
+ITEM_DTYPE = np.int16  #: dtype of the item columns of :func:`score_batch_kernel`
+
+WIN, SELF_DRAWN, CONCEALED_HAND, ALL_PUNGS, FULL_FLUSH, SEVEN_PAIRS, LUXURY_SEVEN_PAIRS = range(7)
+BIG_DRAGONS, LITTLE_WINDS, BIG_WINDS, ALL_HONORS, REPLACEMENT_TILE, LAST_TILE, ROBBING = range(7, 14)
+HEAVENLY, EARTHLY = range(14, 16)
+
+#: first_turn codes of the kernel: index in this tuple
+FIRST_TURNS = (None, "heavenly", "earthly")
+#: kong payment in stakes per meld type code (pung, exposed kong, added kong, concealed kong, chow)
+KONG_UNITS = (0, 2, 1, 4, 0)
+
+
+class DuelParams(NamedTuple):
+    """The payment options, as scalars for the kernels (from :func:`params_of`)."""
+
+    stake: float  #: coins per multiple
+    fee: float  #: share of what a player receives that they pay as a fee
+    multiple_cap: int  #: largest multiple paid for a win
+    chips: float  #: coins each player has at the table (``inf``: unlimited); the engine's business
+
+
+def params_of(rules) -> DuelParams:
+    """Kernel parameters of a duel :class:`~simkit.rules.Rules`."""
+    o = rules.options
+    chips = np.inf if o.chips is None else float(o.chips)
+    return DuelParams(float(o.stake), float(o.fee), int(o.multiple_cap), chips)
+
+
+def new_work() -> ScoreWork:
+    """Fresh scratch arrays for :func:`score_kernel`."""
+    return _new_work(N_ITEMS, np.int64)
+
+
+@jit
+def win_multiple(fan, p):  # pragma: no cover - compiled
+    """``min(2 ** (fan - 1), p.multiple_cap)`` for ``fan >= 1`` (int64, no overflow)."""
+    m = np.int64(1)
+    for _ in range(fan - 1):
+        if m >= p.multiple_cap:
+            break
+        m *= 2
+    return min(m, np.int64(p.multiple_cap))
+
+
+@jit
+def win_payment(fan, p):  # pragma: no cover - compiled
+    """What the loser pays for the win itself: ``win_multiple(fan, p) * p.stake`` (float)."""
+    return win_multiple(fan, p) * p.stake
+
+
+@jit
+def kong_units(melds, n_melds):  # pragma: no cover - compiled
+    """Kong payment of one player's melds in stakes: exposed 2, added 1, concealed 4 each."""
+    units = np.int64(0)
+    for m in range(n_melds):
+        code = melds[m, 0]
+        if code == MELD_KONG:
+            units += 2
+        elif code == MELD_ADDED:
+            units += 1
+        elif code == MELD_CONCEALED:
+            units += 4
+    return units
+
+
+@jit
+def kong_payment(melds, n_melds, p):  # pragma: no cover - compiled
+    """What the opponent pays the owner of ``melds`` for its kongs: ``kong_units * p.stake``."""
+    return kong_units(melds, n_melds) * p.stake
+
+
+@jit
+def receiver_fee(received, p):  # pragma: no cover - compiled
+    """The fee a player pays on coins received: ``received * p.fee``."""
+    return received * p.fee
+
+
+@jit
+def score_kernel(
+    counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn,
+    t, p, work, items,
+):  # pragma: no cover - compiled
+    """Score a complete duel hand; returns the fan and fills ``items`` (int[N_ITEMS]).
+
+    Parameters
+    ----------
+    counts : uint8[34]
+        Concealed tiles including the winning tile (``14 - 3 * n_melds``); must be complete (four
+        melds + a pair, or seven pairs with no melds).
+    win_tile : int
+        Kind of the winning tile.
+    melds : int array (>= n_melds, 2)
+        Rows ``(meld type code, kind)`` as in :mod:`simkit.melds`; only the first ``n_melds`` count.
+    self_drawn, robbing_kong, replacement, last_tile : bool
+        Self-draw; win on the opponent's added-kong tile; self-draw on a kong replacement;
+        self-draw on the last tile of the wall.
+    first_turn : int
+        Code, index into :data:`FIRST_TURNS` (0 none, 1 heavenly, 2 earthly).
+    t : HandTables
+        The duel tables (with seven pairs).
+    p : DuelParams
+        Not used by the fan (only by the payment functions); taken for a uniform signature.
+    work : ScoreWork
+        From :func:`new_work`. On return ``work.choice`` holds (split, part of the winning tile)
+        of the scored arrangement in ``work.splits``; split -1 is seven pairs.
+    items : int array (N_ITEMS,)
+        Output: fan per item. Returns -1 (items zero) if not complete.
+    """
+    for i in range(N_ITEMS):
+        items[i] = 0
+    # --- melds
+    claimed = 0
+    n_kong = 0
+    meld_chows = 0
+    meld_dragons = 0
+    meld_winds = 0
+    has_m = False
+    has_z = False
+    for m in range(n_melds):
+        mtype = melds[m, 0]
+        kind = melds[m, 1]
+        if mtype != MELD_CONCEALED:
+            claimed += 1
+        if mtype == MELD_CHOW:
+            meld_chows += 1
+        elif mtype != MELD_PUNG:
+            n_kong += 1
+        if kind >= EAST:
+            has_z = True
+            if kind >= WHITE:
+                meld_dragons += 1
+            else:
+                meld_winds += 1
+        else:
+            has_m = True
+    for k in range(34):
+        if counts[k]:
+            if k < EAST:
+                has_m = True
+            else:
+                has_z = True
+    # --- items independent of the split
+    cand = work.cand
+    for i in range(N_ITEMS):
+        cand[i] = 0
+    cand[WIN] = 1
+    if self_drawn:
+        cand[SELF_DRAWN] = 1
+        if replacement and n_kong > 0:
+            cand[REPLACEMENT_TILE] = 1
+        if last_tile:
+            cand[LAST_TILE] = 1
+    elif robbing_kong:
+        cand[ROBBING] = 1
+    if claimed == 0:
+        cand[CONCEALED_HAND] = 1
+    if not has_z:
+        cand[FULL_FLUSH] = 2
+    if not has_m:
+        cand[ALL_HONORS] = 10
+    found = False
+    # --- seven pairs
+    if n_melds == 0 and t.seven_pairs and is_seven_pairs(counts, t):
+        luxury = False
+        for k in range(34):
+            if counts[k] == 4:
+                luxury = True
+        if luxury:
+            cand[LUXURY_SEVEN_PAIRS] = 5
+        else:
+            cand[SEVEN_PAIRS] = 3
+        for i in range(N_ITEMS):
+            items[i] = cand[i]
+        work.choice[0] = -1
+        work.choice[1] = 0
+        found = True
+        cand[SEVEN_PAIRS] = 0
+        cand[LUXURY_SEVEN_PAIRS] = 0
+    # --- every split (where the winning tile sits does not change the fan)
+    n_splits = splits_kernel(counts, n_melds, t, work.splits, work.split_scratch)
+    n_parts = 5 - n_melds
+    for s in range(n_splits):
+        chows = meld_chows
+        dragons = meld_dragons
+        winds = meld_winds
+        pair = -1
+        for v in range(n_parts):
+            vtype = work.splits[s, v, 0]
+            kind = work.splits[s, v, 1]
+            if vtype == PART_CHOW:
+                chows += 1
+            elif vtype == PART_PAIR:
+                pair = kind
+            elif kind >= WHITE:
+                dragons += 1
+            elif kind >= EAST:
+                winds += 1
+        cand[ALL_PUNGS] = 2 if chows == 0 else 0
+        cand[BIG_DRAGONS] = 8 if dragons == 3 else 0
+        cand[BIG_WINDS] = 10 if winds == 4 else 0
+        cand[LITTLE_WINDS] = 8 if (winds == 3 and EAST <= pair < WHITE) else 0
+        if not found or better(cand, items):
+            for i in range(N_ITEMS):
+                items[i] = cand[i]
+            work.choice[0] = s
+            work.choice[1] = first_holding(work.splits, s, n_parts, win_tile)
+            found = True
+    if not found:
+        return np.int64(-1)
+    if first_turn == 1 or first_turn == 2:
+        for i in range(N_ITEMS):
+            items[i] = 0
+        items[HEAVENLY if first_turn == 1 else EARTHLY] = 8
+    total = np.int64(0)
+    for i in range(N_ITEMS):
+        total += items[i]
+    return total
+
+
+@pjit
+def score_batch_kernel(
+    counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn,
+    t, p, items, fan,
+):  # pragma: no cover - compiled
+    """Score N hands on all cores: arrays of length N (``counts`` (N, 34), ``melds`` (N, 4, 2)),
+    ``items`` int16[N, N_ITEMS] and ``fan`` int16[N] out (-1 for a hand that is not complete)."""
+    n = counts.shape[0]
+    chunk = 256
+    for c in prange((n + chunk - 1) // chunk):
+        work = ScoreWork(
+            np.zeros((MAX_SPLITS, 5, 2), np.int8),
+            np.zeros(N_ITEMS, np.int64),
+            np.zeros(34, np.uint8),
+            np.zeros(34, np.uint8),
+            np.zeros(2, np.int64),
+            np.zeros(SCRATCH, np.int64),
+        )
+        for i in range(c * chunk, min(n, (c + 1) * chunk)):
+            fan[i] = score_kernel(
+                counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], robbing_kong[i], replacement[i],
+                last_tile[i], first_turn[i], t, p, work, items[i],
+            )

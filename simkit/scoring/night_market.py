@@ -1,0 +1,355 @@
+"""Night-market fan scoring (rules/night_market.md, Scoring): the item table, the kernel, the payment.
+
+Items
+-----
+:data:`ITEMS` names the 23 patterns of the fan table, in its order; each name is stable snake_case
+(a dataset column) and each label carries the rules file's pinyin and Chinese name. The fan of a
+win is the sum of its items; the loser pays ``base + fan_value * fan`` (:func:`payment`; 50 + 100
+x fan by default). There is no minimum fan: a hand with no pattern scores 0 fan and pays 50.
+
+Decisions where night_market.md leaves room (the reference scorer
+``tests/reference_scoring_night_market.py`` was written from the rules file with the same decisions):
+
+* Sets: a kong of any kind counts as a pung. A pung of the concealed part is concealed unless the
+  winning tile completed it on a discard win; a concealed kong is a concealed pung; claimed pungs,
+  chows, exposed and added kongs are claimed melds (an added kong grew from a claimed pung).
+* Best split: over every split of the concealed part and every place the winning tile can take in
+  it, the most fan; ties go to the arrangement whose item vector (:data:`ITEM_NAMES` order) is
+  lexicographically largest.
+* The wait items (Dan Diao, Bian Zhang, Kan Zhang) need the ready hand (the hand before the winning
+  tile) to have had exactly one winning kind (the waits kernel: a kind the winner holds all 4 of is
+  not a wait), and then depend on where the winning tile sits in the scored arrangement: the pair
+  (Dan Diao), the 3 of 123 or the 7 of 789 (Bian Zhang), the middle of a chow (Kan Zhang). A tile
+  completing a pung scores none of them. At most one of the three can hold (the tile sits in one
+  part).
+* Men Qing: no pung, chow, exposed or added kong among the melds, won on a discard. Bu Qiu Ren: the
+  same melds condition, self-drawn; it replaces Zi Mo. Concealed kongs keep both.
+* Quan Qiu Ren: four melds, each a pung, chow, exposed or added kong (a concealed kong is not
+  claimed), won on a discard (the wait is then always a single pair wait); it replaces Dan Diao.
+* Hai Di Lao Yue: ``last_tile`` (self-draw on the last tile of the wall); it replaces Zi Mo and
+  stacks with Bu Qiu Ren (each replaces Zi Mo; neither replaces the other). He Di Lao Yu:
+  ``last_discard`` (a win on the discard made after the last tile was drawn); stacks with Men Qing.
+* Ping Hu: four chows (claimed or concealed) and a character pair (an honor pair is not Ping Hu).
+* Shuang An Ke / Three concealed pungs / Si An Ke: exactly 2 / exactly 3 / 4 concealed pungs or
+  kongs. Si An Ke replaces Three concealed pungs, Shuang An Ke, Peng Peng Hu and Men Qing.
+* Cou Yi Se (literal reading): of the five sets (four melds and the pair), exactly one is of the
+  other type, i.e. exactly one honor set among four character sets, or exactly one character set
+  among four honor sets. Qing Yi Se (characters only) and Zi Yi Se (honors only) cannot meet it.
+* Greater than 5 / Less than 5: every tile (hand and melds) is a character 6-9 / 1-4. They replace
+  nothing, so they stack with Qing Yi Se (24).
+* Zi Yi Se replaces Peng Peng Hu. Xiao San Yuan: two dragon pungs/kongs and a dragon pair; Xiao Si
+  Xi: three wind pungs/kongs and a wind pair. Da San Yuan (three dragon pungs/kongs) replaces Xiao
+  San Yuan; Da Si Xi (four wind pungs/kongs) replaces Xiao Si Xi and Peng Peng Hu. Every other
+  pair of items stacks (e.g. Zi Yi Se + Da San Yuan + Si An Ke).
+* No win on a robbed kong (the rule set has none), no first-turn or kong-replacement item: a win on a
+  replacement tile is an ordinary self-draw (or Hai Di Lao Yue if it is the last tile).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .._jit import jit, pjit, prange
+from ..hand.split import MAX_SPLITS, PART_CHOW, PART_PAIR, SCRATCH, splits_kernel
+from ..hand.waits import popcount, waits_kernel
+from .common import EAST, MELD_CONCEALED, MELD_CHOW, MELD_PUNG, WHITE, ScoreWork, better, holds, new_work as _new_work
+from .douque import Item
+
+__all__ = [
+    "ITEMS",
+    "ITEM_NAMES",
+    "N_ITEMS",
+    "ITEM_DTYPE",
+    "NightMarketParams",
+    "params_of",
+    "new_work",
+    "score_kernel",
+    "score_batch_kernel",
+    "payment",
+]
+
+ITEMS: tuple[Item, ...] = (
+    Item("self_drawn", "Zi Mo 自摸", "1", "self-drawn; replaced by Bu Qiu Ren and Hai Di Lao Yue"),
+    Item("pair_wait", "Dan Diao 單釣", "1", "won in the pair, the only winning kind; replaced by Quan Qiu Ren"),
+    Item("edge_wait", "Bian Zhang 邊張", "1", "won on the 3 of 12-3 or the 7 of 7-89, the only winning kind"),
+    Item("closed_wait", "Kan Zhang 坎張", "1", "won on the middle tile of a chow, the only winning kind"),
+    Item("concealed_hand", "Men Qing 門前清", "1", "nothing claimed (concealed kongs fine), won on a discard"),
+    Item("all_chows", "Ping Hu 平和", "2", "four chows + a character pair"),
+    Item("two_concealed_pungs", "Shuang An Ke 雙暗刻", "2", "two concealed pungs/kongs"),
+    Item("fully_concealed", "Bu Qiu Ren 不求人", "4", "nothing claimed, self-drawn; replaces Zi Mo"),
+    Item("all_pungs", "Peng Peng Hu 碰碰和", "6", "four pungs/kongs + pair"),
+    Item("one_type_but_one_set", "Cou Yi Se 湊一色", "6", "one type (characters or honors) except exactly one set"),
+    Item("fully_melded", "Quan Qiu Ren 全求人", "6", "four claimed melds, won on a discard; replaces Dan Diao"),
+    Item("last_tile_draw", "Hai Di Lao Yue 海底撈月", "8", "self-draw on the last tile of the wall; replaces Zi Mo"),
+    Item("last_discard", "He Di Lao Yu 河底撈魚", "8", "win on the discard after the last tile was drawn"),
+    Item("greater_than_five", "Greater than 5 全大", "12", "every tile a character 6-9"),
+    Item("less_than_five", "Less than 5 全小", "12", "every tile a character 1-4"),
+    Item("three_concealed_pungs", "Three concealed pungs 三暗刻", "16", "replaces Shuang An Ke"),
+    Item("full_flush", "Qing Yi Se 清一色", "24", "characters only"),
+    Item("all_honors", "Zi Yi Se 字一色", "64", "honors only; replaces Peng Peng Hu"),
+    Item("four_concealed_pungs", "Si An Ke 四暗刻", "64", "four; replaces 3/2 concealed pungs, Peng Peng Hu, Men Qing"),
+    Item("little_three_dragons", "Xiao San Yuan 小三元", "64", "two dragon pungs + a dragon pair"),
+    Item("little_four_winds", "Xiao Si Xi 小四喜", "64", "three wind pungs + a wind pair"),
+    Item("big_three_dragons", "Da San Yuan 大三元", "88", "three dragon pungs; replaces Xiao San Yuan"),
+    Item("big_four_winds", "Da Si Xi 大四喜", "88", "four wind pungs; replaces Xiao Si Xi, Peng Peng Hu"),
+)
+ITEM_NAMES: tuple[str, ...] = tuple(item.name for item in ITEMS)
+N_ITEMS = len(ITEMS)  #: length of the item vector
+ITEM_DTYPE = np.int16  #: dtype of the item columns of :func:`score_batch_kernel`
+
+# item indices (the kernel's vector positions)
+SELF_DRAWN, PAIR_WAIT, EDGE_WAIT, CLOSED_WAIT, CONCEALED_HAND, ALL_CHOWS, TWO_CONCEALED = range(7)
+FULLY_CONCEALED, ALL_PUNGS, ONE_TYPE_BUT_ONE, FULLY_MELDED, LAST_TILE, LAST_DISCARD = range(7, 13)
+GREATER_THAN_FIVE, LESS_THAN_FIVE, THREE_CONCEALED, FULL_FLUSH, ALL_HONORS, FOUR_CONCEALED = range(13, 19)
+LITTLE_DRAGONS, LITTLE_WINDS, BIG_DRAGONS, BIG_WINDS = range(19, 23)
+
+#: fan of each item, in :data:`ITEMS` order
+FAN = np.array([1, 1, 1, 1, 1, 2, 2, 4, 6, 6, 6, 8, 8, 12, 12, 16, 24, 64, 64, 64, 64, 88, 88], np.int64)
+
+
+class NightMarketParams(NamedTuple):
+    """The scoring options, as scalars for the kernel (from :func:`params_of`)."""
+
+    base: float  #: fixed part of every payment
+    fan_value: float  #: points per fan
+
+
+def params_of(rules) -> NightMarketParams:
+    """Kernel parameters of a night_market :class:`~simkit.rules.Rules`."""
+    o = rules.options
+    return NightMarketParams(float(o.base), float(o.fan_value))
+
+
+def new_work() -> ScoreWork:
+    """Fresh scratch arrays for :func:`score_kernel`."""
+    return _new_work(N_ITEMS, np.int64)
+
+
+@jit
+def payment(fan, p):  # pragma: no cover - compiled
+    """What the loser pays the winner: ``p.base + p.fan_value * fan`` (float)."""
+    return p.base + p.fan_value * fan
+
+
+@jit
+def score_kernel(
+    counts, win_tile, melds, n_melds, self_drawn, last_tile, last_discard, t, p, work, items,
+):  # pragma: no cover - compiled
+    """Score a complete night_market hand; returns the fan and fills ``items`` (int[N_ITEMS]).
+
+    Parameters
+    ----------
+    counts : uint8[34]
+        Concealed tiles including the winning tile (``14 - 3 * n_melds``); must be complete.
+    win_tile : int
+        Kind of the winning tile.
+    melds : int array (>= n_melds, 2)
+        Rows ``(meld type code, lowest kind)`` as in :mod:`simkit.melds` (chows included); only
+        the first ``n_melds`` count.
+    self_drawn : bool
+        The winner drew the winning tile (else it is the opponent's discard).
+    last_tile : bool
+        Self-drawn on the last tile of the wall (Hai Di Lao Yue).
+    last_discard : bool
+        Won on the discard made after the last tile was drawn (He Di Lao Yu).
+    t : HandTables
+    p : NightMarketParams
+        Not used by the fan (only by :func:`payment`); taken for a uniform signature.
+    work : ScoreWork
+        From :func:`new_work`. On return ``work.choice`` holds (split, part of the winning tile)
+        of the scored arrangement in ``work.splits``.
+    items : int array (N_ITEMS,)
+        Output: fan per item of the best arrangement. Returns -1 (items zero) if not complete.
+    """
+    for i in range(N_ITEMS):
+        items[i] = 0
+    # --- melds
+    claimed = 0
+    meld_chows = 0
+    concealed_kongs = 0
+    meld_honor_sets = 0
+    meld_dragons = 0
+    meld_winds = 0
+    for k in range(34):
+        work.meld_counts[k] = 0
+    for m in range(n_melds):
+        mtype = melds[m, 0]
+        kind = melds[m, 1]
+        if mtype == MELD_CONCEALED:
+            concealed_kongs += 1
+        else:
+            claimed += 1
+        if mtype == MELD_CHOW:
+            meld_chows += 1
+            for d in range(3):
+                work.meld_counts[kind + d] += 1
+        else:
+            work.meld_counts[kind] += 3 if mtype == MELD_PUNG else 4
+            if kind >= EAST:
+                meld_honor_sets += 1
+                if kind >= WHITE:
+                    meld_dragons += 1
+                else:
+                    meld_winds += 1
+    # --- tiles
+    has_m = False
+    has_z = False
+    all_high = True  # every tile a character 6-9
+    all_low = True  # every tile a character 1-4
+    for k in range(34):
+        if counts[k] + work.meld_counts[k]:
+            if k < 9:
+                has_m = True
+                if k < 5:
+                    all_high = False
+                if k > 3:
+                    all_low = False
+            else:
+                has_z = True
+                all_high = False
+                all_low = False
+    # --- items independent of the split
+    cand = work.cand
+    for i in range(N_ITEMS):
+        cand[i] = 0
+    concealed = claimed == 0
+    if self_drawn:
+        if concealed:
+            cand[FULLY_CONCEALED] = FAN[FULLY_CONCEALED]
+        if last_tile:
+            cand[LAST_TILE] = FAN[LAST_TILE]
+        if not concealed and not last_tile:
+            cand[SELF_DRAWN] = FAN[SELF_DRAWN]
+    else:
+        if last_discard:
+            cand[LAST_DISCARD] = FAN[LAST_DISCARD]
+    fully_melded = n_melds == 4 and claimed == 4 and not self_drawn
+    if fully_melded:
+        cand[FULLY_MELDED] = FAN[FULLY_MELDED]
+    if has_m and not has_z:
+        cand[FULL_FLUSH] = FAN[FULL_FLUSH]
+    if has_z and not has_m:
+        cand[ALL_HONORS] = FAN[ALL_HONORS]
+    if all_high:
+        cand[GREATER_THAN_FIVE] = FAN[GREATER_THAN_FIVE]
+    if all_low:
+        cand[LESS_THAN_FIVE] = FAN[LESS_THAN_FIVE]
+    for k in range(34):
+        work.ready[k] = counts[k]
+    work.ready[win_tile] -= 1
+    single = popcount(waits_kernel(work.ready, n_melds, work.meld_counts, t)) == 1
+    # --- every split, every place of the winning tile
+    n_splits = splits_kernel(counts, n_melds, t, work.splits, work.split_scratch)
+    if n_splits == 0:
+        return np.int64(-1)
+    n_parts = 5 - n_melds
+    discard_win = not self_drawn
+    found = False
+    for s in range(n_splits):
+        for w in range(n_parts):
+            wtype = work.splits[s, w, 0]
+            wkind = work.splits[s, w, 1]
+            if not holds(wtype, wkind, win_tile):
+                continue
+            dup = False
+            for v in range(w):
+                if work.splits[s, v, 0] == wtype and work.splits[s, v, 1] == wkind:
+                    dup = True
+            if dup:
+                continue
+            chows = meld_chows
+            hidden = concealed_kongs
+            honor_sets = meld_honor_sets
+            dragons = meld_dragons
+            winds = meld_winds
+            pair = -1
+            for v in range(n_parts):
+                vtype = work.splits[s, v, 0]
+                kind = work.splits[s, v, 1]
+                if vtype == PART_CHOW:
+                    chows += 1
+                    continue
+                if kind >= EAST:
+                    honor_sets += 1
+                if vtype == PART_PAIR:
+                    pair = kind
+                    continue
+                if not (discard_win and v == w):
+                    hidden += 1
+                if kind >= WHITE:
+                    dragons += 1
+                elif kind >= EAST:
+                    winds += 1
+            for i in (PAIR_WAIT, EDGE_WAIT, CLOSED_WAIT, CONCEALED_HAND, ALL_CHOWS, TWO_CONCEALED, ALL_PUNGS,
+                      ONE_TYPE_BUT_ONE, THREE_CONCEALED, FOUR_CONCEALED, LITTLE_DRAGONS, LITTLE_WINDS,
+                      BIG_DRAGONS, BIG_WINDS):
+                cand[i] = 0
+            if single:
+                if wtype == PART_PAIR:
+                    if not fully_melded:
+                        cand[PAIR_WAIT] = FAN[PAIR_WAIT]
+                elif wtype == PART_CHOW:
+                    if win_tile == wkind + 1:
+                        cand[CLOSED_WAIT] = FAN[CLOSED_WAIT]
+                    elif (win_tile == wkind + 2 and wkind % 9 == 0) or (win_tile == wkind and wkind % 9 == 6):
+                        cand[EDGE_WAIT] = FAN[EDGE_WAIT]
+            if hidden >= 4:
+                cand[FOUR_CONCEALED] = FAN[FOUR_CONCEALED]
+            else:
+                if concealed and discard_win:
+                    cand[CONCEALED_HAND] = FAN[CONCEALED_HAND]
+                if hidden == 3:
+                    cand[THREE_CONCEALED] = FAN[THREE_CONCEALED]
+                elif hidden == 2:
+                    cand[TWO_CONCEALED] = FAN[TWO_CONCEALED]
+            if chows == 4 and pair < 9:
+                cand[ALL_CHOWS] = FAN[ALL_CHOWS]
+            # Peng Peng Hu is replaced by Zi Yi Se (no character), Si An Ke and Da Si Xi
+            if chows == 0 and has_m and hidden < 4 and winds < 4:
+                cand[ALL_PUNGS] = FAN[ALL_PUNGS]
+            if honor_sets == 1 or honor_sets == 4:
+                cand[ONE_TYPE_BUT_ONE] = FAN[ONE_TYPE_BUT_ONE]
+            if dragons == 3:
+                cand[BIG_DRAGONS] = FAN[BIG_DRAGONS]
+            elif dragons == 2 and pair >= WHITE:
+                cand[LITTLE_DRAGONS] = FAN[LITTLE_DRAGONS]
+            if winds == 4:
+                cand[BIG_WINDS] = FAN[BIG_WINDS]
+            elif winds == 3 and EAST <= pair < WHITE:
+                cand[LITTLE_WINDS] = FAN[LITTLE_WINDS]
+            if not found or better(cand, items):
+                for i in range(N_ITEMS):
+                    items[i] = cand[i]
+                work.choice[0] = s
+                work.choice[1] = w
+                found = True
+    total = np.int64(0)
+    for i in range(N_ITEMS):
+        total += items[i]
+    return total
+
+
+@pjit
+def score_batch_kernel(
+    counts, win_tile, melds, n_melds, self_drawn, last_tile, last_discard, t, p, items, fan,
+):  # pragma: no cover - compiled
+    """Score N hands on all cores: arrays of length N (``counts`` (N, 34), ``melds`` (N, 4, 2)),
+    ``items`` int16[N, N_ITEMS] and ``fan`` int16[N] out (-1 for a hand that is not complete)."""
+    n = counts.shape[0]
+    chunk = 256
+    for c in prange((n + chunk - 1) // chunk):
+        work = ScoreWork(
+            np.zeros((MAX_SPLITS, 5, 2), np.int8),
+            np.zeros(N_ITEMS, np.int64),
+            np.zeros(34, np.uint8),
+            np.zeros(34, np.uint8),
+            np.zeros(2, np.int64),
+            np.zeros(SCRATCH, np.int64),
+        )
+        for i in range(c * chunk, min(n, (c + 1) * chunk)):
+            fan[i] = score_kernel(
+                counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], last_tile[i], last_discard[i],
+                t, p, work, items[i],
+            )
