@@ -111,16 +111,20 @@ def _cmd_score(args) -> int:
         robbing_kong=args.robbing_kong,
         replacement=args.replacement,
         last_tile=args.last_tile,
+        last_discard=args.last_discard,
         first_turn=args.first_turn,
         declared=args.declared,
         seat_wind=args.seat,
         prevailing_wind=args.prevailing,
         dealer=args.dealer,
         streak=args.streak,
+        bid=args.bid,
     )
-    who = "dealer" if args.dealer else "non-dealer"
     how = "self-drawn" if args.self_drawn else "on a discard"
-    print(f"{args.hand} won {how} on {args.win} by the {who}; {result.rules}")
+    who = ""
+    if rules.name in ("douque", "duel"):
+        who = " by the dealer" if args.dealer else " by the non-dealer"
+    print(f"{args.hand} won {how} on {args.win}{who}; {result.rules}")
     print(result.table())
     return 0
 
@@ -232,20 +236,36 @@ def build_parser() -> argparse.ArgumentParser:
     _add_rules_args(p)
     p.set_defaults(func=_cmd_hand)
 
-    p = sub.add_parser("score", help="score a winning hand: items, hand tai, dealer tai, payment")
+    p = sub.add_parser(
+        "score",
+        help="score a winning hand: items, tai / fan / combination points, payment",
+        description="Score a winning hand under a rule set. Each rule set takes only its own win flags: "
+        "douque: --self-drawn --robbing-kong --replacement --last-tile --first-turn --declared --seat "
+        "--prevailing --dealer --streak; night_market: --self-drawn --last-tile --last-discard; "
+        "duel: --self-drawn --robbing-kong --replacement --last-tile --first-turn heavenly|earthly --dealer; "
+        "for_two: --self-drawn --bid.",
+    )
     p.add_argument("hand", help="concealed tiles including the winning tile, e.g. 123456789m11122z")
     p.add_argument("--win", required=True, metavar="TILE", help="the winning tile, e.g. 2z")
-    p.add_argument("--melds", nargs="*", default=[], metavar="MELD", help='exposed/declared melds, e.g. "pung 555z"')
+    p.add_argument(
+        "--melds", nargs="*", default=[], metavar="MELD", help='exposed/declared melds, e.g. "pung 555z", "chow 345m"'
+    )
     p.add_argument("--self-drawn", action="store_true", help="the winner drew the winning tile")
-    p.add_argument("--robbing-kong", action="store_true", help="won on the opponent's added-kong tile")
-    p.add_argument("--replacement", action="store_true", help="self-drawn on a kong replacement")
+    p.add_argument("--robbing-kong", action="store_true", help="won on the opponent's added-kong tile (douque, duel)")
+    p.add_argument("--replacement", action="store_true", help="self-drawn on a kong replacement (douque, duel)")
     p.add_argument("--last-tile", action="store_true", help="self-drawn on the last drawable tile")
-    p.add_argument("--first-turn", choices=["heavenly", "earthly", "human"], help="a first-turn win")
-    p.add_argument("--declared", choices=["ready", "migi"], help="the winner declared ready / MIGI")
-    p.add_argument("--seat", choices=["E", "W"], default="E", help="the winner's seat wind (default E)")
-    p.add_argument("--prevailing", choices=["E", "S", "W", "N"], default="E", help="prevailing wind (default E)")
-    p.add_argument("--dealer", action="store_true", help="the winner is the dealer")
-    p.add_argument("--streak", type=_non_negative_int, default=0, help="the dealer's streak (default 0)")
+    p.add_argument(
+        "--last-discard", action="store_true", help="won on the discard after the last tile was drawn (night_market)"
+    )
+    p.add_argument(
+        "--first-turn", choices=["heavenly", "earthly", "human"], help="a first-turn win (douque; duel: heavenly, earthly)"
+    )
+    p.add_argument("--declared", choices=["ready", "migi"], help="the winner declared ready / MIGI (douque)")
+    p.add_argument("--seat", choices=["E", "W"], help="the winner's seat wind (douque; default E)")
+    p.add_argument("--prevailing", choices=["E", "S", "W", "N"], help="prevailing wind (douque; default E)")
+    p.add_argument("--dealer", action="store_true", help="the winner is the dealer (douque, duel)")
+    p.add_argument("--streak", type=_non_negative_int, help="the dealer's streak (douque; default 0)")
+    p.add_argument("--bid", type=int, metavar="{1,2,3}", help="the banker's bid (for_two; default 1)")
     _add_rules_args(p)
     p.set_defaults(func=_cmd_score)
 

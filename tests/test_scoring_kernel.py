@@ -132,7 +132,7 @@ def test_score_errors():
         simkit.score("123456789m111p9p1z", "6m")
     with pytest.raises(simkit.ScoreError, match="not in the hand"):
         simkit.score("123456789m111p99p", "5z")
-    with pytest.raises(simkit.ScoreError, match="not implemented yet"):
-        simkit.score("123456789m11122z", "2z", rules="duel")
+    with pytest.raises(simkit.ScoreError, match="not a win flag of rule set 'duel'"):
+        simkit.score("123456789m11122z", "2z", rules="duel", declared="ready")
     with pytest.raises(simkit.HandError, match="must have 14"):
         simkit.score("123456789m111p9p", "6m")

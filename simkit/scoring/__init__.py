@@ -1,12 +1,26 @@
 """Scoring a win: :func:`score` for one hand by hand, :func:`score_batch` for arrays on all cores.
 
-Both run the same numba kernel the engine calls (:func:`simkit.scoring.douque.score_kernel`).
-Douque (tai) is implemented; the other rule sets' fan tables are not yet (``score`` says so).
+Both run the numba kernels the engine calls, one module per rule set:
+
+=================  =========================================  ==========================================
+rule set           kernel module                              value of a win
+=================  =========================================  ==========================================
+``douque``         :mod:`simkit.scoring.douque`               hand tai; ``base + tai_value x tai``
+``night_market``   :mod:`simkit.scoring.night_market`         fan; ``base + fan_value x fan``
+``duel``           :mod:`simkit.scoring.duel`                 fan; ``min(2^(fan-1), cap) x stake`` + kongs
+``for_two``        :mod:`simkit.scoring.for_two`              combination points; ``bid x stake x points``
+=================  =========================================  ==========================================
+
+Each module has its item table ``ITEMS`` (stable snake_case names: dataset columns), ``params_of``,
+``new_work``, ``score_kernel``, ``score_batch_kernel`` and small jitted payment functions, and
+documents every decision its rules file leaves open. :func:`items_of` gives a rule set's item
+table; ``ITEMS`` / ``ITEM_NAMES`` here stay douque's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import ModuleType
 
 import numpy as np
 
@@ -14,18 +28,69 @@ from ..errors import HandError, ScoreError
 from ..hand.split import PART_CHOW, PART_NAMES, PART_PAIR
 from ..hand.tables import hand_tables
 from ..hand.win import is_win_kernel
-from ..melds import MELD_CONCEALED_KONG, MELD_PUNG, check_total_counts, meld_counts, melds_array, parse_melds
+from ..melds import MELD_PUNG, check_total_counts, melds_array, parse_melds
 from ..rules import resolve_rules
+from ..rules.for_two import BIDS
 from ..tiles import EAST, NORTH, WEST, as_counts, format_tiles, kind_of, tile_name
-from . import douque
+from . import douque, duel, for_two, night_market
 
-__all__ = ["Score", "ScoreError", "score", "score_batch", "ITEM_NAMES", "ITEMS"]
+__all__ = [
+    "Score",
+    "ScoreError",
+    "score",
+    "score_batch",
+    "items_of",
+    "item_names_of",
+    "scoring_module",
+    "SCORE_FLAGS",
+    "ITEM_NAMES",
+    "ITEMS",
+]
 
 ITEMS = douque.ITEMS
 ITEM_NAMES = douque.ITEM_NAMES
 
+_MODULES: dict[str, ModuleType] = {
+    "douque": douque,
+    "night_market": night_market,
+    "duel": duel,
+    "for_two": for_two,
+}
+
+#: The win flags (keyword arguments of :func:`score`) each rule set's scoring takes; any other flag
+#: left on is an error naming the rule set.
+SCORE_FLAGS: dict[str, tuple[str, ...]] = {
+    "douque": (
+        "self_drawn", "robbing_kong", "replacement", "last_tile", "first_turn", "declared", "seat_wind",
+        "prevailing_wind", "dealer", "streak",
+    ),
+    "night_market": ("self_drawn", "last_tile", "last_discard"),
+    "duel": ("self_drawn", "robbing_kong", "replacement", "last_tile", "first_turn", "dealer"),
+    "for_two": ("self_drawn", "bid"),
+}
+
 _SEAT_WINDS = {"E": EAST, "W": WEST}
 _PREVAILING = {"E": EAST, "S": EAST + 1, "W": WEST, "N": NORTH}
+
+
+def scoring_module(rules) -> ModuleType:
+    """The scoring module of a rule set (name or Rules), e.g. ``simkit.scoring.duel``."""
+    return _MODULES[resolve_rules(rules).name]
+
+
+def items_of(rules) -> tuple:
+    """The item table of a rule set (name or Rules): a tuple of ``Item(name, label, tai, condition)``,
+    in the order of the kernel's item vector (``tai`` is the value as written: tai, fan or points).
+
+    >>> [item.name for item in items_of("for_two")][:2]
+    ['four_pungs', 'three_pungs_one_chow']
+    """
+    return scoring_module(rules).ITEMS
+
+
+def item_names_of(rules) -> tuple[str, ...]:
+    """The item names (dataset columns) of a rule set, in kernel order."""
+    return scoring_module(rules).ITEM_NAMES
 
 
 @dataclass(frozen=True)
@@ -35,39 +100,79 @@ class Score:
     Attributes
     ----------
     items : dict
-        Item name -> tai, only the items scored, in table order.
-    hand_tai, dealer_tai : int
-    total_tai : float
-        ``base / tai_value + hand_tai + dealer_tai`` (2.5 + ... with the default options).
+        Item name -> value (tai, fan, or for ``for_two`` combination points), only the items
+        scored, in table order.
+    hand_tai, dealer_tai : int or None
+        Douque only (None for the other rule sets).
+    total_tai : float or None
+        Douque only: ``base / tai_value + hand_tai + dealer_tai`` (2.5 + ... by default).
     points : float
-        ``base + tai_value * (hand_tai + dealer_tai)``: what the payer pays the winner.
+        What the payer pays the winner for the hand: douque ``base + tai_value * (hand_tai +
+        dealer_tai)``; night_market ``base + fan_value * fan``; duel ``win_payment +
+        kong_payment``; for_two ``bid * stake * combination_points`` (times the self-draw
+        multiplier).
     split : tuple of str
-        The scored arrangement: exposed melds, then the concealed parts; the part holding the
-        winning tile is marked with ``*``.
+        The scored arrangement: exposed melds, then the concealed parts (or the seven pairs); the
+        part holding the winning tile is marked with ``*``.
     rules : str
+        The rule set with its non-default options, e.g. ``"duel(stake=2)"``.
+    rule_set : str
+        The rule set's name.
+    fan : int or None
+        night_market and duel: the sum of the items.
+    multiple : int or None
+        duel: ``min(2 ** (fan - 1), multiple_cap)``.
+    win_payment, kong_payment : float or None
+        duel: ``multiple * stake``; the winner's own kongs (exposed 2, added 1, concealed 4) x stake.
+        (The opponent's kongs are paid the other way; the engine settles them.)
+    fee : float or None
+        duel: ``fee * points``, paid by the winner on what they receive.
+    combination_points : float or None
+        for_two: the points of the scored combination (the sum of the items).
+    bid : int or None
+        for_two: the banker's bid (1, 2 or 3).
+    payment_text : str
+        How ``points`` was computed, as printed by :meth:`table`.
     """
 
     items: dict = field(hash=False)
-    hand_tai: int
-    dealer_tai: int
-    total_tai: float
+    hand_tai: int | None
+    dealer_tai: int | None
+    total_tai: float | None
     points: float
     split: tuple
     rules: str
+    rule_set: str = "douque"
+    fan: int | None = None
+    multiple: int | None = None
+    win_payment: float | None = None
+    kong_payment: float | None = None
+    fee: float | None = None
+    combination_points: float | None = None
+    bid: int | None = None
+    payment_text: str = ""
 
     def table(self) -> str:
-        """The items table, hand tai, dealer tai and payment, as printed by ``simkit score``."""
-        labels = {item.name: item.label for item in ITEMS}
-        width = max([len(n) for n in self.items] + [len("dealer tai")])
-        lines = [f"  {name:<{width}}  {tai:>3}  {labels[name]}" for name, tai in self.items.items()]
+        """The items table, the rule set's totals and the payment, as printed by ``simkit score``."""
+        labels = {item.name: item.label for item in items_of(self.rule_set)}
+        if self.rule_set == "douque":
+            totals = [("hand tai", self.hand_tai), ("dealer tai", self.dealer_tai)]
+        elif self.rule_set == "duel":
+            totals = [("fan", self.fan), ("multiple", self.multiple)]
+        elif self.rule_set == "night_market":
+            totals = [("fan", self.fan)]
+        else:
+            totals = [("combination points", self.combination_points)]
+        width = max([len(n) for n in self.items] + [len(name) for name, _ in totals])
+        lines = [f"  {name:<{width}}  {value:>3g}  {labels[name]}" for name, value in self.items.items()]
         if not lines:
             lines = ["  (no items)"]
-        lines += [
-            f"  {'hand tai':<{width}}  {self.hand_tai:>3}",
-            f"  {'dealer tai':<{width}}  {self.dealer_tai:>3}",
-            f"payment: {self.total_tai:g} tai = {self.points:g} points",
-            f"split:   {' | '.join(self.split)}",
-        ]
+        lines += [f"  {name:<{width}}  {value:>3g}" for name, value in totals]
+        if self.rule_set == "douque":
+            lines.append(f"payment: {self.total_tai:g} tai = {self.points:g} points")
+        else:
+            lines.append(f"payment: {self.payment_text}")
+        lines.append(f"split:   {' | '.join(self.split)}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -87,6 +192,30 @@ def _wind(name: str, value, table: dict) -> int:
     return table[value]
 
 
+def _is_set(value) -> bool:
+    """Whether a flag is on: anything but None, False and 0 (arrays: any element on)."""
+    if value is None:
+        return False
+    if isinstance(value, str):
+        return True
+    arr = np.asarray(value)
+    if arr.dtype == object:
+        return any(_is_set(v) for v in arr.ravel())
+    return bool(arr.any())
+
+
+def _check_known_flags(name: str, flags: dict) -> None:
+    """Refuse flags that are on but that the rule set's scoring does not take."""
+    allowed = SCORE_FLAGS[name]
+    for key, value in flags.items():
+        if key not in allowed and _is_set(value):
+            shown = f"={value!r}" if np.ndim(value) == 0 else " (an array with values on)"
+            raise ScoreError(
+                f"{key}{shown} is not a win flag of rule set '{name}' (it scores nothing there); "
+                f"'{name}' takes: {', '.join(allowed)}"
+            )
+
+
 def score(
     hand,
     win_tile,
@@ -97,14 +226,17 @@ def score(
     robbing_kong: bool = False,
     replacement: bool = False,
     last_tile: bool = False,
+    last_discard: bool = False,
     first_turn: str | None = None,
     declared: str | None = None,
-    seat_wind: str = "E",
-    prevailing_wind: str = "E",
+    seat_wind: str | None = None,
+    prevailing_wind: str | None = None,
     dealer: bool = False,
-    streak: int = 0,
+    streak: int | None = None,
+    bid: int | None = None,
 ) -> Score:
-    """Score a winning hand under a rule set's tai table (douque §7-§9).
+    """Score a winning hand under its rule set's table (douque tai, night_market and duel fan,
+    for_two combination points).
 
     Parameters
     ----------
@@ -114,38 +246,49 @@ def score(
         The winning tile (``"2z"``) or its kind.
     melds : list of str
         Exposed/declared melds (``"pung 555z"``, ``"kong 1111m"``, ``"added_kong 2222m"``,
-        ``"concealed_kong 3333z"``).
+        ``"concealed_kong 3333z"``, and ``"chow 345m"`` in night_market and for_two).
     rules : str or Rules
-        ``"douque"`` or a douque Rules object with options (``get_rules("douque", migi_tai=4)``).
+        A rule-set name or a Rules object with options (``get_rules("duel", stake=2)``).
     self_drawn : bool
-        The winner drew the winning tile (Heavenly and Earthly Hands are self-drawn).
+        The winner drew the winning tile (Heavenly and Earthly Hands are self-drawn). All rule sets.
     robbing_kong : bool
-        Won on the opponent's added-kong tile (a discard win).
+        douque, duel: won on the opponent's added-kong tile (a discard win).
     replacement : bool
-        Self-drawn on a kong replacement.
+        douque, duel: self-drawn on a kong replacement.
     last_tile : bool
-        Self-drawn on the last drawable tile.
+        douque, night_market, duel: self-drawn on the last drawable tile of the wall.
+    last_discard : bool
+        night_market: won on the discard made after the last tile was drawn (He Di Lao Yu).
     first_turn : {None, "heavenly", "earthly", "human"}
+        douque (all three), duel (heavenly, earthly).
     declared : {None, "ready", "migi"}
-    seat_wind : {"E", "W"}
-    prevailing_wind : {"E", "S", "W", "N"}
+        douque only.
+    seat_wind : {"E", "W"}, prevailing_wind : {"E", "S", "W", "N"}
+        douque only (default "E").
     dealer : bool
-        Whether the winner is the dealer.
+        douque, duel: whether the winner is the dealer (checked against ``first_turn``).
     streak : int
-        The dealer's streak (dealer tai = 1 + 2 * streak).
+        douque only: the dealer's streak (dealer tai = 1 + 2 * streak; default 0).
+    bid : {1, 2, 3}
+        for_two only: the banker's bid, the hand's stake multiplier (default 1).
+
+    Flags a rule set does not take (:data:`SCORE_FLAGS`) must be left off.
 
     Raises
     ------
     ScoreError
-        Not a complete hand, winning tile not in the hand, contradictory flags, bad values.
+        Not a complete hand, winning tile not in the hand, contradictory flags, a flag the rule set
+        does not take, bad values.
     TileNotationError, TileCountError, MeldError, RulesError
-        Bad tiles, impossible counts, bad melds, unknown rule set or options.
+        Bad tiles, impossible counts, bad melds (e.g. a chow in duel), unknown rule set or options.
     """
     rules = resolve_rules(rules)
-    if rules.name != "douque":
-        raise ScoreError(
-            f"scoring for rule set '{rules.name}' is not implemented yet; implemented: douque"
-        )
+    flags = dict(
+        self_drawn=self_drawn, robbing_kong=robbing_kong, replacement=replacement, last_tile=last_tile,
+        last_discard=last_discard, first_turn=first_turn, declared=declared, seat_wind=seat_wind,
+        prevailing_wind=prevailing_wind, dealer=dealer, streak=streak, bid=bid,
+    )
+    _check_known_flags(rules.name, flags)
     counts = as_counts(hand, rules)
     parsed = parse_melds(melds, rules)
     check_total_counts(counts, parsed)
@@ -165,6 +308,56 @@ def score(
     if not is_win_kernel(counts, k, t):
         shown = format_tiles(counts) + (" + " + ", ".join(str(m) for m in parsed) if parsed else "")
         raise ScoreError(f"not a complete hand: {shown}")
+    arr = melds_array(parsed).astype(np.int64).reshape(-1, 2) if parsed else np.zeros((0, 2), np.int64)
+    args = (counts, win, parsed, arr, k, t, rules)
+    if rules.name == "douque":
+        return _score_douque(*args, self_drawn, robbing_kong, replacement, last_tile, first_turn, declared,
+                             "E" if seat_wind is None else seat_wind,
+                             "E" if prevailing_wind is None else prevailing_wind,
+                             dealer, 0 if streak is None else streak)
+    if rules.name == "night_market":
+        return _score_night_market(*args, bool(self_drawn), bool(last_tile), bool(last_discard))
+    if rules.name == "duel":
+        return _score_duel(*args, bool(self_drawn), bool(robbing_kong), bool(replacement), bool(last_tile),
+                           first_turn, bool(dealer))
+    return _score_for_two(*args, bool(self_drawn), 1 if bid is None else bid)
+
+
+def _split_text(parsed, work, k, counts, win) -> tuple:
+    """The scored arrangement as strings (``work.choice`` into ``work.splits``; -1 = seven pairs)."""
+    s, w = (int(x) for x in work.choice)
+    parts = [str(m) for m in parsed]
+    if s < 0:  # seven pairs: every kind held 2 or 4 times
+        marked = False
+        for kind in range(34):
+            for _ in range(int(counts[kind]) // 2):
+                name = tile_name(kind)
+                star = kind == win and not marked
+                marked |= star
+                parts.append(f"pair {name[0] * 2}{name[1]}" + ("*" if star else ""))
+        return tuple(parts)
+    for i in range(5 - k):
+        ptype, kind = int(work.splits[s, i, 0]), int(work.splits[s, i, 1])
+        if ptype == PART_CHOW:
+            text = "".join(tile_name(kind + d)[0] for d in range(3)) + tile_name(kind)[1]
+        else:
+            name = tile_name(kind)
+            text = name[0] * (2 if ptype == PART_PAIR else 3) + name[1]
+        parts.append(f"{PART_NAMES[ptype]} {text}" + ("*" if i == w else ""))
+    return tuple(parts)
+
+
+def _items_dict(module, items) -> dict:
+    out = {}
+    for i, name in enumerate(module.ITEM_NAMES):
+        if items[i]:
+            value = items[i].item()
+            out[name] = int(value) if float(value).is_integer() else float(value)
+    return out
+
+
+def _score_douque(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kong, replacement, last_tile,
+                  first_turn, declared, seat_wind, prevailing_wind, dealer, streak) -> Score:
     ft = _code("first_turn", first_turn, douque.FIRST_TURNS)
     dc = _code("declared", declared, douque.DECLARATIONS)
     seat = _wind("seat_wind", seat_wind, _SEAT_WINDS)
@@ -179,7 +372,6 @@ def score(
 
     work = douque.new_work()
     items = np.zeros(douque.N_ITEMS, np.int64)
-    arr = melds_array(parsed).astype(np.int64).reshape(-1, 2) if parsed else np.zeros((0, 2), np.int64)
     p = douque.params_of(rules)
     hand_tai = int(
         douque.score_kernel(
@@ -188,40 +380,21 @@ def score(
         )
     )
     dealer_tai = 1 + 2 * int(streak)
-    s, w = (int(x) for x in work.choice)
-    parts = [str(m) for m in parsed]
-    for i in range(5 - k):
-        ptype, kind = int(work.splits[s, i, 0]), int(work.splits[s, i, 1])
-        if ptype == PART_CHOW:
-            text = "".join(tile_name(kind + d)[0] for d in range(3)) + tile_name(kind)[1]
-        else:
-            name = tile_name(kind)
-            text = name[0] * (2 if ptype == PART_PAIR else 3) + name[1]
-        parts.append(f"{PART_NAMES[ptype]} {text}" + ("*" if i == w else ""))
     return Score(
         items={name: int(items[i]) for i, name in enumerate(ITEM_NAMES) if items[i]},
         hand_tai=hand_tai,
         dealer_tai=dealer_tai,
         total_tai=p.base / p.tai_value + hand_tai + dealer_tai,
         points=p.base + p.tai_value * (hand_tai + dealer_tai),
-        split=tuple(parts),
+        split=_split_text(parsed, work, k, counts, win),
         rules=str(rules),
     )
 
 
 def _check_flags(counts, win, melds, codes, self_drawn, robbing_kong, replacement, last_tile, first_turn, declared, dealer):
-    """Reject combinations of win flags that cannot happen, naming the conflict."""
+    """Reject combinations of douque win flags that cannot happen, naming the conflict."""
     has_kong = any(c != MELD_PUNG for c in codes)
-    if robbing_kong:
-        if self_drawn:
-            raise ScoreError("robbing_kong is a win on the opponent's tile: it cannot be self_drawn")
-        if replacement or last_tile:
-            raise ScoreError("robbing_kong cannot be combined with replacement or last_tile (both are self-draws)")
-        if counts[win] != 1 or any(m.kind == win for m in melds):
-            raise ScoreError(
-                f"robbing_kong: the robbed {tile_name(win)} is the 4th copy of the opponent's pung, "
-                "so the winner can hold no other copy"
-            )
+    _check_robbing(counts, win, melds, self_drawn, robbing_kong, replacement, last_tile)
     if replacement:
         if not self_drawn:
             raise ScoreError("replacement means a self-draw on a kong replacement: set self_drawn")
@@ -233,6 +406,23 @@ def _check_flags(counts, win, melds, codes, self_drawn, robbing_kong, replacemen
         )
     if declared == "migi" and melds:
         raise ScoreError("MIGI is declared before any pung or kong, so the winner can have no melds")
+    _check_first_turn(melds, first_turn, declared, replacement, robbing_kong, last_tile, self_drawn, dealer)
+
+
+def _check_robbing(counts, win, melds, self_drawn, robbing_kong, replacement, last_tile):
+    if robbing_kong:
+        if self_drawn:
+            raise ScoreError("robbing_kong is a win on the opponent's tile: it cannot be self_drawn")
+        if replacement or last_tile:
+            raise ScoreError("robbing_kong cannot be combined with replacement or last_tile (both are self-draws)")
+        if counts[win] != 1 or any(m.kind == win for m in melds):
+            raise ScoreError(
+                f"robbing_kong: the robbed {tile_name(win)} is the 4th copy of the opponent's pung, "
+                "so the winner can hold no other copy"
+            )
+
+
+def _check_first_turn(melds, first_turn, declared, replacement, robbing_kong, last_tile, self_drawn, dealer):
     if first_turn is not None:
         if melds or declared or replacement or robbing_kong or last_tile:
             raise ScoreError(
@@ -246,6 +436,111 @@ def _check_flags(counts, win, melds, codes, self_drawn, robbing_kong, replacemen
             raise ScoreError("human hand: the non-dealer wins on the dealer's first discard (dealer=False, self_drawn=False)")
 
 
+def _score_night_market(counts, win, parsed, arr, k, t, rules, self_drawn, last_tile, last_discard) -> Score:
+    if last_tile and not self_drawn:
+        raise ScoreError(
+            "last_tile means a self-draw on the last tile of the wall (Hai Di Lao Yue); "
+            "a win on the discard after it is last_discard"
+        )
+    if last_discard and self_drawn:
+        raise ScoreError(
+            "last_discard is a win on the discard made after the last tile was drawn (He Di Lao Yu): "
+            "it cannot be self_drawn"
+        )
+    m = night_market
+    work = m.new_work()
+    items = np.zeros(m.N_ITEMS, np.int64)
+    p = m.params_of(rules)
+    fan = int(m.score_kernel(counts, win, arr, k, self_drawn, last_tile, last_discard, t, p, work, items))
+    points = float(m.payment(fan, p))
+    return Score(
+        items=_items_dict(m, items),
+        hand_tai=None,
+        dealer_tai=None,
+        total_tai=None,
+        points=points,
+        split=_split_text(parsed, work, k, counts, win),
+        rules=str(rules),
+        rule_set=rules.name,
+        fan=fan,
+        payment_text=f"{p.base:g} + {p.fan_value:g} x {fan} fan = {points:g} points",
+    )
+
+
+def _score_duel(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kong, replacement, last_tile,
+                first_turn, dealer) -> Score:
+    m = duel
+    ft = _code("first_turn", first_turn, m.FIRST_TURNS)
+    _check_robbing(counts, win, parsed, self_drawn, robbing_kong, replacement, last_tile)
+    if replacement:
+        if not self_drawn:
+            raise ScoreError("replacement (win on a kong) means a self-draw on a kong replacement: set self_drawn")
+        if not any(c in (1, 2, 3) for c, _ in arr):
+            raise ScoreError("replacement (win on a kong) needs a kong among the winner's melds")
+    if last_tile and not self_drawn:
+        raise ScoreError("last_tile means a self-draw on the last tile of the wall (duel scores no last discard)")
+    _check_first_turn(parsed, first_turn, None, replacement, robbing_kong, last_tile, self_drawn, dealer)
+    work = m.new_work()
+    items = np.zeros(m.N_ITEMS, np.int64)
+    p = m.params_of(rules)
+    fan = int(m.score_kernel(counts, win, arr, k, self_drawn, robbing_kong, replacement, last_tile, ft, t, p, work, items))
+    multiple = int(m.win_multiple(fan, p))
+    win_pay = float(m.win_payment(fan, p))
+    kong_units = int(m.kong_units(arr, k))
+    kong_pay = float(m.kong_payment(arr, k, p))
+    points = win_pay + kong_pay
+    fee = float(m.receiver_fee(points, p))
+    text = f"{multiple} x {p.stake:g} stake"
+    if kong_units:
+        text += f" + kongs {kong_units} x {p.stake:g} stake"
+    text += f" = {points:g} points; the winner pays a fee of {p.fee:g} x {points:g} = {fee:g}"
+    return Score(
+        items=_items_dict(m, items),
+        hand_tai=None,
+        dealer_tai=None,
+        total_tai=None,
+        points=points,
+        split=_split_text(parsed, work, k, counts, win),
+        rules=str(rules),
+        rule_set=rules.name,
+        fan=fan,
+        multiple=multiple,
+        win_payment=win_pay,
+        kong_payment=kong_pay,
+        fee=fee,
+        payment_text=text,
+    )
+
+
+def _score_for_two(counts, win, parsed, arr, k, t, rules, self_drawn, bid) -> Score:
+    if isinstance(bid, bool) or bid not in BIDS:
+        raise ScoreError(f"bid={bid!r} is not allowed; the banker bids one of {', '.join(map(str, BIDS))}")
+    bid = int(bid)
+    m = for_two
+    work = m.new_work()
+    items = np.zeros(m.N_ITEMS, np.float64)
+    p = m.params_of(rules)
+    value = float(m.score_kernel(counts, win, arr, k, self_drawn, t, p, work, items))
+    points = float(m.payment(value, bid, self_drawn, p))
+    text = f"bid {bid} x {p.stake:g} stake x {value:g} points"
+    if self_drawn:
+        text += f" x {p.self_drawn_multiplier:g} (self-drawn)"
+    text += f" = {points:g} points"
+    return Score(
+        items=_items_dict(m, items),
+        hand_tai=None,
+        dealer_tai=None,
+        total_tai=None,
+        points=points,
+        split=_split_text(parsed, work, k, counts, win),
+        rules=str(rules),
+        rule_set=rules.name,
+        combination_points=int(value) if value.is_integer() else value,
+        bid=bid,
+        payment_text=text,
+    )
+
+
 def score_batch(
     counts,
     win_tile,
@@ -257,38 +552,64 @@ def score_batch(
     robbing_kong=False,
     replacement=False,
     last_tile=False,
-    first_turn=0,
-    declared=0,
-    seat_wind=EAST,
-    prevailing_wind=EAST,
+    last_discard=False,
+    first_turn=None,
+    declared=None,
+    seat_wind=None,
+    prevailing_wind=None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Score N complete hands on all cores (no flag validation: the engine's path).
+    """Score N complete hands on all cores (no check of the flags' consistency: the engine's path).
 
     ``counts`` uint8[N, 34]; ``win_tile`` int[N]; ``melds`` int[N, 4, 2] rows (type code, kind);
-    the flags are scalars or arrays of N (``first_turn``/``declared`` as codes, winds as kinds).
-    Returns ``(items int16[N, N_ITEMS], hand_tai int16[N])``; hand tai is -1 for a hand that is not
-    complete.
+    the flags are scalars or arrays of N (``first_turn``/``declared`` as codes, winds as kinds,
+    defaults none / East). Flags the rule set does not take (:data:`SCORE_FLAGS`) must be left off.
+
+    Returns ``(items, value)``: ``items`` [N, n_items] in the rule set's item order, ``value`` [N]
+    the hand tai (douque), fan (night_market, duel) as int16, or the combination points
+    (for_two) with float64 items and value. The value is -1 for a hand that is not complete.
     """
     rules = resolve_rules(rules)
-    if rules.name != "douque":
-        raise ScoreError(f"scoring for rule set '{rules.name}' is not implemented yet; implemented: douque")
+    flags = dict(
+        self_drawn=self_drawn, robbing_kong=robbing_kong, replacement=replacement, last_tile=last_tile,
+        last_discard=last_discard, first_turn=first_turn, declared=declared, seat_wind=seat_wind,
+        prevailing_wind=prevailing_wind,
+    )
+    _check_known_flags(rules.name, flags)
     c = np.ascontiguousarray(counts, dtype=np.uint8)
     if c.ndim != 2 or c.shape[1] != 34:
         raise ScoreError(f"counts must have shape (N, 34), got {c.shape}")
     n = len(c)
 
-    def arr(x, dtype):
+    def arr(x, dtype, default=0):
+        x = default if x is None else x
         return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype), (n,)))
 
     m = np.zeros((n, 4, 2), np.int64) if melds is None else np.ascontiguousarray(melds, dtype=np.int64)
     if m.shape != (n, 4, 2):
         raise ScoreError(f"melds must have shape (N, 4, 2), got {m.shape}")
-    items = np.zeros((n, douque.N_ITEMS), np.int16)
-    hand_tai = np.zeros(n, np.int16)
-    douque.score_batch_kernel(
-        c, arr(win_tile, np.int64), m, arr(n_melds, np.int64), arr(self_drawn, np.bool_), arr(robbing_kong, np.bool_),
-        arr(replacement, np.bool_), arr(last_tile, np.bool_), arr(first_turn, np.int64), arr(declared, np.int64),
-        arr(seat_wind, np.int64), arr(prevailing_wind, np.int64), hand_tables(rules), douque.params_of(rules),
-        items, hand_tai,
-    )
-    return items, hand_tai
+    module = _MODULES[rules.name]
+    t = hand_tables(rules)
+    p = module.params_of(rules)
+    items = np.zeros((n, module.N_ITEMS), module.ITEM_DTYPE)
+    value = np.zeros(n, items.dtype)
+    win = arr(win_tile, np.int64)
+    k = arr(n_melds, np.int64)
+    sd = arr(self_drawn, np.bool_)
+    if rules.name == "douque":
+        douque.score_batch_kernel(
+            c, win, m, k, sd, arr(robbing_kong, np.bool_), arr(replacement, np.bool_), arr(last_tile, np.bool_),
+            arr(first_turn, np.int64), arr(declared, np.int64), arr(seat_wind, np.int64, EAST),
+            arr(prevailing_wind, np.int64, EAST), t, p, items, value,
+        )
+    elif rules.name == "night_market":
+        night_market.score_batch_kernel(
+            c, win, m, k, sd, arr(last_tile, np.bool_), arr(last_discard, np.bool_), t, p, items, value,
+        )
+    elif rules.name == "duel":
+        duel.score_batch_kernel(
+            c, win, m, k, sd, arr(robbing_kong, np.bool_), arr(replacement, np.bool_), arr(last_tile, np.bool_),
+            arr(first_turn, np.int64), t, p, items, value,
+        )
+    else:
+        for_two.score_batch_kernel(c, win, m, k, sd, t, p, items, value)
+    return items, value
