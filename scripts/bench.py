@@ -9,6 +9,8 @@ batch-kernel throughput on the douque tile set:
 * deals/s of deal + dealer win check + non-dealer waits, fused in one kernel;
 * scored winning hands/s: random complete hands (no melds), a random winning tile from the hand,
   self-drawn or not, random winds, through the douque tai kernel (best split, single wait, items);
+  the same for night_market, duel (fan kernels) and for_two (combination points), each on its own
+  tile set (random complete hands of that rule set, random self-draw and last-tile flags);
 * full hands/s of the douque engine, greedy vs greedy and random vs random (whole matches,
   compile time reported separately).
 
@@ -136,6 +138,7 @@ def main(argv=None) -> int:
     r_score = n / _best(score_all, args.repeat)
     if (s_tai < 0).any():
         raise SystemExit("bench: a generated hand was not complete")
+    r_rule_sets = _rule_set_scoring_rates(n, args.seed, args.repeat)
 
     from simkit.engine.matches import simulate_matches
 
@@ -160,6 +163,8 @@ def main(argv=None) -> int:
     rows.append(("waits (ready 13 tiles)", r_waits, peer.get("waits")))
     rows.append(("deal + dealer win + non-dealer waits", r_deal, None))
     rows.append(("scored winning hands (douque tai)", r_score, None))
+    for name, rate in r_rule_sets.items():
+        rows.append((f"scored winning hands ({name})", rate, None))
     for pair, (rate, _, _) in engine.items():
         rows.append((f"full hands, {pair[0]} vs {pair[1]}", rate, None))
 
@@ -178,6 +183,50 @@ def main(argv=None) -> int:
             "Agari.is_agari, Shanten.calculate_shanten_for_regular_hand, waits = is_agari over the 18 kinds."
         )
     return 0
+
+
+def _rule_set_scoring_rates(n: int, seed: int, repeat: int) -> dict:
+    """Scored hands/s of the night_market, duel and for_two kernels: random complete hands of each
+    tile set (no melds), a random winning tile from the hand, random self-draw / last-tile flags.
+    Each kernel is compiled (or loaded) on 8 hands first, outside the timing."""
+    import simkit
+    from simkit.hand.tables import hand_tables
+    from simkit.scoring import duel, for_two, night_market
+
+    rates = {}
+    for name, module in (("night_market", night_market), ("duel", duel), ("for_two", for_two)):
+        rules = simkit.get_rules(name)
+        t = hand_tables(rules)
+        p = module.params_of(rules)
+        hands = simkit.random_complete_hands(n, seed=seed, rules=rules)
+        rng = np.random.default_rng(seed)
+        win = (hands.cumsum(axis=1) <= rng.integers(0, 14, n)[:, None]).sum(axis=1).astype(np.int64)
+        melds = np.zeros((n, 4, 2), np.int64)
+        k = np.zeros(n, np.int64)
+        self_drawn = rng.random(n) < 0.5
+        last = self_drawn & (rng.random(n) < 0.1)
+        false = np.zeros(n, np.bool_)
+        items = np.zeros((n, module.N_ITEMS), module.ITEM_DTYPE)
+        value = np.zeros(n, module.ITEM_DTYPE)
+        if name == "night_market":
+            def run(m=n):
+                night_market.score_batch_kernel(
+                    hands[:m], win[:m], melds[:m], k[:m], self_drawn[:m], last[:m], false[:m], t, p, items[:m], value[:m]
+                )
+        elif name == "duel":
+            def run(m=n):
+                duel.score_batch_kernel(
+                    hands[:m], win[:m], melds[:m], k[:m], self_drawn[:m], false[:m], false[:m], last[:m], k[:m], t, p,
+                    items[:m], value[:m],
+                )
+        else:
+            def run(m=n):
+                for_two.score_batch_kernel(hands[:m], win[:m], melds[:m], k[:m], self_drawn[:m], t, p, items[:m], value[:m])
+        run(8)
+        rates[name] = n / _best(run, repeat)
+        if (value < 0).any():
+            raise SystemExit(f"bench: a generated {name} hand was not complete")
+    return rates
 
 
 def _peer_rates(dealer, other, ready, m: int) -> dict:
