@@ -46,3 +46,31 @@ def _touch_parallel(n):
     for i in numba.prange(n):
         s += i
     return s
+
+
+from numba.core import cgutils, types  # noqa: E402
+from numba.extending import intrinsic  # noqa: E402
+
+
+@intrinsic
+def borrow(typingctx, arr):
+    """A view of ``arr`` without a reference count (meminfo NULL): reference-count operations on it
+    are free. Only for arrays whose owner outlives every use of the view (engine state and tables
+    inside a kernel): passing many arrays between numba functions otherwise costs two atomic
+    operations per array per call, contended across threads when the array is shared."""
+    if not isinstance(arr, types.Array):
+        return None
+
+    def codegen(context, builder, sig, args):
+        src = context.make_array(arr)(context, builder, value=args[0])
+        dst = context.make_array(arr)(context, builder)
+        dst.meminfo = cgutils.get_null_value(dst.meminfo.type)
+        dst.parent = cgutils.get_null_value(dst.parent.type)
+        dst.nitems = src.nitems
+        dst.itemsize = src.itemsize
+        dst.data = src.data
+        dst.shape = src.shape
+        dst.strides = src.strides
+        return dst._getvalue()
+
+    return arr(arr), codegen

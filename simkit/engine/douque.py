@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._jit import jit, pjit, prange
+from .._jit import borrow, jit, pjit, prange
 from ..hand.tables import HandTables
 from ..hand.shanten import shanten_kernel
 from ..hand.waits import waits_kernel
@@ -192,25 +192,51 @@ def new_table(n_tiles):  # pragma: no cover - compiled
     )
 
 
+@jit
+def borrowed_table(T):  # pragma: no cover - compiled
+    """``T`` with every array borrowed (no reference counting): see :func:`simkit._jit.borrow`."""
+    w = T.work
+    return Table(
+        borrow(T.wall), borrow(T.hand), borrow(T.meld_counts), borrow(T.melds), borrow(T.n_melds), borrow(T.river),
+        borrow(T.claimed), borrow(T.n_river), borrow(T.declared), borrow(T.skip_win), borrow(T.skip_pung),
+        borrow(T.seat), borrow(T.acted), borrow(T.kongs), borrow(T.skips), borrow(T.sc), borrow(T.legal),
+        borrow(T.rng),
+        sc_douque.ScoreWork(
+            borrow(w.splits), borrow(w.cand), borrow(w.ready), borrow(w.meld_counts), borrow(w.choice),
+            borrow(w.split_scratch),
+        ),
+        borrow(T.items), borrow(T.tmp), borrow(T.log), borrow(T.swork), borrow(T.locked),
+    )
+
+
+@jit
+def borrowed_hand_tables(t):  # pragma: no cover - compiled
+    """``t`` with every array borrowed (shared read-only tables: no contended reference counts)."""
+    return HandTables(
+        borrow(t.dist), borrow(t.info), borrow(t.hdist), borrow(t.kinds), borrow(t.suit_base), t.n_suits,
+        borrow(t.pung_kinds), t.n_pung, borrow(t.chow_start), t.seven_pairs,
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # small helpers
 
 
 @jit(inline="always")
-def _log(T, kind, player, tile, extra):  # pragma: no cover - compiled
-    if T.sc[S_LOGGING]:
-        n = T.sc[S_NLOG]
+def _log(sc, log, kind, player, tile, extra):  # pragma: no cover - compiled
+    if sc[S_LOGGING]:
+        n = sc[S_NLOG]
         if n < MAX_LOG:
-            T.log[n, 0] = kind
-            T.log[n, 1] = player
-            T.log[n, 2] = tile
-            T.log[n, 3] = extra
-            T.sc[S_NLOG] = n + 1
+            log[n, 0] = kind
+            log[n, 1] = player
+            log[n, 2] = tile
+            log[n, 3] = extra
+            sc[S_NLOG] = n + 1
 
 
 @jit(inline="always")
-def _tiles_left(T):  # pragma: no cover - compiled
-    return T.sc[S_BACK] - T.sc[S_FRONT] + 1 - KEPT_BACK
+def _tiles_left(sc):  # pragma: no cover - compiled
+    return sc[S_BACK] - sc[S_FRONT] + 1 - KEPT_BACK
 
 
 @jit(inline="always")
@@ -219,55 +245,47 @@ def _bit(kind):  # pragma: no cover - compiled
 
 
 @jit
-def _waits13(T, p, t):  # pragma: no cover - compiled
-    """Waits of player ``p``'s concealed part (13 - 3k tiles)."""
-    return waits_kernel(T.hand[p], T.n_melds[p], T.meld_counts[p], t)
-
-
-@jit
-def _waits_without(T, p, x, t):  # pragma: no cover - compiled
-    """Waits of player ``p``'s hand with one ``x`` removed (a 14 - 3k tile hand)."""
-    hand = T.hand[p]
+def _waits_without(hand, n_melds, meld_counts, x, t):  # pragma: no cover - compiled
+    """Waits of a 14 - 3k tile hand with one ``x`` removed."""
     hand[x] -= 1
-    w = waits_kernel(hand, T.n_melds[p], T.meld_counts[p], t)
+    w = waits_kernel(hand, n_melds, meld_counts, t)
     hand[x] += 1
     return w
 
 
 @jit
-def _can_win_with(T, p, x, t):  # pragma: no cover - compiled
-    """Whether ``x`` added to player ``p``'s 13 - 3k tiles completes the hand (ignoring Skipped Win)."""
-    hand = T.hand[p]
-    if hand[x] + T.meld_counts[p, x] >= 4:
+def _can_win_with(hand, n_melds, meld_counts, x, t):  # pragma: no cover - compiled
+    """Whether ``x`` added to 13 - 3k concealed tiles completes the hand (ignoring Skipped Win)."""
+    if hand[x] + meld_counts[x] >= 4:
         return False
     hand[x] += 1
-    ok = is_win_kernel(hand, T.n_melds[p], t)
+    ok = is_win_kernel(hand, n_melds, t)
     hand[x] -= 1
     return ok
 
 
-@jit
-def _add_meld(T, p, mtype, kind):  # pragma: no cover - compiled
-    k = T.n_melds[p]
-    T.melds[p, k, 0] = mtype
-    T.melds[p, k, 1] = kind
-    T.n_melds[p] = k + 1
-
-
-@jit
-def _play_tile(T, p, x):  # pragma: no cover - compiled
-    """Player ``p`` plays ``x`` out of the hand on their turn: lifts a Skipped Win if x is outside it."""
-    if T.skip_win[p] != 0 and not (T.skip_win[p] >> x) & 1:
-        T.skip_win[p] = 0
+@jit(inline="always")
+def _add_meld(melds, n_melds, p, mtype, kind):  # pragma: no cover - compiled
+    k = n_melds[p]
+    melds[p, k, 0] = mtype
+    melds[p, k, 1] = kind
+    n_melds[p] = k + 1
 
 
 @jit(inline="always")
-def _draw_replacement(T, p):  # pragma: no cover - compiled
-    """Player ``p`` draws a kong replacement from the tail of the wall; returns its kind."""
-    drawn = T.wall[T.sc[S_BACK]]
-    T.sc[S_BACK] -= 1
-    T.hand[p, drawn] += 1
-    _log(T, EV_REPLACEMENT, p, drawn, 0)
+def _play_tile(skip_win, p, x):  # pragma: no cover - compiled
+    """Player ``p`` plays ``x`` out of the hand on their turn: lifts a Skipped Win if x is outside it."""
+    if skip_win[p] != 0 and not (skip_win[p] >> x) & 1:
+        skip_win[p] = 0
+
+
+@jit(inline="always")
+def _draw_replacement(wall, sc, hand, log, p):  # pragma: no cover - compiled
+    """Player ``p`` (concealed tiles ``hand``) draws a kong replacement from the tail; returns its kind."""
+    drawn = wall[sc[S_BACK]]
+    sc[S_BACK] -= 1
+    hand[drawn] += 1
+    _log(sc, log, EV_REPLACEMENT, p, drawn, 0)
     return drawn
 
 
@@ -277,7 +295,7 @@ def _check(T, p_holding, expect_extra):  # pragma: no cover - compiled
 
     Returns True when they hold; otherwise records the ERR_* code in T.sc[S_ERROR].
     """
-    if _tiles_left(T) < 0:
+    if _tiles_left(T.sc) < 0:
         T.sc[S_ERROR] = ERR_KEPT_BACK
         return False
     counts = np.zeros(34, np.int64)
@@ -324,40 +342,46 @@ def _check(T, p_holding, expect_extra):  # pragma: no cover - compiled
 # decisions
 
 
-@jit
-def _decide(T, p, phase, tile, t, params0, params1, policy0, policy1):  # pragma: no cover - compiled
-    """Ask player ``p``'s policy; returns a legal action (raises if the policy returns an illegal one)."""
-    q = 1 - p
-    view = A.View(
-        phase, tile, T.hand[p], T.melds[p], T.n_melds[p], T.melds[q], T.n_melds[q], T.river[p], T.n_river[p],
-        T.river[q], T.n_river[q], T.declared[p], T.declared[q], _tiles_left(T), T.seat[p], T.sc[S_PREVAILING],
-        T.sc[S_DEALER] == p, T.sc[S_STREAK], T.skip_win[p], t,
-    )
-    rng = T.rng[1 + p : 2 + p]
+@jit(inline="always")
+def _decide(legal, sc, rng, view, p, params0, params1, policy0, policy1):  # pragma: no cover - compiled
+    """Ask player ``p``'s policy; returns a legal action, or -1 after recording ERR_ILLEGAL_ACTION.
+
+    Hot-path helpers take the arrays they use, not the whole :class:`Table`: numba passes every
+    array of a tuple argument field by field (with its reference count), which made each call cost
+    as much as a decision.
+    """
     if p == 0:
-        action = policy0(view, T.legal, params0, rng)
+        action = policy0(view, legal, params0, rng)
     else:
-        action = policy1(view, T.legal, params1, rng)
-    T.sc[S_TURNS] += 1
-    if action < 0 or action >= A.N_ACTIONS or not T.legal[action]:
-        T.sc[S_ERROR] = ERR_ILLEGAL_ACTION
-        T.sc[S_ERROR_INFO] = action
+        action = policy1(view, legal, params1, rng)
+    sc[S_TURNS] += 1
+    if action < 0 or action >= A.N_ACTIONS or not legal[action]:
+        sc[S_ERROR] = ERR_ILLEGAL_ACTION
+        sc[S_ERROR_INFO] = action
         return -1
     return action
 
 
+@jit(inline="always")
+def _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p, phase, tile, t):  # pragma: no cover
+    """The :class:`~simkit.engine.actions.View` of player ``p`` (arguments: the Table's arrays)."""
+    q = 1 - p
+    return A.View(
+        phase, tile, hand[p], melds[p], n_melds[p], melds[q], n_melds[q], river[p], n_river[p], river[q], n_river[q],
+        declared[p], declared[q], _tiles_left(sc), seat[p], sc[S_PREVAILING], sc[S_DEALER] == p, sc[S_STREAK],
+        skip_win[p], t,
+    )
+
+
 @jit
-def _legal_after_draw(T, p, drawn, phase, t):  # pragma: no cover - compiled
-    """Fill T.legal for player p holding 14 - 3k tiles (drawn tile ``drawn``, -1 if none)."""
-    legal = T.legal
-    hand = T.hand[p]  # 1-D views: much faster than 2-D indexing around kernel calls
-    melds = T.melds[p]
-    n_melds = T.n_melds[p]
+def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_win, last, drawn, phase, swork, t):  # pragma: no cover
+    """Fill ``legal`` for a player holding 14 - 3k tiles (drawn tile ``drawn``, -1 if none).
+
+    ``hand``/``melds``/``meld_counts`` are the player's rows; ``last``: no drawable tile is left.
+    """
     for a in range(A.N_ACTIONS):
         legal[a] = False
-    last = _tiles_left(T) <= 0
-    declared = T.declared[p]
-    if phase == A.PHASE_DRAW and T.skip_win[p] == 0 and is_win_kernel(hand, n_melds, t):
+    if phase == A.PHASE_DRAW and skip_win == 0 and is_win_kernel(hand, n_melds, t):
         legal[A.WIN] = True
         if declared == 2:  # a MIGI declarer can never skip a win
             return
@@ -385,9 +409,8 @@ def _legal_after_draw(T, p, drawn, phase, t):  # pragma: no cover - compiled
                 legal[A.ADDED_KONG + melds[m, 1]] = True
     # declare: the hand after discarding k must have a real wait (only possible if the hand,
     # before that discard, is at most one tile from complete: a cheap shanten test first)
-    if shanten_kernel(hand, n_melds, t, T.swork) > 0:
+    if shanten_kernel(hand, n_melds, t, swork) > 0:
         return
-    meld_counts = T.meld_counts[p]
     for k in range(34):
         if hand[k] > 0:
             hand[k] -= 1
@@ -397,22 +420,23 @@ def _legal_after_draw(T, p, drawn, phase, t):  # pragma: no cover - compiled
 
 
 @jit
-def _legal_react(T, q, x, robbing, t):  # pragma: no cover - compiled
-    """Fill T.legal for player q facing the opponent's discard (or added tile when ``robbing``)."""
+def _legal_react(legal, hand, meld_counts, n_melds, declared, skip_win, skip_pung, last, x, robbing, t):  # pragma: no cover
+    """Fill ``legal`` for a player (rows ``hand``, ...) facing the opponent's discard ``x`` (or added
+    tile when ``robbing``); ``last``: no drawable tile is left."""
     for a in range(A.N_ACTIONS):
-        T.legal[a] = False
-    win = T.skip_win[q] == 0 and _can_win_with(T, q, x, t)
+        legal[a] = False
+    win = skip_win == 0 and _can_win_with(hand, n_melds, meld_counts, x, t)
     if win:
-        T.legal[A.WIN] = True
-        if T.declared[q] == 2:
+        legal[A.WIN] = True
+        if declared == 2:
             return
-    T.legal[A.PASS] = True
-    if robbing or T.declared[q] or _tiles_left(T) <= 0:
+    legal[A.PASS] = True
+    if robbing or declared or last:
         return
-    if T.hand[q, x] >= 2 and not (T.skip_pung[q] >> x) & 1:
-        T.legal[A.PUNG] = True
-    if T.hand[q, x] >= 3:
-        T.legal[A.KONG] = True
+    if hand[x] >= 2 and not (skip_pung >> x) & 1:
+        legal[A.PUNG] = True
+    if hand[x] >= 3:
+        legal[A.KONG] = True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -458,7 +482,7 @@ def _deal(T, dealer):  # pragma: no cover - compiled
     T.sc[S_DISCARDS] = 0
     T.sc[S_TURNS] = 0
     T.sc[S_NLOG] = 0
-    _log(T, EV_DEAL, dealer, -1, T.seat[dealer])
+    _log(T.sc, T.log, EV_DEAL, dealer, -1, T.seat[dealer])
 
 
 @jit
@@ -484,16 +508,17 @@ def _score_win(T, winner, win_tile, self_drawn, robbing, replacement, last_tile,
 
 @jit
 def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, out, items_out, hand_out, melds_out):  # pragma: no cover
-    """Play one hand, dealt from ``T.wall`` with seats in ``T.seat``, to a win or an exhaustive draw.
+    """Play one hand, dealt from ``wall`` with seats in ``seat``, to a win or an exhaustive draw.
 
     ``out`` int64[N_RESULT_INT] gets the row's fields (match-level fields are filled by the caller);
     ``items_out`` int16[N_ITEMS] the winner's items; ``hand_out`` uint8[34] the winner's concealed
     tiles (winning tile included) and ``melds_out`` int8[4, 2] the winner's melds (type, kind; -1 when
     unused); both zero / -1 on a draw. Returns the winner (-1 on a draw).
     """
-    dealer = T.sc[S_DEALER]
+    acted, claimed, declared, hand, items, kongs, legal, locked, log, meld_counts, melds, n_melds, n_river, river, rng, sc, seat, skip_pung, skip_win, skips, swork, wall = T.acted, T.claimed, T.declared, T.hand, T.items, T.kongs, T.legal, T.locked, T.log, T.meld_counts, T.melds, T.n_melds, T.n_river, T.river, T.rng, T.sc, T.seat, T.skip_pung, T.skip_win, T.skips, T.swork, T.wall
+    dealer = sc[S_DEALER]
     _deal(T, dealer)
-    check = T.sc[S_CHECK] != 0
+    check = sc[S_CHECK] != 0
     p = dealer
     phase = A.PHASE_DRAW
     drawn = -1  # the dealer's dealt 14 have no drawn tile
@@ -507,16 +532,19 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
         if check and not _check(T, p, True):
             break
         q = 1 - p
-        last = _tiles_left(T) <= 0
+        last = _tiles_left(sc) <= 0
         if skipped_pung_turn and phase == A.PHASE_DRAW:
-            T.skip_pung[p] = 0  # 'turn': a skipped pung lasts until your next turn
-        _legal_after_draw(T, p, drawn, phase, t)
-        action = _decide(T, p, phase, drawn, t, params0, params1, policy0, policy1)
+            skip_pung[p] = 0  # 'turn': a skipped pung lasts until your next turn
+        _legal_after_draw(
+            legal, hand[p], melds[p], n_melds[p], meld_counts[p], declared[p], skip_win[p], last, drawn,
+            phase, swork, t,
+        )
+        action = _decide(legal, sc, rng[1 + p : 2 + p], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p, phase, drawn, t), p, params0, params1, policy0, policy1)
         if action < 0:
             break
         if action == A.WIN:
-            if check and T.skip_win[p] != 0:
-                T.sc[S_ERROR] = ERR_SKIPPED_WIN
+            if check and skip_win[p] != 0:
+                sc[S_ERROR] = ERR_SKIPPED_WIN
                 break
             winner = p
             payer = q
@@ -524,72 +552,75 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
             win_tile = drawn
             if win_tile < 0:  # heavenly: any tile of the hand
                 for k in range(34):
-                    if T.hand[p, k] > 0:
+                    if hand[p, k] > 0:
                         win_tile = k
                         break
             hand_tai = _score_win(T, p, win_tile, True, False, replacement, last, t, sp)
-            _log(T, EV_WIN, p, win_tile, WIN_SELF)
+            _log(sc, log, EV_WIN, p, win_tile, WIN_SELF)
             break
-        if T.legal[A.WIN] and phase == A.PHASE_DRAW:
+        if legal[A.WIN] and phase == A.PHASE_DRAW:
             # declined a self-draw win: Skipped Win on the wait set of the hand before the draw
             if drawn >= 0:
-                T.skip_win[p] |= _waits_without(T, p, drawn, t)
+                skip_win[p] |= _waits_without(hand[p], n_melds[p], meld_counts[p], drawn, t)
             else:
                 for k in range(34):
-                    if T.hand[p, k] > 0:
-                        T.skip_win[p] |= _waits_without(T, p, k, t)
-            T.skips[p] += 1
-            _log(T, EV_SKIP_WIN, p, drawn, T.skip_win[p])
+                    if hand[p, k] > 0:
+                        skip_win[p] |= _waits_without(hand[p], n_melds[p], meld_counts[p], k, t)
+            skips[p] += 1
+            _log(sc, log, EV_SKIP_WIN, p, drawn, skip_win[p])
         if action >= A.CONCEALED_KONG and action < A.ADDED_KONG + 34:
             x = action - A.CONCEALED_KONG if action < A.ADDED_KONG else action - A.ADDED_KONG
-            _play_tile(T, p, x)
-            T.acted[p] = 1
-            T.sc[S_NO_CALL] = 0
-            T.kongs[p] += 1
+            _play_tile(skip_win, p, x)
+            acted[p] = 1
+            sc[S_NO_CALL] = 0
+            kongs[p] += 1
             if action < A.ADDED_KONG:
-                T.hand[p, x] -= 4
-                T.meld_counts[p, x] += 4
-                _add_meld(T, p, 3, x)
-                _log(T, EV_CONCEALED_KONG, p, x, 0)
+                hand[p, x] -= 4
+                meld_counts[p, x] += 4
+                _add_meld(melds, n_melds, p, 3, x)
+                _log(sc, log, EV_CONCEALED_KONG, p, x, 0)
             else:
-                _log(T, EV_ADDED_KONG, p, x, 0)
+                _log(sc, log, EV_ADDED_KONG, p, x, 0)
                 # the opponent may rob the added tile
-                T.hand[p, x] -= 1
-                _legal_react(T, q, x, True, t)
-                if T.legal[A.WIN]:
+                hand[p, x] -= 1
+                _legal_react(
+                    legal, hand[q], meld_counts[q], n_melds[q], declared[q], skip_win[q], skip_pung[q],
+                    _tiles_left(sc) <= 0, x, True, t,
+                )
+                if legal[A.WIN]:
                     if check:
-                        T.hand[p, x] += 1  # the tile is in flight: count it with its owner
+                        hand[p, x] += 1  # the tile is in flight: count it with its owner
                         ok = _check(T, p, True)
-                        T.hand[p, x] -= 1
+                        hand[p, x] -= 1
                         if not ok:
                             break
-                    reply = _decide(T, q, A.PHASE_ROB, x, t, params0, params1, policy0, policy1)
+                    reply = _decide(legal, sc, rng[1 + q : 2 + q], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, q, A.PHASE_ROB, x, t), q, params0, params1, policy0, policy1)
                     if reply < 0:
                         break
                     if reply == A.WIN:
-                        if check and T.skip_win[q] != 0:
-                            T.sc[S_ERROR] = ERR_SKIPPED_WIN
+                        if check and skip_win[q] != 0:
+                            sc[S_ERROR] = ERR_SKIPPED_WIN
                             break
-                        T.hand[q, x] += 1
-                        T.kongs[p] -= 1  # the kong is undone: the pung stays
+                        hand[q, x] += 1
+                        kongs[p] -= 1  # the kong is undone: the pung stays
                         winner = q
                         payer = p
                         win_type = WIN_ROBBED
                         win_tile = x
                         hand_tai = _score_win(T, q, x, False, True, False, False, t, sp)
-                        _log(T, EV_WIN, q, x, WIN_ROBBED)
+                        _log(sc, log, EV_WIN, q, x, WIN_ROBBED)
                         break
-                    T.skip_win[q] |= _waits13(T, q, t)
-                    T.skips[q] += 1
-                    _log(T, EV_SKIP_WIN, q, x, T.skip_win[q])
-                for m in range(T.n_melds[p]):
-                    if T.melds[p, m, 0] == 0 and T.melds[p, m, 1] == x:
-                        T.melds[p, m, 0] = 2
-                T.meld_counts[p, x] += 1
+                    skip_win[q] |= waits_kernel(hand[q], n_melds[q], meld_counts[q], t)
+                    skips[q] += 1
+                    _log(sc, log, EV_SKIP_WIN, q, x, skip_win[q])
+                for m in range(n_melds[p]):
+                    if melds[p, m, 0] == 0 and melds[p, m, 1] == x:
+                        melds[p, m, 0] = 2
+                meld_counts[p, x] += 1
             # replacement from the tail
-            if _tiles_left(T) <= 0:
+            if _tiles_left(sc) <= 0:
                 break  # exhaustive draw: a replacement is needed and only the kept-back tiles remain
-            drawn = _draw_replacement(T, p)
+            drawn = _draw_replacement(wall, sc, hand[p], log, p)
             replacement = True
             phase = A.PHASE_DRAW
             continue
@@ -597,106 +628,109 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
         declaring = action >= A.DECLARE and action < A.DECLARE + 34
         x = action - A.DECLARE if declaring else action - A.DISCARD
         if declaring:
-            migi = T.sc[S_DISCARDS] < 4 and T.sc[S_NO_CALL] == 1
-            T.declared[p] = 2 if migi else 1
-        T.hand[p, x] -= 1
+            migi = sc[S_DISCARDS] < 4 and sc[S_NO_CALL] == 1
+            declared[p] = 2 if migi else 1
+        hand[p, x] -= 1
         if declaring:
             for k in range(34):
-                T.locked[p, k] = T.hand[p, k]
-        _play_tile(T, p, x)
-        T.acted[p] = 1
-        T.river[p, T.n_river[p]] = x
-        T.claimed[p, T.n_river[p]] = False
-        T.n_river[p] += 1
-        T.sc[S_DISCARDS] += 1
-        _log(T, EV_DECLARE if declaring else EV_DISCARD, p, x, T.declared[p])
+                locked[p, k] = hand[p, k]
+        _play_tile(skip_win, p, x)
+        acted[p] = 1
+        river[p, n_river[p]] = x
+        claimed[p, n_river[p]] = False
+        n_river[p] += 1
+        sc[S_DISCARDS] += 1
+        _log(sc, log, EV_DECLARE if declaring else EV_DISCARD, p, x, declared[p])
         replacement = False
         if check and not _check(T, p, False):
             break
         # the opponent reacts
-        _legal_react(T, q, x, False, t)
+        _legal_react(
+            legal, hand[q], meld_counts[q], n_melds[q], declared[q], skip_win[q], skip_pung[q],
+            _tiles_left(sc) <= 0, x, False, t,
+        )
         reply = A.PASS
-        if T.legal[A.WIN] or T.legal[A.PUNG] or T.legal[A.KONG]:
-            reply = _decide(T, q, A.PHASE_REACT, x, t, params0, params1, policy0, policy1)
+        if legal[A.WIN] or legal[A.PUNG] or legal[A.KONG]:
+            reply = _decide(legal, sc, rng[1 + q : 2 + q], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, q, A.PHASE_REACT, x, t), q, params0, params1, policy0, policy1)
             if reply < 0:
                 break
         if reply == A.WIN:
-            if check and T.skip_win[q] != 0:
-                T.sc[S_ERROR] = ERR_SKIPPED_WIN
+            if check and skip_win[q] != 0:
+                sc[S_ERROR] = ERR_SKIPPED_WIN
                 break
-            T.hand[q, x] += 1
-            T.claimed[p, T.n_river[p] - 1] = True
+            hand[q, x] += 1
+            claimed[p, n_river[p] - 1] = True
             winner = q
             payer = p
             win_type = WIN_DISCARD
             win_tile = x
             hand_tai = _score_win(T, q, x, False, False, False, False, t, sp)
-            _log(T, EV_WIN, q, x, WIN_DISCARD)
+            _log(sc, log, EV_WIN, q, x, WIN_DISCARD)
             break
-        if T.legal[A.WIN]:
-            T.skip_win[q] |= _waits13(T, q, t)  # declined (passed, or claimed instead of winning)
-            T.skips[q] += 1
-            _log(T, EV_SKIP_WIN, q, x, T.skip_win[q])
-        if reply == A.PASS and T.legal[A.PUNG]:
-            T.skip_pung[q] |= _bit(x)
-            _log(T, EV_SKIP_PUNG, q, x, 0)
+        if legal[A.WIN]:
+            skip_win[q] |= waits_kernel(hand[q], n_melds[q], meld_counts[q], t)  # declined (passed, or claimed instead of winning)
+            skips[q] += 1
+            _log(sc, log, EV_SKIP_WIN, q, x, skip_win[q])
+        if reply == A.PASS and legal[A.PUNG]:
+            skip_pung[q] |= _bit(x)
+            _log(sc, log, EV_SKIP_PUNG, q, x, 0)
         if reply == A.PUNG or reply == A.KONG:
-            T.claimed[p, T.n_river[p] - 1] = True
-            T.sc[S_NO_CALL] = 0
+            claimed[p, n_river[p] - 1] = True
+            sc[S_NO_CALL] = 0
             if reply == A.PUNG:
-                T.hand[q, x] -= 2
-                T.meld_counts[q, x] += 3
-                _add_meld(T, q, 0, x)
-                _log(T, EV_PUNG, q, x, 0)
+                hand[q, x] -= 2
+                meld_counts[q, x] += 3
+                _add_meld(melds, n_melds, q, 0, x)
+                _log(sc, log, EV_PUNG, q, x, 0)
                 p = q
                 phase = A.PHASE_PUNG
                 drawn = -1
                 continue
-            T.hand[q, x] -= 3
-            T.meld_counts[q, x] += 4
-            _add_meld(T, q, 1, x)
-            _log(T, EV_KONG, q, x, 0)
-            T.kongs[q] += 1
-            T.acted[q] = 1
+            hand[q, x] -= 3
+            meld_counts[q, x] += 4
+            _add_meld(melds, n_melds, q, 1, x)
+            _log(sc, log, EV_KONG, q, x, 0)
+            kongs[q] += 1
+            acted[q] = 1
             p = q
-            if _tiles_left(T) <= 0:
+            if _tiles_left(sc) <= 0:
                 break
-            drawn = _draw_replacement(T, p)
+            drawn = _draw_replacement(wall, sc, hand[p], log, p)
             replacement = True
             phase = A.PHASE_DRAW
             continue
         # pass: the opponent draws, unless only the kept-back tiles remain
-        if last or _tiles_left(T) <= 0:
+        if last or _tiles_left(sc) <= 0:
             break
         p = q
-        drawn = T.wall[T.sc[S_FRONT]]
-        T.sc[S_FRONT] += 1
-        T.hand[p, drawn] += 1
-        _log(T, EV_DRAW, p, drawn, 0)
+        drawn = wall[sc[S_FRONT]]
+        sc[S_FRONT] += 1
+        hand[p, drawn] += 1
+        _log(sc, log, EV_DRAW, p, drawn, 0)
         phase = A.PHASE_DRAW
     if winner < 0:
-        _log(T, EV_DRAW_GAME, -1, -1, _tiles_left(T))
+        _log(sc, log, EV_DRAW_GAME, -1, -1, _tiles_left(sc))
     out[R_WINNER] = winner
     out[R_PAYER] = payer
     out[R_WIN_TYPE] = win_type
     out[R_WIN_TILE] = win_tile
     out[R_HAND_TAI] = hand_tai
-    out[R_TURNS] = T.sc[S_TURNS]
-    out[R_TILES_LEFT] = _tiles_left(T)
-    out[R_KONGS0] = T.kongs[0]
-    out[R_KONGS1] = T.kongs[1]
-    out[R_DECLARED0] = T.declared[0]
-    out[R_DECLARED1] = T.declared[1]
-    out[R_SKIPS0] = T.skips[0]
-    out[R_SKIPS1] = T.skips[1]
+    out[R_TURNS] = sc[S_TURNS]
+    out[R_TILES_LEFT] = _tiles_left(sc)
+    out[R_KONGS0] = kongs[0]
+    out[R_KONGS1] = kongs[1]
+    out[R_DECLARED0] = declared[0]
+    out[R_DECLARED1] = declared[1]
+    out[R_SKIPS0] = skips[0]
+    out[R_SKIPS1] = skips[1]
     for i in range(sc_douque.N_ITEMS):
-        items_out[i] = T.items[i] if winner >= 0 else 0
+        items_out[i] = items[i] if winner >= 0 else 0
     for k in range(34):
-        hand_out[k] = T.hand[winner, k] if winner >= 0 else 0
+        hand_out[k] = hand[winner, k] if winner >= 0 else 0
     for m in range(4):
-        used = winner >= 0 and m < T.n_melds[winner]
-        melds_out[m, 0] = T.melds[winner, m, 0] if used else -1
-        melds_out[m, 1] = T.melds[winner, m, 1] if used else -1
+        used = winner >= 0 and m < n_melds[winner]
+        melds_out[m, 0] = melds[winner, m, 0] if used else -1
+        melds_out[m, 1] = melds[winner, m, 1] if used else -1
     return winner
 
 
@@ -767,14 +801,15 @@ def play_matches_kernel(seed, start, n_matches, template, t, sp, streak_cap, ski
     ``errors`` int64[n_matches, 2] gets (ERR_* code, detail), zero when the match completed.
     """
     for i in prange(n_matches):
-        T = new_table(template.shape[0])
+        owner = new_table(template.shape[0])
+        T = borrowed_table(owner)
         T.sc[S_CHECK] = 1 if check else 0
         n_hands[i] = _play_match(
-            seed, start + i, T, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1,
-            ints[i], items[i], points[i], hands[i], melds[i], -1,
+            seed, start + i, T, borrow(template), borrowed_hand_tables(t), sp, streak_cap, skipped_pung_turn,
+            borrow(params0), borrow(params1), policy0, policy1, ints[i], items[i], points[i], hands[i], melds[i], -1,
         )
-        errors[i, 0] = T.sc[S_ERROR]
-        errors[i, 1] = T.sc[S_ERROR_INFO]
+        errors[i, 0] = owner.sc[S_ERROR]  # the owner stays alive until the borrowed views are done
+        errors[i, 1] = owner.sc[S_ERROR_INFO]
 
 
 @jit

@@ -109,16 +109,16 @@ def shanten_batch_kernel(counts, n_melds, t, out):  # pragma: no cover - compile
 
 
 @jit(inline="always")
-def _suit_row(t, code, rows, g):  # pragma: no cover - compiled
-    word = np.int64(t.dist[code])
+def _suit_row(dist, code, rows, g):  # pragma: no cover - compiled
+    word = np.int64(dist[code])
     for j in range(10):
         rows[g, j] = (word >> DIST_SHIFT[j]) & DIST_MASK[j]
 
 
 @jit(inline="always")
-def _hist_row(t, h, rows, g):  # pragma: no cover - compiled
+def _hist_row(hdist, h, rows, g):  # pragma: no cover - compiled
     for j in range(10):
-        rows[g, j] = t.hdist[h, j]
+        rows[g, j] = hdist[h, j]
 
 
 @jit(inline="always")
@@ -207,11 +207,11 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
             p *= 5
     h, _ = pung_group(counts, t)
     codes[0] = h
-    _hist_row(t, h, rows, 0)
+    _hist_row(t.hdist, h, rows, 0)
     for s in range(t.n_suits):
         code, _ = suit_code(counts, t.suit_base[s])
         codes[1 + s] = code
-        _suit_row(t, code, rows, 1 + s)
+        _suit_row(t.dist, code, rows, 1 + s)
     for k in range(34):
         work[k] = counts[k]
     seven = t.seven_pairs and n_melds == 0
@@ -233,10 +233,10 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
             if g == 0:
                 c = work[k]
                 hk = codes[0] - _HIST_W[c] + _HIST_W[c - 1]
-                _hist_row(t, hk, rows, 0)
+                _hist_row(t.hdist, hk, rows, 0)
             else:
                 hk = codes[g] - kind_pow[k]
-                _suit_row(t, hk, rows, g)
+                _suit_row(t.dist, hk, rows, g)
             work[k] -= 1
             _leave_one_out(rows, n_groups, need, rest, tmp[0])
             if rnd == 0:
@@ -259,10 +259,10 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
                     if gx == 0:
                         base = hk if g == 0 else codes[0]
                         c = work[x]
-                        _hist_row(t, base - _HIST_W[c] + _HIST_W[c + 1], tmp, 0)
+                        _hist_row(t.hdist, base - _HIST_W[c] + _HIST_W[c + 1], tmp, 0)
                     else:
                         base = hk if g == gx else codes[gx]
-                        _suit_row(t, base + kind_pow[x], tmp, 0)
+                        _suit_row(t.dist, base + kind_pow[x], tmp, 0)
                     dx = _final(rest[gx], tmp[0], need)
                     if seven:
                         work[x] += 1
