@@ -210,7 +210,7 @@ def test_agari_and_regular_shanten_match_mahjong_package(all_rules):
 @pytest.mark.parametrize("name", RULE_NAMES)
 def test_discard_eval_matches_shanten_of_every_discard(all_rules, name):
     """discard_eval_kernel (incremental) equals shanten_kernel on every hand - k and hand - k + x."""
-    from simkit.hand.shanten import LIVE_ALL, LIVE_BEST, discard_eval_kernel, shanten_kernel
+    from simkit.hand.shanten import LIVE_ALL, LIVE_BEST, LIVE_TIES, discard_eval_kernel, shanten_kernel
 
     rules = all_rules[name]
     t = hand_tables(rules)
@@ -246,3 +246,7 @@ def test_discard_eval_matches_shanten_of_every_discard(all_rules, name):
         discard_eval_kernel(hand, n_melds, t, visible, sh2, live2, LIVE_BEST)
         assert np.array_equal(sh2, sh)
         assert all(live2[x] == (live[x] if sh[x] == best else -1) for x in range(34))
+        ties = sum(1 for x in range(34) if sh[x] == best) >= 2
+        discard_eval_kernel(hand, n_melds, t, visible, sh2, live2, LIVE_TIES)
+        assert np.array_equal(sh2, sh)
+        assert all(live2[x] == (live[x] if ties and sh[x] == best else -1) for x in range(34))

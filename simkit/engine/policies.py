@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jit
-from ..hand.shanten import LIVE_BEST, LIVE_NONE, discard_eval_kernel, shanten_kernel
+from ..hand.shanten import LIVE_NONE, LIVE_TIES, discard_eval_kernel, shanten_kernel
 from ..hand.waits import popcount, waits_kernel
 from . import actions as A
 from .rng import bounded
@@ -112,7 +112,7 @@ def _best_discard(view, legal, work, hand):  # pragma: no cover - compiled
     _visible(view, visible)
     sh = np.empty(34, np.int64)
     live = np.empty(34, np.int64)
-    discard_eval_kernel(hand, view.n_melds, view.tables, visible, sh, live, LIVE_BEST)
+    discard_eval_kernel(hand, view.n_melds, view.tables, visible, sh, live, LIVE_TIES)
     best = -1
     best_sh = 99
     best_live = -1

@@ -172,6 +172,7 @@ def _leave_one_out(rows, n_groups, need, rest, tmp):  # pragma: no cover - compi
 LIVE_NONE = 0  #: discard_eval_kernel: no live-tile counts
 LIVE_ALL = 1  #: discard_eval_kernel: live-tile counts for every discard
 LIVE_BEST = 2  #: discard_eval_kernel: live-tile counts only for the discards of least shanten
+LIVE_TIES = 3  #: discard_eval_kernel: as LIVE_BEST, but only when two or more discards tie for it
 
 
 @jit
@@ -181,8 +182,9 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
     tile set's kinds ``x``, ``4 - visible[x]`` for each ``x`` that lowers the shanten).
 
     ``visible`` int[34]: copies of each kind the player can see (hand included). ``live_mode``:
-    :data:`LIVE_NONE`, :data:`LIVE_ALL` or :data:`LIVE_BEST` (only the discards of least shanten).
-    Kinds not held get ``sh_out = 99``;
+    :data:`LIVE_NONE`, :data:`LIVE_ALL`, :data:`LIVE_BEST` (only the discards of least shanten) or
+    :data:`LIVE_TIES` (as LIVE_BEST when two or more kinds tie for least shanten, else none: all a
+    "least shanten, then most live tiles" choice needs). Kinds not held get ``sh_out = 99``;
     ``live_out = -1`` where not computed. Returns the least shanten. The result equals evaluating
     :func:`shanten_kernel` on every hand ``counts - k`` and ``counts - k + x``, but each step changes
     one group only, so it recombines cached group rows instead of recomputing everything.
@@ -222,10 +224,17 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
     for rnd in range(2):
         if rnd == 1 and live_mode == LIVE_NONE:
             break
+        if rnd == 1 and live_mode == LIVE_TIES:
+            n_best = 0
+            for k in range(34):
+                if sh_out[k] == best:
+                    n_best += 1
+            if n_best < 2:
+                break
         for k in range(34):
             if counts[k] == 0 or kind_group[k] < 0:
                 continue
-            if rnd == 1 and live_mode == LIVE_BEST and sh_out[k] != best:
+            if rnd == 1 and live_mode != LIVE_ALL and sh_out[k] != best:
                 continue
             g = kind_group[k]
             for j in range(10):
