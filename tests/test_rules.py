@@ -70,12 +70,14 @@ OPTIONS = {
     "night_market": {
         "base": (50, [0.5, 100], [0, -50, "50", None, float("nan")]),
         "fan_value": (100, [1, 50.5], [0, -1, None, True]),
+        "match_hands": (16, [1, 8, 10_000], [0, -1, 10_001, 16.0, "16", None, True]),
     },
     "duel": {
         "stake": (1, [0.01, 2, 10], [0, -1, None, "1", float("inf")]),
         "fee": (0.05, [0, 0.0, 0.5, 0.99], [1, 1.0, -0.01, 2, None, True]),
         "chips": (None, [1, 100, 2.5], [0, -10, "100", float("inf"), True]),
         "multiple_cap": (32, [1, 8, 64], [0, -32, 32.0, 16.5, None, True]),
+        "match_hands": (16, [1, 8, 10_000], [0, -1, 10_001, 16.0, "16", None, True]),
     },
     "for_two": {
         "stake": (1, [0.5, 3], [0, -1, None]),
@@ -87,6 +89,7 @@ OPTIONS = {
         ),
         "self_drawn_multiplier": (2, [1, 1.5, 4], [0, -2, None]),
         "fold_payment": (1, [0, 0.5, 2], [-1, None, float("nan")]),
+        "match_hands": (16, [1, 8, 10_000], [0, -1, 10_001, 16.0, "16", None, True]),
     },
 }
 

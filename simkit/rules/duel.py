@@ -89,6 +89,12 @@ class DuelOptions(RuleOptions):
         number(minimum=1, integer=True, allowed="any positive integer"),
         "largest multiple 2^(fan - 1) paid for a win (kong payments are never capped)",
     )
+    match_hands: int = option(
+        16,
+        number(minimum=1, maximum=10_000, integer=True, allowed="any integer from 1 to 10000"),
+        "hands per match at most (rules/duel.md does not say); a match also ends when a player "
+        "has no chips left",
+    )
 
 
 #: The options class of this rule set, under the name every rule-set module uses.

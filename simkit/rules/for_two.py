@@ -97,6 +97,11 @@ class ForTwoOptions(RuleOptions):
         number(minimum=0, allowed="any number >= 0"),
         "stakes the opponent pays the banker when not following the bid (the hand is not played)",
     )
+    match_hands: int = option(
+        16,
+        number(minimum=1, maximum=10_000, integer=True, allowed="any integer from 1 to 10000"),
+        "hands per match, folded hands included (rules/for_two.md does not say how long a match is)",
+    )
 
 
 #: The options class of this rule set, under the name every rule-set module uses.

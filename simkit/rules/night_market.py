@@ -75,6 +75,11 @@ class NightMarketOptions(RuleOptions):
         50, number(**_POSITIVE), "fixed part of every payment: payment = base + fan_value x fan"
     )
     fan_value: float = option(100, number(**_POSITIVE), "points per fan in the payment")
+    match_hands: int = option(
+        16,
+        number(minimum=1, maximum=10_000, integer=True, allowed="any integer from 1 to 10000"),
+        "hands per match (rules/night_market.md does not say how long a match is)",
+    )
 
 
 #: The options class of this rule set, under the name every rule-set module uses.
