@@ -1,0 +1,754 @@
+"""Simulation datasets on disk: the Arrow schema, the shard writer, run metadata, reading and resume.
+
+A *run* is a directory::
+
+    data/runs/douque_greedy-greedy_seed0_2000matches/
+        _simkit.json          the run manifest (JSON): how the run was made, its state, its shards
+        _common_metadata      Parquet schema + the manifest as key-value metadata (written at the end)
+        part-000000.parquet   chunk 0: matches [0, chunk_matches), one row per hand
+        part-000001.parquet   chunk 1: the next chunk_matches matches, ...
+
+Every shard holds whole matches, rows in (match, copy, hand) order, so the shards read in name order
+are the run's rows in order (``pandas.read_parquet(run_dir)`` and ``pyarrow.dataset`` skip the
+``_``- and ``.``-prefixed files). Each shard carries the run's description in its Parquet key-value
+metadata under ``simkit``; shards are written to a hidden temporary name in the run directory,
+flushed with ``fsync`` and renamed into place, so a run killed at any moment leaves only complete
+shards, and :func:`completed_chunks` tells a resumed run what is left to do.
+
+The schema is declared once (:data:`COLUMNS`, :func:`dataset_schema`); the scoring items become
+``item_<name>`` columns, from the rule set's item table (:func:`item_names`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import fcntl
+import importlib
+import json
+import os
+import platform
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ._jit import jit
+from .errors import SimkitError
+from .melds import MELD_TYPES
+from .tiles import TILE_NAMES
+
+__all__ = [
+    "FORMAT",
+    "MANIFEST",
+    "COMMON_METADATA",
+    "METADATA_KEY",
+    "COLUMNS",
+    "WIN_TYPES",
+    "WINDS",
+    "DECLARATIONS",
+    "DEAL_ID_HAND_BITS",
+    "DatasetError",
+    "Run",
+    "item_names",
+    "dataset_schema",
+    "schema_for",
+    "rows_to_batch",
+    "format_wins",
+    "shard_name",
+    "write_shard",
+    "commit_shard",
+    "write_manifest",
+    "read_manifest",
+    "write_common_metadata",
+    "shard_metadata",
+    "completed_chunks",
+    "clean_temporary",
+    "remove_run_files",
+    "run_lock",
+    "open_run",
+    "read_run",
+    "rules_from_dict",
+    "versions",
+    "now",
+    "command_line",
+]
+
+#: Identifies a simkit run directory (the manifest's ``format``); bumped when the layout changes.
+FORMAT = "simkit-run/1"
+#: File name of the run manifest (JSON).
+MANIFEST = "_simkit.json"
+#: File name of the dataset-level Parquet metadata file (schema + key-value metadata only).
+COMMON_METADATA = "_common_metadata"
+#: Key of the JSON run description in each shard's Parquet key-value metadata.
+METADATA_KEY = "simkit"
+#: ``deal_id = match << DEAL_ID_HAND_BITS | hand``.
+DEAL_ID_HAND_BITS = 16
+#: Parquet compression codec of the shards.
+COMPRESSION = "zstd"
+_LOCK = ".simkit.lock"
+_SHARD_PREFIX = "part-"
+_SHARD_SUFFIX = ".parquet"
+_TMP_SUFFIX = ".tmp"
+
+#: ``win_type`` categories, indexed by the engine's code (0 exhaustive draw ... 3 robbed kong, 4 for_two's fold).
+WIN_TYPES = ("draw", "self_drawn", "discard", "robbed_kong", "fold")
+#: Wind categories of ``prevailing_wind`` and ``seat_wind_*``, indexed by kind - 27.
+WINDS = ("E", "S", "W", "N")
+#: ``declared_*`` categories, indexed by the engine's code (0 none, 1 ready, 2 MIGI).
+DECLARATIONS = ("none", "ready", "migi")
+
+_WIND0 = 27  # kind of East
+
+
+class DatasetError(SimkitError, ValueError):
+    """A directory is not a simkit run, or its files contradict its manifest."""
+
+
+# ---------------------------------------------------------------------------------------------
+# schema
+
+
+def _dict(index_type=pa.int8()):
+    return pa.dictionary(index_type, pa.string())
+
+
+#: Every column of a run, in order: ``(name, Arrow type, description)``. ``item_<name>`` columns
+#: (one per scoring item of the rule set, int16 tai) go where ``"item_*"`` stands.
+COLUMNS: tuple = (
+    ("deal_id", pa.int64(), "match << 16 | hand: rows of the two copies of a --duplicate run with "
+     "the same deal_id were dealt from the same wall and dice (same seed, match, hand)"),
+    ("copy", pa.int8(), "0, or 1 for the seat-swapped replay of a --duplicate run"),
+    ("seed", pa.int64(), "the run's master seed"),
+    ("match", pa.int64(), "match index (its randomness depends only on seed and match)"),
+    ("hand", pa.int16(), "hand index within the match"),
+    ("policy_0", _dict(), "policy of player 0 in this row (replay with policies=(policy_0, policy_1))"),
+    ("policy_1", _dict(), "policy of player 1 in this row"),
+    ("prevailing_wind", _dict(), "round wind: E, S, W, N"),
+    ("dealer", pa.int8(), "the dealer: player 0 or 1"),
+    ("dealer_turn", pa.int8(), "0 for the round's first dealer, 1 for its second"),
+    ("streak", pa.int16(), "the dealer's streak (consecutive hands kept)"),
+    ("seat_wind_0", _dict(), "player 0's seat wind: E or W"),
+    ("seat_wind_1", _dict(), "player 1's seat wind: E or W"),
+    ("winner", pa.int8(), "player 0 or 1; -1 on an exhaustive draw"),
+    ("payer", pa.int8(), "the player who pays; -1 on an exhaustive draw"),
+    ("win_type", _dict(), "draw (exhaustive), self_drawn, discard, robbed_kong (or fold: for_two's "
+     "opponent folded)"),
+    ("win_tile", _dict(), "the winning tile in notation (e.g. 5z); null on a draw"),
+    ("win_hand", pa.string(), "the winner's concealed tiles at the win, winning tile included, in "
+     "notation (e.g. 123456789m11p55z); null on a draw"),
+    ("win_melds", pa.string(), "the winner's melds as simkit.parse_melds reads them (e.g. "
+     "'pung 555z, concealed_kong 1111m'), '' for none; null on a draw"),
+    ("item_*", pa.int16(), "tai of each scoring item (0 when not scored or on a draw)"),
+    ("hand_tai", pa.int16(), "the winner's hand tai (0 on a draw)"),
+    ("dealer_tai", pa.int16(), "dealer tai 1 + 2 x streak when the dealer wins or pays; 0 otherwise"),
+    ("payment_tai", pa.float64(), "the payment in tai units: base / tai_value + hand_tai + dealer_tai "
+     "(0 on a draw)"),
+    ("points", pa.float64(), "the payment in points: base + tai_value x (hand_tai + dealer_tai)"),
+    ("score_0", pa.float64(), "player 0's result for the hand in points (+ won, - paid)"),
+    ("score_1", pa.float64(), "player 1's result (-score_0)"),
+    ("turns", pa.int16(), "discards made in the hand"),
+    ("tiles_left", pa.int16(), "drawable tiles left when the hand ended"),
+    ("kongs_0", pa.int8(), "kongs made by player 0"),
+    ("kongs_1", pa.int8(), "kongs made by player 1"),
+    ("declared_0", _dict(), "player 0's declaration: none, ready, migi"),
+    ("declared_1", _dict(), "player 1's declaration"),
+    ("skipped_wins_0", pa.int16(), "wins player 0 passed up (Skipped Win)"),
+    ("skipped_wins_1", pa.int16(), "wins player 1 passed up"),
+)
+
+
+def item_names(rules) -> tuple[str, ...]:
+    """Names of the rule set's scoring items (``simkit.scoring.<rule set>.ITEM_NAMES``).
+
+    Raises
+    ------
+    SimkitError
+        The rule set has no scoring table yet.
+    """
+    try:
+        module = importlib.import_module(f"simkit.scoring.{rules.name}")
+    except ModuleNotFoundError:
+        raise SimkitError(f"rule set '{rules.name}' has no scoring table yet") from None
+    return tuple(module.ITEM_NAMES)
+
+
+def dataset_schema(items, *, item_type=pa.int16(), tai=True, extras=(), metadata: dict | None = None) -> pa.Schema:
+    """The Arrow schema of a run: :data:`COLUMNS` with one ``item_<name>`` column per scoring item.
+
+    Parameters
+    ----------
+    items : sequence of str
+        Scoring item names (:func:`item_names`).
+    item_type : pyarrow.DataType
+        Type of the item columns (int16 tai; the engine's item dtype).
+    tai : bool
+        Whether the rule set pays in tai units (``base / tai_value``): the ``payment_tai`` column.
+    extras : sequence of (name, pyarrow.DataType)
+        Further engine columns, appended as they are (see :func:`schema_for`).
+    metadata : dict, optional
+        Schema-level key-value metadata (str -> str).
+    """
+    fields = []
+    for name, type_, doc in COLUMNS:
+        if name == "item_*":
+            doc_items = doc if pa.types.is_integer(item_type) else doc.replace("tai", "value")
+            fields.extend(pa.field(f"item_{item}", item_type, nullable=False, metadata={"doc": doc_items}) for item in items)
+        elif name != "payment_tai" or tai:
+            nullable = name in ("win_tile", "win_hand", "win_melds")
+            fields.append(pa.field(name, type_, nullable=nullable, metadata={"doc": doc}))
+    for name, type_ in extras:
+        fields.append(pa.field(name, type_, nullable=False, metadata={"doc": "engine column (see simkit.simulate_matches)"}))
+    return pa.schema(fields, metadata=metadata)
+
+
+# engine result keys that COLUMNS covers (renamed, encoded or derived); any other 1-D column is kept as is
+_ENGINE_KEYS = frozenset(
+    ("match", "hand", "prevailing_wind", "dealer", "streak", "seat_wind_0", "winner", "payer", "win_type", "win_tile",
+     "win_hand", "win_melds", "items", "hand_tai", "dealer_tai", "points", "score_0", "score_1", "turns", "tiles_left",
+     "kongs_0", "kongs_1", "declared_0", "declared_1", "skipped_wins_0", "skipped_wins_1", "dealer_turn")
+)
+
+
+def _pays_in_tai(rules) -> bool:
+    return hasattr(rules.options, "base") and hasattr(rules.options, "tai_value")
+
+
+def schema_for(rules, res: dict) -> pa.Schema:
+    """The schema of a run of ``rules`` whose engine returns ``res`` (:func:`simkit.simulate_matches`).
+
+    The same for every chunk of a run: :data:`COLUMNS`, the rule set's item columns (the engine's
+    item dtype), and any further 1-D column the engine returns, in its order.
+    """
+    extras = [
+        (key, pa.from_numpy_dtype(np.asarray(value).dtype))
+        for key, value in res.items()
+        if key not in _ENGINE_KEYS and np.ndim(value) == 1
+    ]
+    item_dtype = np.asarray(res["items"]).dtype
+    return dataset_schema(
+        item_names(rules), item_type=pa.from_numpy_dtype(item_dtype), tai=_pays_in_tai(rules), extras=extras
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# engine rows -> RecordBatch
+
+_MELD_WIDTH = 4 * (len("concealed_kong ") + 5) + 3 * 2  # four melds and three ", "
+_SUIT_LETTER = np.frombuffer(b"mpsz", np.uint8)
+_TYPE_TEXT = np.frombuffer("".join(MELD_TYPES).encode(), np.uint8)
+_TYPE_OFFSETS = np.cumsum([0] + [len(t) for t in MELD_TYPES]).astype(np.int64)
+_MELD_SIZES = np.array([3, 4, 4, 4, 3], np.int64)  # tiles of each meld type code
+_CHOW = MELD_TYPES.index("chow")
+
+
+@jit
+def _format_wins_kernel(won, hands, melds, type_text, type_offsets, meld_sizes, chow, letters, hand_buf, hand_off, meld_buf, meld_off):  # pragma: no cover
+    """Notation of each winner's concealed tiles and melds into string buffers (Arrow layout).
+
+    ``won`` bool[n]; ``hands`` uint8[n, 34]; ``melds`` int8[n, 4, 2] (type code, kind; -1 unused);
+    writes ``hand_buf``/``meld_buf`` bytes and int32 offsets ``hand_off``/``meld_off`` [n + 1].
+    Rows with ``won[i]`` False get empty strings (the caller marks them null).
+    """
+    n = won.shape[0]
+    h = 0
+    m = 0
+    for i in range(n):
+        hand_off[i] = h
+        meld_off[i] = m
+        if not won[i]:
+            continue
+        for suit in range(4):
+            start = 9 * suit
+            size = 7 if suit == 3 else 9
+            wrote = False
+            for r in range(size):
+                for _ in range(hands[i, start + r]):
+                    hand_buf[h] = 49 + r  # '1' + r
+                    h += 1
+                    wrote = True
+            if wrote:
+                hand_buf[h] = letters[suit]
+                h += 1
+        first = True
+        for j in range(melds.shape[1]):
+            code = melds[i, j, 0]
+            if code < 0:
+                continue
+            kind = melds[i, j, 1]
+            if not first:
+                meld_buf[m] = 44  # ','
+                meld_buf[m + 1] = 32  # ' '
+                m += 2
+            first = False
+            for c in range(type_offsets[code], type_offsets[code + 1]):
+                meld_buf[m] = type_text[c]
+                m += 1
+            meld_buf[m] = 32
+            m += 1
+            rank = kind % 9
+            for t in range(meld_sizes[code]):
+                meld_buf[m] = 49 + rank + (t if code == chow else 0)
+                m += 1
+            meld_buf[m] = letters[kind // 9]
+            m += 1
+    hand_off[n] = h
+    meld_off[n] = m
+
+
+def format_wins(won, hands, melds) -> tuple[pa.Array, pa.Array]:
+    """The winners' concealed tiles and melds in notation, as two Arrow string arrays.
+
+    Parameters
+    ----------
+    won : bool[n]
+        Rows with a winner; the others are null.
+    hands : uint8[n, 34]
+        Concealed tile counts (each 0-4).
+    melds : int8[n, 4, 2]
+        ``(type code, kind)`` per meld (:data:`simkit.melds.MELD_TYPES` codes; ``-1`` unused); the
+        kind is the meld's lowest tile.
+
+    Returns
+    -------
+    (hand notation, melds text): e.g. ``"123m55z"`` and ``"pung 777m, concealed_kong 1111z"``
+    (``""`` without melds), the latter readable by :func:`simkit.parse_melds`.
+    """
+    won = np.ascontiguousarray(won, np.bool_)
+    hands = np.ascontiguousarray(hands, np.uint8)
+    melds = np.ascontiguousarray(melds, np.int8)
+    n = len(won)
+    if hands.shape != (n, 34) or melds.shape[0] != n or melds.shape[2:] != (2,) or melds.shape[1] > 4:
+        raise SimkitError(f"format_wins: shapes {hands.shape} and {melds.shape} do not fit {n} rows")
+    if n and (hands.max(initial=0) > 4 or melds.max(initial=-1) >= 34 or (melds[:, :, 0] >= len(MELD_TYPES)).any()):
+        raise SimkitError("format_wins: tile counts must be 0-4, meld codes and kinds in range")
+    hand_buf = np.empty(max(1, int(hands[won].sum(dtype=np.int64)) + 4 * n), np.uint8)
+    meld_buf = np.empty(max(1, n * _MELD_WIDTH), np.uint8)
+    hand_off = np.empty(n + 1, np.int32)
+    meld_off = np.empty(n + 1, np.int32)
+    _format_wins_kernel(
+        won, hands, melds, _TYPE_TEXT, _TYPE_OFFSETS, _MELD_SIZES, _CHOW, _SUIT_LETTER,
+        hand_buf, hand_off, meld_buf, meld_off,
+    )
+    return _string_array(hand_buf, hand_off, won, n), _string_array(meld_buf, meld_off, won, n)
+
+
+def _string_array(buf, offsets, valid, n) -> pa.Array:
+    size = int(offsets[n])
+    validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    return pa.Array.from_buffers(
+        pa.string(), n, [validity, pa.py_buffer(offsets), pa.py_buffer(buf[:size].copy())],
+        null_count=int(n - np.count_nonzero(valid)),
+    )
+
+
+def _category(codes, names, valid=None) -> pa.DictionaryArray:
+    codes = np.asarray(codes).astype(np.int8, copy=False)
+    mask = None if valid is None else ~valid
+    return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int8(), mask=mask), pa.array(names, pa.string()))
+
+
+def rows_to_batch(res: dict, schema: pa.Schema, *, seed: int, copy: int, policy_labels, rules) -> pa.RecordBatch:
+    """One RecordBatch of a run's schema (:func:`schema_for`) from :func:`simkit.simulate_matches` output.
+
+    Parameters
+    ----------
+    res : dict of numpy arrays
+        ``simulate_matches`` columns (``n`` rows).
+    schema : pyarrow.Schema
+        The run's schema, ``schema_for(rules, res)``.
+    seed : int
+    copy : int
+        0, or 1 for the seat-swapped copy of a duplicate run.
+    policy_labels : (str, str)
+        Player 0's and player 1's policy in these rows.
+    rules : Rules
+        For the payment in tai units (``base / tai_value``).
+    """
+    n = len(res["match"])
+    winner = np.asarray(res["winner"])
+    won = winner >= 0
+    match = np.asarray(res["match"], np.int64)
+    hand = np.asarray(res["hand"], np.int64)
+    items = np.asarray(res["items"])
+    labels = sorted(set(policy_labels))
+    cols = {
+        "deal_id": (match << DEAL_ID_HAND_BITS) | hand,
+        "copy": np.full(n, copy, np.int8),
+        "seed": np.full(n, seed, np.int64),
+        "match": match,
+        "hand": hand.astype(np.int16),
+        "policy_0": _category(np.full(n, labels.index(policy_labels[0])), labels),
+        "policy_1": _category(np.full(n, labels.index(policy_labels[1])), labels),
+        "prevailing_wind": _category(np.asarray(res["prevailing_wind"]) - _WIND0, WINDS),
+        "dealer": res["dealer"],
+        "dealer_turn": res["dealer_turn"],
+        "streak": res["streak"],
+        "seat_wind_0": _category(np.asarray(res["seat_wind_0"]) - _WIND0, WINDS),
+        "seat_wind_1": _category(np.where(np.asarray(res["seat_wind_0"]) == _WIND0, 2, 0), WINDS),
+        "winner": winner,
+        "payer": res["payer"],
+        "win_type": _category(res["win_type"], WIN_TYPES),
+        "win_tile": _category(np.where(won, res["win_tile"], 0), TILE_NAMES, valid=won),
+    }
+    hands = res.get("win_hand")
+    melds = res.get("win_melds")
+    if hands is not None and melds is not None:
+        cols["win_hand"], cols["win_melds"] = format_wins(won, hands, melds)
+    else:  # an engine without the winner's tiles: the columns exist, all null
+        cols["win_hand"] = pa.nulls(n, pa.string())
+        cols["win_melds"] = pa.nulls(n, pa.string())
+    item_columns = [name for name in schema.names if name.startswith("item_")]
+    if items.shape != (n, len(item_columns)):
+        raise SimkitError(f"the engine returned {items.shape[1]} scoring items, the schema has {len(item_columns)}")
+    for j, name in enumerate(item_columns):
+        cols[name] = items[:, j]
+    hand_tai = np.asarray(res["hand_tai"])
+    dealer_tai = np.asarray(res["dealer_tai"])
+    if _pays_in_tai(rules):
+        opts = rules.options
+        cols["payment_tai"] = np.where(won, opts.base / opts.tai_value + hand_tai + dealer_tai, 0.0)
+    score_0 = np.asarray(res["score_0"], np.float64) + 0.0  # + 0.0 turns -0.0 into 0.0
+    cols.update(
+        hand_tai=hand_tai,
+        dealer_tai=dealer_tai,
+        points=res["points"],
+        score_0=score_0,
+        score_1=np.asarray(res["score_1"], np.float64) + 0.0,
+        turns=res["turns"],
+        tiles_left=res["tiles_left"],
+        kongs_0=res["kongs_0"],
+        kongs_1=res["kongs_1"],
+        declared_0=_category(res["declared_0"], DECLARATIONS),
+        declared_1=_category(res["declared_1"], DECLARATIONS),
+        skipped_wins_0=res["skipped_wins_0"],
+        skipped_wins_1=res["skipped_wins_1"],
+    )
+    for key, value in res.items():
+        if key not in _ENGINE_KEYS and np.ndim(value) == 1:
+            cols[key] = np.asarray(value)
+    arrays = []
+    for field in schema:
+        value = cols[field.name]
+        if isinstance(value, np.ndarray):
+            value = pa.array(value.astype(field.type.to_pandas_dtype(), copy=False), field.type)
+        arrays.append(value)
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+# ---------------------------------------------------------------------------------------------
+# files
+
+
+def shard_name(chunk: int) -> str:
+    """File name of chunk ``chunk``'s shard: ``part-000012.parquet``."""
+    return f"{_SHARD_PREFIX}{chunk:06d}{_SHARD_SUFFIX}"
+
+
+def _chunk_of(name: str) -> int | None:
+    if not (name.startswith(_SHARD_PREFIX) and name.endswith(_SHARD_SUFFIX)):
+        return None
+    digits = name[len(_SHARD_PREFIX) : -len(_SHARD_SUFFIX)]
+    return int(digits) if digits.isdigit() else None
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_shard(directory, chunk: int, table: pa.Table, metadata: dict) -> Path:
+    """Write ``table`` as a complete, fsync'ed temporary file in ``directory``; returns its path.
+
+    The file is hidden (``.part-000012.parquet.<pid>.tmp``) until :func:`commit_shard` renames it.
+    ``metadata`` (JSON-ready) is stored under :data:`METADATA_KEY` with the Arrow schema.
+    """
+    directory = Path(directory)
+    tmp = directory / f".{shard_name(chunk)}.{os.getpid()}{_TMP_SUFFIX}"
+    meta = dict(table.schema.metadata or {})
+    meta[METADATA_KEY.encode()] = json.dumps(metadata, sort_keys=True).encode()
+    table = table.replace_schema_metadata(meta)
+    with open(tmp, "wb") as f:
+        pq.write_table(table, f, compression=COMPRESSION, row_group_size=max(1, table.num_rows))
+        f.flush()
+        os.fsync(f.fileno())
+    return tmp
+
+
+def commit_shard(tmp: Path, directory, chunk: int) -> Path:
+    """Atomically rename a temporary shard to its final name and fsync the directory."""
+    directory = Path(directory)
+    final = directory / shard_name(chunk)
+    os.replace(tmp, final)
+    _fsync_dir(directory)
+    return final
+
+
+def _write_json_atomic(path: Path, data: dict) -> None:
+    tmp = path.parent / f".{path.name}.{os.getpid()}{_TMP_SUFFIX}"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=2, sort_keys=False)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def write_manifest(directory, manifest: dict) -> None:
+    """Write the run manifest ``_simkit.json`` atomically."""
+    _write_json_atomic(Path(directory) / MANIFEST, manifest)
+
+
+def read_manifest(directory) -> dict:
+    """The run manifest of ``directory``.
+
+    Raises
+    ------
+    DatasetError
+        No such directory, or it is not a simkit run (no readable manifest of this format).
+    """
+    directory = Path(directory)
+    if not directory.exists():
+        raise DatasetError(f"{directory}: no such directory")
+    if not directory.is_dir():
+        raise DatasetError(f"{directory} is a file, not a simkit dataset directory")
+    path = directory / MANIFEST
+    if not path.is_file():
+        raise DatasetError(f"{directory} is not a simkit dataset (no {MANIFEST} manifest)")
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise DatasetError(f"{path}: unreadable manifest ({exc})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise DatasetError(f"{directory} is not a simkit dataset of format {FORMAT} ({MANIFEST} says otherwise)")
+    return manifest
+
+
+def write_common_metadata(directory, schema: pa.Schema, manifest: dict) -> None:
+    """Write ``_common_metadata``: the schema and the whole manifest as Parquet key-value metadata."""
+    directory = Path(directory)
+    meta = {METADATA_KEY: json.dumps(manifest, sort_keys=True)}
+    path = directory / COMMON_METADATA
+    tmp = directory / f".{COMMON_METADATA}.{os.getpid()}{_TMP_SUFFIX}"
+    pq.write_metadata(schema.with_metadata(meta), tmp)
+    os.replace(tmp, path)
+    _fsync_dir(directory)
+
+
+def shard_metadata(path) -> dict:
+    """The JSON description stored in a shard's key-value metadata (``{}`` if none)."""
+    meta = pq.read_schema(path).metadata or {}
+    raw = meta.get(METADATA_KEY.encode())
+    return json.loads(raw) if raw else {}
+
+
+def completed_chunks(directory, spec: dict) -> dict[int, dict]:
+    """Chunks whose shard is in place: ``{chunk: shard metadata}``.
+
+    A shard is in place only after its rename, so it is complete; its footer is read to check that
+    it belongs to this run (``spec`` equal to the one it was written with).
+
+    Raises
+    ------
+    DatasetError
+        A shard that cannot be read or was written by a different run.
+    """
+    directory = Path(directory)
+    done = {}
+    for path in sorted(directory.iterdir()):
+        chunk = _chunk_of(path.name)
+        if chunk is None:
+            continue
+        try:
+            meta = shard_metadata(path)
+        except (OSError, pa.ArrowException) as exc:
+            raise DatasetError(f"{path}: unreadable shard ({exc})") from None
+        if meta.get("spec") != spec or meta.get("chunk") != chunk:
+            raise DatasetError(f"{path} was not written by this run (its settings differ); use --overwrite")
+        done[chunk] = meta
+    return done
+
+
+def clean_temporary(directory) -> int:
+    """Remove temporary files left by killed runs (hidden ``*.tmp``); returns how many."""
+    n = 0
+    for path in Path(directory).iterdir():
+        if path.name.startswith(".") and path.name.endswith(_TMP_SUFFIX):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+                n += 1
+    return n
+
+
+def remove_run_files(directory) -> None:
+    """Delete a run's files (shards, manifest, metadata, temporaries); other files are left."""
+    for path in Path(directory).iterdir():
+        name = path.name
+        if (
+            _chunk_of(name) is not None
+            or name in (MANIFEST, COMMON_METADATA)
+            or (name.startswith(".") and name.endswith(_TMP_SUFFIX))
+        ):
+            path.unlink()
+
+
+@contextlib.contextmanager
+def run_lock(directory):
+    """Hold an exclusive lock on a run directory (released when the process dies, even by SIGKILL).
+
+    Raises
+    ------
+    SimkitError
+        Another process is writing the run.
+    """
+    fd = os.open(Path(directory) / _LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SimkitError(f"another simkit process is writing {directory}") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def versions() -> dict:
+    """Versions of simkit and of the libraries that make and write the data."""
+    import numba
+
+    from . import __version__
+
+    return {
+        "simkit": __version__,
+        "numba": numba.__version__,
+        "numpy": np.__version__,
+        "pyarrow": pa.__version__,
+        "python": platform.python_version(),
+    }
+
+
+def now() -> str:
+    """The current UTC time, ISO 8601 to the second."""
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def command_line() -> list[str]:
+    """The command line of this process, ``simkit`` first when run as the console script."""
+    argv = list(sys.argv)
+    if argv and (argv[0].endswith(os.sep + "simkit") or argv[0] == "simkit" or argv[0].endswith("__main__.py")):
+        argv[0] = "simkit"
+    return argv
+
+
+# ---------------------------------------------------------------------------------------------
+# reading
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run directory as its manifest describes it (:func:`open_run`).
+
+    Attributes
+    ----------
+    path : Path
+    manifest : dict
+        The whole ``_simkit.json``.
+    shards : tuple of Path
+        The complete shards, in chunk (= row) order.
+    """
+
+    path: Path
+    manifest: dict
+    shards: tuple
+
+    @property
+    def spec(self) -> dict:
+        """What determines the data: rules and options, policies, seed, target, duplicate, chunking."""
+        return self.manifest["spec"]
+
+    @property
+    def complete(self) -> bool:
+        """True once every chunk is written (the manifest's status is ``complete``)."""
+        return self.manifest.get("status") == "complete"
+
+    @property
+    def rules(self):
+        """The run's :class:`~simkit.rules.Rules`, every option as recorded."""
+        return rules_from_dict(self.spec["rules"])
+
+    @property
+    def schema(self) -> pa.Schema:
+        """The columns of the run (its first shard's Arrow schema, without key-value metadata)."""
+        if not self.shards:
+            raise DatasetError(f"{self.path} has no complete shards yet")
+        return pq.read_schema(self.shards[0]).remove_metadata()
+
+    @property
+    def rows(self) -> int:
+        """Rows in the complete shards (read from their footers)."""
+        return sum(pq.ParquetFile(p).metadata.num_rows for p in self.shards)
+
+    def read(self, columns=None) -> pa.Table:
+        """All complete shards as one Arrow table, in row order."""
+        if not self.shards:
+            raise DatasetError(f"{self.path} has no complete shards yet")
+        return pa.concat_tables([pq.read_table(p, columns=columns) for p in self.shards])
+
+    def to_pandas(self, columns=None):
+        """All complete shards as a pandas DataFrame (categories for the dictionary columns)."""
+        return self.read(columns).to_pandas()
+
+    def replay(self, row):
+        """Replay the hand of one row (a mapping with ``seed``, ``match``, ``hand``, ``policy_0``,
+        ``policy_1``) under the run's rules: :func:`simkit.replay`'s record."""
+        from .engine.matches import replay
+
+        policies = self._policies_of(str(row["policy_0"]), str(row["policy_1"]))
+        return replay(int(row["seed"]), int(row["match"]), int(row["hand"]), self.rules, policies)
+
+    def _policies_of(self, label0, label1):
+        from .engine.policies import POLICIES
+
+        out = []
+        for label in (label0, label1):
+            found = [p for p in self.spec["policies"] if p["label"] == label]
+            if not found or found[0]["name"] not in POLICIES:
+                raise DatasetError(f"policy {label!r} is not a built-in policy; replay it with simkit.replay")
+            p = found[0]
+            out.append((POLICIES[p["name"]][0], np.asarray(p["params"], np.float64)))
+        return tuple(out)
+
+
+def rules_from_dict(record: dict):
+    """The :class:`~simkit.rules.Rules` of a provenance record (``Rules.to_dict()``, as in a manifest)."""
+    from .rules import get_rules
+
+    options = {k: tuple(v) if isinstance(v, list) else v for k, v in record["options"].items()}
+    return get_rules(record["name"], **options)
+
+
+def open_run(path) -> Run:
+    """Open a run directory: manifest checked, complete shards listed in order.
+
+    Raises
+    ------
+    DatasetError
+        Not a simkit dataset (the message says why).
+    """
+    directory = Path(path)
+    manifest = read_manifest(directory)
+    shards = tuple(sorted(p for p in directory.iterdir() if _chunk_of(p.name) is not None))
+    return Run(path=directory, manifest=manifest, shards=shards)
+
+
+def read_run(path, columns=None):
+    """A run's rows as a pandas DataFrame (:meth:`Run.to_pandas`)."""
+    return open_run(path).to_pandas(columns)
+
