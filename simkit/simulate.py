@@ -1,0 +1,623 @@
+"""``simulate``: whole matches into a Parquet run directory, in chunks, resumable, reproducible.
+
+The run is cut into fixed *chunks* of ``chunk_matches`` matches: chunk ``c`` plays matches
+``[c * chunk_matches, (c + 1) * chunk_matches)`` and becomes shard ``part-<c>.parquet``
+(:mod:`simkit.io`). Match ``i``'s randomness depends only on ``(seed, i)``, so the rows are the same
+whatever the chunk size, the number of worker processes or the numba thread count, and a resumed run
+equals an uninterrupted one: shards are committed (renamed into place) in chunk order, and
+``resume`` recomputes only the chunks without a shard.
+
+Targets:
+
+* ``matches=M``: matches ``0 .. M-1``.
+* ``hands=N``: the smallest number of whole matches, taken in match order from match 0, whose rows
+  reach ``N`` (so the run has at least ``N`` rows, and fewer than ``N`` plus one match's rows). With
+  ``duplicate`` both copies' rows count. The cut does not depend on the chunking: the chunk holding
+  the ``N``-th row is cut after the match holding it.
+
+``duplicate=True`` plays every match twice: copy 0 with ``policies = (A, B)``, copy 1 with the
+seats swapped, ``(B, A)``, with the same seed and match index, so hand ``h`` of match ``m`` is dealt
+from the same wall and dice in both copies, and the first dealer of each match is the same *seat*.
+Rows with equal ``deal_id`` (``match << 16 | hand``) pair up: at hand 0 they are the same deal with
+the policies' seats swapped; later hands of the match still share the wall and dice, but dealer,
+streak and round follow each copy's own history and may differ. Rows are in (match, copy, hand)
+order. For a variance-reduced comparison of A and B, compare each policy's result over a whole
+match in both copies (a cluster of rows per match).
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import json
+import math
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import SimkitError
+
+__all__ = [
+    "simulate",
+    "Interrupted",
+    "SimulationResult",
+    "DEFAULT_MATCHES",
+    "DEFAULT_CHUNK_MATCHES",
+    "RUNS_DIR",
+    "default_out",
+]
+
+#: Matches of a run when neither ``matches`` nor ``hands`` is given.
+DEFAULT_MATCHES = 2000
+#: Matches per chunk (= per shard). The engine preallocates ``8 * (streak_cap + 1)`` hand rows per
+#: match (88 by default), about 25 kB, and a random-vs-random match has about 77 hands, so a chunk
+#: peaks around 2000 * 25 kB + its rows: ~150 MB, whatever the run's size.
+DEFAULT_CHUNK_MATCHES = 2000
+#: Matches per engine call inside a chunk (progress granularity; does not affect the data).
+ENGINE_BATCH = 500
+#: Where runs go when no output directory is given.
+RUNS_DIR = Path("data") / "runs"
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """What :func:`simulate` did.
+
+    Attributes
+    ----------
+    path : Path
+        The run directory.
+    rows : int
+        Rows (hands) in the finished run.
+    matches : int
+        Matches in the finished run (each counted once with ``duplicate``).
+    shards : int
+    computed_chunks : int
+        Chunks computed by this call (fewer than ``shards`` when resuming).
+    seconds : float
+        Wall time of this call.
+    computed_rows : int
+        Rows computed by this call.
+    """
+
+    path: Path
+    rows: int
+    matches: int
+    shards: int
+    computed_chunks: int
+    seconds: float
+    computed_rows: int
+
+    @property
+    def hands_per_second(self) -> float:
+        """Rows computed and written per second by this call."""
+        return self.computed_rows / self.seconds if self.seconds > 0 else float("nan")
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`simulate`: the complete shards are kept in ``path``; resume finishes the run."""
+
+    def __init__(self, path):
+        super().__init__(f"interrupted; the complete shards are kept in {path}")
+        self.path = path
+
+
+# ---------------------------------------------------------------------------------------------
+# the run's specification
+
+
+def _positive(name, value):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+        raise SimkitError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _policy_entry(policy) -> tuple[dict, object]:
+    """``({"label", "name", "params"}, runnable policy)`` of a policy given by name or function."""
+    from .engine.matches import resolve_policy
+    from .engine.policies import POLICIES
+
+    fn, params = resolve_policy(policy)  # validates; SimkitError for unknown names
+    builtin = next((name for name, (f, _) in POLICIES.items() if f is fn), None)
+    name = builtin or f"{fn.py_func.__module__}.{fn.py_func.__qualname__}"
+    label = builtin or fn.py_func.__name__
+    if builtin and not np.array_equal(params, np.asarray(POLICIES[builtin][1], np.float64)):
+        label = f"{builtin}[{','.join(f'{p:g}' for p in params)}]"
+    entry = {"label": label, "name": name, "params": [float(p) for p in params]}
+    return entry, (policy if isinstance(policy, str) else (fn, params))
+
+
+def _check_engine(rules, runnable):
+    # the engine's own argument check (rule set playable, two valid policies), before any file is touched
+    from .engine.matches import _common
+
+    _common(rules, runnable)
+
+
+def default_out(spec: dict) -> Path:
+    """The default run directory of a specification: ``data/runs/<rules>_<p0>-<p1>_seed<S>_<N><unit>``.
+
+    Non-default rule options add a short hash of their values; ``duplicate`` adds ``_duplicate``.
+    """
+    import hashlib
+
+    from .rules import get_rules
+
+    r = spec["rules"]
+    name = r["name"]
+    defaults = get_rules(name).to_dict()["options"]
+    if r["options"] != defaults:
+        digest = hashlib.sha1(json.dumps(r["options"], sort_keys=True).encode()).hexdigest()[:8]
+        name += f"-{digest}"
+    labels = "-".join(p["label"] for p in spec["policies"])
+    ((unit, n),) = spec["target"].items()
+    dup = "_duplicate" if spec["duplicate"] else ""
+    return RUNS_DIR / f"{name}_{labels}_seed{spec['seed']}_{n}{unit}{dup}"
+
+
+@dataclass
+class _Job:
+    """Everything a process needs to compute chunks (picklable for worker processes)."""
+
+    spec: dict
+    rules: object
+    runnable: tuple  # the two policies as simulate_matches takes them
+    directory: str
+
+    @property
+    def chunk_matches(self) -> int:
+        return self.spec["chunk_matches"]
+
+
+# ---------------------------------------------------------------------------------------------
+# one chunk
+
+
+def _chunk_table(job: _Job, first: int, n: int, on_batch=None):
+    """Rows of matches ``[first, first + n)`` as an Arrow table, and the rows of each match (int64[n])."""
+    import pyarrow as pa
+
+    from . import io
+    from .engine.matches import simulate_matches
+
+    spec = job.spec
+    schema = None
+    labels = [p["label"] for p in spec["policies"]]
+    pols = list(job.runnable)
+    copies = [(0, pols, labels)]
+    if spec["duplicate"]:
+        copies.append((1, pols[::-1], labels[::-1]))
+    batches = []
+    match_rows = np.zeros(n, np.int64)
+    for a in range(first, first + n, ENGINE_BATCH):
+        m = min(ENGINE_BATCH, first + n - a)
+        parts = []
+        keys = []
+        for copy, players, names in copies:
+            res = simulate_matches(job.rules, players, m, spec["seed"], start=a)
+            schema = schema or io.schema_for(job.rules, res)
+            parts.append(io.rows_to_batch(res, schema, seed=spec["seed"], copy=copy, policy_labels=names, rules=job.rules))
+            keys.append(np.asarray(res["match"], np.int64) * 2 + copy)
+            match_rows += np.bincount(np.asarray(res["match"]) - first, minlength=n)
+        if len(parts) == 1:
+            batches.append(parts[0])
+        else:  # (match, copy, hand) order
+            order = np.argsort(np.concatenate(keys), kind="stable")
+            table = pa.Table.from_batches(parts).take(pa.array(order))
+            batches.extend(table.combine_chunks().to_batches())
+        if on_batch is not None:
+            on_batch(sum(len(p) for p in parts), m)
+    return pa.Table.from_batches(batches, schema=schema), match_rows
+
+
+def _shard_meta(job: _Job, chunk: int, first: int, matches: int, rows: int) -> dict:
+    from . import io
+
+    return {
+        "format": io.FORMAT,
+        "spec": job.spec,
+        "chunk": chunk,
+        "first_match": first,
+        "matches": matches,
+        "rows": rows,
+        "versions": io.versions(),
+    }
+
+
+def _compute_chunk(job: _Job, chunk: int, first: int, n: int, on_batch=None):
+    """Compute a chunk and write it as a temporary shard: ``(tmp path, rows, rows per match)``."""
+    from . import io
+
+    table, match_rows = _chunk_table(job, first, n, on_batch)
+    tmp = io.write_shard(job.directory, chunk, table, _shard_meta(job, chunk, first, n, table.num_rows))
+    return str(tmp), table.num_rows, match_rows
+
+
+def _worker_init(threads: int) -> None:
+    import signal
+
+    import numba
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the workers
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+
+
+class _Lazy:
+    """A 'future' computed when its result is asked for (the in-process path: one chunk at a time)."""
+
+    def __init__(self, fn, *args, **kwargs):
+        self._call = (fn, args, kwargs)
+
+    def result(self):
+        fn, args, kwargs = self._call
+        return fn(*args, **kwargs)
+
+    def cancel(self):
+        return True
+
+
+# ---------------------------------------------------------------------------------------------
+# the run
+
+
+def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume):
+    """The run directory, its spec and the runnable policies, from the arguments (and, with
+    ``resume``, the run's manifest: arguments given must agree with it)."""
+    from . import io
+    from .rules import resolve_rules
+
+    matches = _positive("matches", matches)
+    hands = _positive("hands", hands)
+    chunk_matches = _positive("chunk_matches", chunk_matches)
+    if matches is not None and hands is not None:
+        raise SimkitError("give matches or hands, not both")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63):
+        raise SimkitError(f"seed must be an integer between 0 and 2**63 - 1, got {seed!r}")
+    if policies is not None and (isinstance(policies, str) or len(policies) != 2):
+        raise SimkitError(f"policies must be two policies (player 0's, player 1's), got {policies!r}")
+
+    stored = None
+    if resume:
+        if out is None:
+            raise SimkitError("resume needs the run directory (--out DIR)")
+        stored = io.read_manifest(out)["spec"]
+
+    rules_obj = resolve_rules(rules) if rules is not None else None
+    entries = [_policy_entry(p) for p in policies] if policies is not None else None
+    given = {
+        "rules": rules_obj.to_dict() if rules_obj is not None else None,
+        "policies": [e for e, _ in entries] if entries is not None else None,
+        "seed": None if seed is None else int(seed),
+        "target": {"matches": matches} if matches is not None else {"hands": hands} if hands is not None else None,
+        "duplicate": None if duplicate is None else bool(duplicate),
+        "chunk_matches": chunk_matches,
+    }
+    if stored is not None:  # resume: the run's settings; any given must agree
+        for key, value in given.items():
+            if value is not None and value != stored[key]:
+                raise SimkitError(
+                    f"cannot resume {out}: {key} {json.dumps(value)} differs from the run's {json.dumps(stored[key])}"
+                )
+        rules_obj = io.rules_from_dict(stored["rules"])
+        if entries is None:
+            entries = [_policy_entry(_builtin_of(p)) for p in stored["policies"]]
+    else:
+        rules_obj = rules_obj if rules_obj is not None else resolve_rules("douque")
+        if entries is None:
+            entries = [_policy_entry("greedy"), _policy_entry("greedy")]
+    runnable = tuple(r for _, r in entries)
+    _check_engine(rules_obj, runnable)
+    spec = stored or {
+        "rules": rules_obj.to_dict(),
+        "policies": [e for e, _ in entries],
+        "seed": 0 if seed is None else int(seed),
+        "target": given["target"] or {"matches": DEFAULT_MATCHES},
+        "duplicate": bool(duplicate),
+        "chunk_matches": chunk_matches or DEFAULT_CHUNK_MATCHES,
+        "items": list(io.item_names(rules_obj)),
+    }
+    directory = Path(out) if out is not None else default_out(spec)
+    return directory, spec, rules_obj, runnable
+
+
+def _builtin_of(entry: dict):
+    from .engine.policies import POLICIES
+
+    if entry["name"] not in POLICIES:
+        raise SimkitError(
+            f"the run's policy {entry['name']} is not built in; pass the same policies to resume it"
+        )
+    fn = POLICIES[entry["name"]][0]
+    return (fn, np.asarray(entry["params"], np.float64))
+
+
+def _prepare_directory(directory: Path, overwrite: bool, resume: bool) -> None:
+    """Create the run directory or check that it may be used; nothing is deleted here."""
+    from . import io
+
+    if directory.exists() and not directory.is_dir():
+        raise SimkitError(f"output {directory} exists and is not a directory")
+    if resume:
+        io.read_manifest(directory)  # a run to resume
+    elif directory.exists():
+        entries = [p for p in directory.iterdir() if p.name != ".simkit.lock"]
+        if entries and not overwrite:
+            kind = "a simkit dataset" if (directory / io.MANIFEST).is_file() else "not empty"
+            raise SimkitError(
+                f"output directory {directory} already exists ({kind}); use --resume to finish it "
+                "or --overwrite to replace it"
+            )
+        if entries and not (directory / io.MANIFEST).is_file():
+            raise SimkitError(f"refusing to overwrite {directory}: it is not a simkit dataset")
+    else:
+        try:
+            directory.mkdir(parents=True)
+        except OSError as exc:
+            raise SimkitError(f"cannot create output directory {directory}: {exc.strerror or exc}") from None
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise SimkitError(f"output directory {directory} is not writable")
+
+
+def simulate(
+    out=None,
+    *,
+    rules=None,
+    policies=None,
+    matches: int | None = None,
+    hands: int | None = None,
+    seed: int | None = None,
+    duplicate: bool | None = None,
+    workers: int = 1,
+    chunk_matches: int | None = None,
+    overwrite: bool = False,
+    resume: bool = False,
+    progress: bool = False,
+    command: list | None = None,
+) -> SimulationResult:
+    """Play matches into a Parquet run directory (see the module docstring and :mod:`simkit.io`).
+
+    Parameters
+    ----------
+    out : str or Path, optional
+        Run directory (default :func:`default_out`, under ``data/runs/``). Created if missing; an
+        existing non-empty directory is refused unless ``overwrite`` (only a simkit dataset is
+        overwritten) or ``resume``.
+    rules : str or Rules, optional
+        Rule set with its options (default ``"douque"``).
+    policies : pair, optional
+        Player 0's and player 1's policies: built-in names (default ``("greedy", "greedy")``), jitted
+        functions or ``(function, params)``.
+    matches, hands : int, optional
+        The target: ``matches`` whole matches, or the fewest whole matches (in match order) whose rows
+        reach ``hands``. Default ``matches=2000``. Not both.
+    seed : int, optional
+        Master seed (default 0).
+    duplicate : bool, optional
+        Play every match a second time with the policies' seats swapped (``copy`` 1).
+    workers : int
+        Processes computing chunks (1: this process, numba on all cores; ``k > 1``: ``k``
+        processes with ``cores // k`` numba threads each). Does not change the data.
+    chunk_matches : int, optional
+        Matches per chunk and shard (default :data:`DEFAULT_CHUNK_MATCHES`). Does not change the rows.
+    overwrite, resume : bool
+        Replace an existing run, or finish an interrupted one (arguments not given are taken from
+        its manifest; arguments given must agree with it).
+    progress : bool
+        Show a tqdm progress bar on stderr (hands done, hands/s, ETA).
+    command : list of str, optional
+        The command line to record (default ``sys.argv``).
+
+    Returns
+    -------
+    SimulationResult
+
+    Raises
+    ------
+    SimkitError
+        Bad arguments, an unusable output directory, or a run that cannot be resumed.
+    """
+    from . import io
+
+    t_start = time.perf_counter()
+    workers = _positive("workers", workers)
+    if overwrite and resume:
+        raise SimkitError("give overwrite or resume, not both")
+    directory, spec, rules_obj, runnable = _resolve(
+        out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume
+    )
+    _prepare_directory(directory, overwrite, resume)
+    job = _Job(spec=spec, rules=rules_obj, runnable=runnable, directory=str(directory))
+    with io.run_lock(directory):
+        if overwrite:
+            io.remove_run_files(directory)
+        io.clean_temporary(directory)
+        invocation = {"command": command if command is not None else io.command_line(), "started": io.now(), "workers": workers}
+        if resume:
+            manifest = io.read_manifest(directory)
+            manifest["invocations"].append(invocation)
+            manifest["status"] = "running"
+        else:
+            manifest = {
+                "format": io.FORMAT,
+                "spec": spec,
+                "status": "running",
+                "created": invocation["started"],
+                "versions": io.versions(),
+                "invocations": [invocation],
+            }
+        io.write_manifest(directory, manifest)
+        done = io.completed_chunks(directory, spec)
+        try:
+            total_rows, total_matches, n_shards, computed, computed_rows = _run_chunks(job, done, workers, progress)
+        except KeyboardInterrupt:
+            raise Interrupted(directory) from None
+        finally:  # chunks computed beyond a hands target, or cut short by an interrupt
+            io.clean_temporary(directory)
+        manifest.update(
+            status="complete",
+            finished=io.now(),
+            rows=total_rows,
+            matches=total_matches,
+            shards=n_shards,
+        )
+        schema = io.open_run(directory).schema
+        manifest["columns"] = schema.names
+        if manifest["versions"] != io.versions():
+            manifest.setdefault("resumed_with_versions", []).append(io.versions())
+        io.write_manifest(directory, manifest)
+        io.write_common_metadata(directory, schema, manifest)
+    return SimulationResult(
+        path=directory,
+        rows=total_rows,
+        matches=total_matches,
+        shards=n_shards,
+        computed_chunks=computed,
+        seconds=time.perf_counter() - t_start,
+        computed_rows=computed_rows,
+    )
+
+
+def _run_chunks(job: _Job, done: dict, workers: int, progress: bool):
+    """Compute the missing chunks (in worker processes or here) and commit them in chunk order."""
+    from tqdm import tqdm
+
+    spec = job.spec
+    k = spec["chunk_matches"]
+    target = spec["target"]
+    want_matches = target.get("matches")
+    want_hands = target.get("hands")
+    n_chunks = math.ceil(want_matches / k) if want_matches is not None else None
+    chunks = range(n_chunks) if n_chunks is not None else itertools.count()
+
+    def bounds(c):
+        first = c * k
+        return first, (min(k, want_matches - first) if want_matches is not None else k)
+
+    bar_total = want_hands
+    bar = tqdm(
+        total=bar_total, unit="hand", unit_scale=True, dynamic_ncols=True, disable=None if progress else True,
+        desc="simulate", smoothing=0.1,
+    )
+    state = {"rows": 0, "matches": 0}
+
+    def advance(rows, matches):
+        state["rows"] += rows
+        state["matches"] += matches
+        if want_matches is not None and state["matches"]:
+            bar.total = max(state["rows"], round(state["rows"] / state["matches"] * want_matches))
+        bar.update(rows if want_hands is None else max(0, min(rows, want_hands - bar.n)))
+
+    executor = _make_executor(workers) if workers > 1 else None
+
+    def submit(c):
+        first, n = bounds(c)
+        if executor is None:
+            return _Lazy(_compute_chunk, job, c, first, n, advance)
+        return executor.submit(_compute_chunk, job, c, first, n)
+
+    window = 2 * workers if executor is not None else 1
+    pending = collections.deque()  # (chunk, future or None if already done), in chunk order
+    it = iter(chunks)
+    rows_total = matches_total = shards = computed = computed_rows = 0
+    finished = False
+    exhausted = False
+    try:
+        while not finished:
+            while not exhausted and sum(f is not None for _, f in pending) < window:
+                c = next(it, None)
+                if c is None:
+                    exhausted = True
+                    break
+                if c in done:
+                    pending.append((c, None))
+                    if len(pending) > 4 * window + 64:  # many resumed shards in a row: drain them first
+                        break
+                else:
+                    pending.append((c, submit(c)))
+            if not pending:
+                break
+            c, fut = pending.popleft()
+            if fut is None:
+                meta = done[c]
+                rows, matches = meta["rows"], meta["matches"]
+                advance(rows, matches)
+            else:
+                tmp, rows, match_rows = fut.result()
+                first, n = bounds(c)
+                matches = n
+                if want_hands is not None and rows_total + rows >= want_hands:
+                    keep = int(np.searchsorted(np.cumsum(match_rows), want_hands - rows_total)) + 1
+                    if keep < n:
+                        tmp, rows, matches = _truncate(job, c, first, tmp, keep, int(match_rows[:keep].sum()))
+                from . import io
+
+                io.commit_shard(Path(tmp), job.directory, c)
+                computed += 1
+                computed_rows += rows
+                if executor is not None:
+                    advance(rows, matches)
+                elif want_hands is None:
+                    pass  # the in-process path advanced the bar per engine batch
+            rows_total += rows
+            matches_total += matches
+            shards += 1
+            if want_hands is not None and rows_total >= want_hands:
+                finished = True
+            if want_matches is not None and exhausted and not pending:
+                finished = True
+    except BaseException:
+        _stop(executor, pending)
+        raise
+    finally:
+        bar.close()
+    if executor is not None:
+        _stop(executor, pending)
+    return rows_total, matches_total, shards, computed, computed_rows
+
+
+def _make_executor(workers: int):
+    """``workers`` fresh processes (forkserver, else spawn), each with ``cores // workers`` numba threads.
+
+    Fresh processes, not forks: a process that has run numba's OpenMP threads cannot fork safely.
+    Each worker compiles (or loads) the engine itself before its first chunk.
+    """
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    return cf.ProcessPoolExecutor(workers, mp_context=mp.get_context(method), initializer=_worker_init, initargs=(threads,))
+
+
+def _truncate(job: _Job, chunk: int, first: int, tmp: str, keep_matches: int, keep_rows: int):
+    """Cut a temporary shard after its first ``keep_matches`` matches (the ``hands`` target)."""
+    import pyarrow.parquet as pq
+
+    from . import io
+
+    table = pq.read_table(tmp).slice(0, keep_rows)
+    table = table.replace_schema_metadata({k: v for k, v in table.schema.metadata.items() if k != io.METADATA_KEY.encode()})
+    os.unlink(tmp)
+    new = io.write_shard(job.directory, chunk, table, _shard_meta(job, chunk, first, keep_matches, keep_rows))
+    return str(new), keep_rows, keep_matches
+
+
+def _stop(executor, pending) -> None:
+    """Stop worker processes started by this run (cancel queued chunks, end running ones)."""
+    if executor is None:
+        return
+    for _, fut in pending:
+        if fut is not None:
+            fut.cancel()
+    processes = list(getattr(executor, "_processes", {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for p in processes:  # chunks beyond the target, or an interrupted run: end them now
+        if p.is_alive():
+            p.terminate()
+    for p in processes:
+        p.join(timeout=10)
