@@ -31,6 +31,8 @@ from .hand import (
 from .melds import parse_meld, parse_melds
 from .rules import RULE_SETS, Rules, get_rules, resolve_rules
 from .scoring import Score, score, score_batch
+from .simulate import simulate  # the function; the module stays importable (importlib) as simkit.simulate
+from .analysis import summarize
 from .tiles import as_counts, format_tiles, parse_tiles, tile_name
 
 try:
@@ -74,6 +76,9 @@ __all__ = [
     "replay",
     "play_hand",
     "EngineError",
+    # simulation runs (Parquet datasets)
+    "simulate",
+    "summarize",
     # errors
     "SimkitError",
     "TileNotationError",

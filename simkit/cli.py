@@ -224,6 +224,60 @@ def _cmd_tables(args) -> int:
     return 0
 
 
+def _cmd_simulate(args) -> int:
+    from .rules import get_rules
+    from .simulate import simulate
+
+    rules = None
+    if args.rules is not None or args.option:
+        rules = get_rules(args.rules or "douque")
+        for item in args.option or []:
+            if "=" not in item or not item.partition("=")[0].strip():
+                raise SimkitError(f"--option expects KEY=VALUE, got {item!r}")
+        if args.option:
+            rules = rules.with_option_strings(args.option)
+    try:
+        result = simulate(
+            args.out,
+            rules=rules,
+            policies=args.policies,
+            matches=args.matches,
+            hands=args.hands,
+            seed=args.seed,
+            duplicate=args.duplicate,
+            workers=args.workers,
+            chunk_matches=args.chunk_matches,
+            overwrite=args.overwrite,
+            resume=args.resume,
+            progress=not args.quiet,
+        )
+    except KeyboardInterrupt as exc:
+        where = getattr(exc, "path", None)
+        if where is None:
+            raise
+        print(
+            f"simkit: interrupted; the complete shards are kept in {where}; "
+            f"finish the run with: simkit simulate --out {where} --resume",
+            file=sys.stderr,
+        )
+        return 130
+    run = result.path
+    print(
+        f"simkit simulate: {result.rows:,} hands in {result.matches:,} matches -> {run} "
+        f"({result.shards} shard{'s' if result.shards != 1 else ''}; computed {result.computed_rows:,} hands "
+        f"in {result.seconds:.1f} s, {result.hands_per_second:,.0f} hands/s)"
+    )
+    print(f"summary: simkit summarize {run}")
+    return 0
+
+
+def _cmd_summarize(args) -> int:
+    from .analysis import summarize
+
+    print(summarize(args.path).table())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``simkit`` command."""
     parser = _Parser(prog="simkit", description="Monte Carlo toolkit for two-player mahjong research.")
@@ -293,6 +347,45 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("tables", help="build (or check) the cached hand lookup tables")
     p.add_argument("--rebuild", action="store_true", help="rebuild even if cached")
     p.set_defaults(func=_cmd_tables)
+
+    p = sub.add_parser(
+        "simulate",
+        help="play whole matches into a Parquet dataset (resumable, reproducible)",
+        description="Play whole matches and write one row per hand to a directory of Parquet shards "
+        "(default: 2,000 matches of douque, greedy vs greedy, into data/runs/). The same arguments give "
+        "the same rows whatever --workers; an interrupted run is finished with --resume.",
+    )
+    p.add_argument("--rules", default=None, help="rule set (default douque)")
+    p.add_argument(
+        "--option", action="append", metavar="KEY=VALUE", help="rule option (repeatable); see `simkit rules NAME`"
+    )
+    p.add_argument("--policies", type=_policies_arg, default=None, help="player 0's and player 1's policies (default greedy,greedy)")
+    target = p.add_mutually_exclusive_group()
+    target.add_argument("--matches", type=_positive_int, default=None, help="whole matches to play (default 2,000)")
+    target.add_argument(
+        "--hands", type=_positive_int, default=None,
+        help="play the fewest whole matches, in match order, whose hands (rows) reach N",
+    )
+    p.add_argument("--seed", type=_seed, default=None, help="master seed (default 0)")
+    p.add_argument("--out", metavar="DIR", default=None, help="output directory (default data/runs/<rules>_<policies>_seed<S>_<N>...)")
+    p.add_argument("--workers", type=_positive_int, default=1, help="processes (default 1: one process, numba on all cores)")
+    p.add_argument(
+        "--duplicate", action="store_true", default=None,
+        help="play every match twice, the second time with the policies' seats swapped (column copy; rows pair by deal_id)",
+    )
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--overwrite", action="store_true", help="replace an existing run in DIR")
+    mode.add_argument("--resume", action="store_true", help="finish an interrupted run in DIR")
+    p.add_argument(
+        "--chunk-matches", type=_positive_int, default=None, metavar="N",
+        help="matches per shard (default 2,000; does not change the data)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_simulate)
+
+    p = sub.add_parser("summarize", help="summary table of a simulate dataset")
+    p.add_argument("path", metavar="PATH", help="a run directory written by simkit simulate")
+    p.set_defaults(func=_cmd_summarize)
     return parser
 
 
