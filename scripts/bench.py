@@ -12,7 +12,9 @@ batch-kernel throughput on the douque tile set:
   the same for night_market, duel (fan kernels) and for_two (combination points), each on its own
   tile set (random complete hands of that rule set, random self-draw and last-tile flags);
 * full hands/s of the douque engine, greedy vs greedy and random vs random (whole matches,
-  compile time reported separately).
+  compile time reported separately);
+* the same runs end to end through ``simkit.simulate`` into Parquet shards, and the share of the run
+  the Parquet path takes.
 
 The PyPI ``mahjong`` package does the same work on the same hands (a subset, it is slower) and the
 ratio simkit / mahjong is printed beside each figure. simkit runs on all cores, as a user would run
@@ -175,6 +177,7 @@ def main(argv=None) -> int:
     for pair, (_, hands, n_matches) in engine.items():
         print(f"  engine: {pair[0]} vs {pair[1]}: {n_matches:,} whole matches ({hands:,} hands) per run")
     print(f"  engine compile/load (excluded): {t_engine_compile:.1f} s")
+    _end_to_end(rules, engine, args.seed, args.repeat)
     if "error" in peer:
         print(f"\n  mahjong package not measured: {peer['error']}")
     else:
@@ -183,6 +186,31 @@ def main(argv=None) -> int:
             "Agari.is_agari, Shanten.calculate_shanten_for_regular_hand, waits = is_agari over the 18 kinds."
         )
     return 0
+
+
+def _end_to_end(rules, engine: dict, seed: int, repeat: int) -> None:
+    """The same runs as the engine figures, through ``simkit.simulate`` into Parquet shards in a
+    temporary directory (one process, default chunking): end-to-end hands/s next to engine-only
+    hands/s, and the share of the run spent outside the engine (Arrow conversion, notation columns,
+    Parquet writing, fsync, manifest)."""
+    import tempfile
+    from pathlib import Path
+
+    from simkit.simulate import simulate
+
+    print("\n  end to end: simkit.simulate to Parquet (temp dir, 1 process) vs the engine alone, same matches")
+    print(f"  {'run':<38} {'engine only':>14} {'to Parquet':>14} {'Parquet share':>14}")
+    for pair, (rate, hands, n_matches) in engine.items():
+        best = float("inf")
+        with tempfile.TemporaryDirectory() as tmp:
+            for i in range(repeat):
+                t0 = time.perf_counter()
+                result = simulate(Path(tmp) / f"run{i}", rules=rules, policies=pair, matches=n_matches, seed=seed)
+                best = min(best, time.perf_counter() - t0)
+        if result.rows != hands:
+            raise SystemExit(f"bench: simulate wrote {result.rows} rows, the engine returned {hands}")
+        share = 1 - (hands / rate) / best
+        print(f"  {f'{pair[0]} vs {pair[1]}, {n_matches:,} matches':<38} {_fmt(rate):>14} {_fmt(hands / best):>14} {share:>13.1%}")
 
 
 def _rule_set_scoring_rates(n: int, seed: int, repeat: int) -> dict:
