@@ -262,10 +262,11 @@ def _cmd_simulate(args) -> int:
         )
         return 130
     run = result.path
+    startup = f"engine start-up {result.startup_seconds:.1f} s, then " if result.startup_seconds else ""
     print(
         f"simkit simulate: {result.rows:,} hands in {result.matches:,} matches -> {run} "
-        f"({result.shards} shard{'s' if result.shards != 1 else ''}; computed {result.computed_rows:,} hands "
-        f"in {result.seconds:.1f} s, {result.hands_per_second:,.0f} hands/s)"
+        f"({result.shards} shard{'s' if result.shards != 1 else ''}; {startup}{result.computed_rows:,} hands "
+        f"in {result.seconds - result.startup_seconds:.1f} s, {result.hands_per_second:,.0f} hands/s)"
     )
     print(f"summary: simkit summarize {run}")
     return 0

@@ -90,11 +90,13 @@ class SimulationResult:
     computed_chunks: int
     seconds: float
     computed_rows: int
+    startup_seconds: float = 0.0  #: of ``seconds``, compiling (or loading) the engine in this process
 
     @property
     def hands_per_second(self) -> float:
-        """Rows computed and written per second by this call."""
-        return self.computed_rows / self.seconds if self.seconds > 0 else float("nan")
+        """Rows computed and written per second by this call, engine start-up excluded."""
+        t = self.seconds - self.startup_seconds
+        return self.computed_rows / t if t > 0 else float("nan")
 
 
 class Interrupted(KeyboardInterrupt):
@@ -452,6 +454,7 @@ def simulate(
             }
         io.write_manifest(directory, manifest)
         done = io.completed_chunks(directory, spec)
+        startup = _warm_up(job, progress) if workers == 1 and _remaining(spec, done) else 0.0
         try:
             total_rows, total_matches, n_shards, computed, computed_rows = _run_chunks(job, done, workers, progress)
         except KeyboardInterrupt:
@@ -479,7 +482,38 @@ def simulate(
         computed_chunks=computed,
         seconds=time.perf_counter() - t_start,
         computed_rows=computed_rows,
+        startup_seconds=startup,
     )
+
+
+def _remaining(spec: dict, done: dict) -> bool:
+    """Whether any chunk is left to compute."""
+    k = spec["chunk_matches"]
+    target = spec["target"]
+    if "matches" in target:
+        return any(c not in done for c in range(math.ceil(target["matches"] / k)))
+    rows, c = 0, 0
+    while c in done:
+        rows += done[c]["rows"]
+        if rows >= target["hands"]:
+            return False
+        c += 1
+    return True
+
+
+def _warm_up(job: _Job, progress: bool) -> float:
+    """Compile (or load) the engine for the run's policy pairs with one throw-away match; seconds taken."""
+    import sys
+
+    from .engine.matches import simulate_matches
+
+    t0 = time.perf_counter()
+    if progress:
+        print("simkit simulate: compiling the engine (numba)...", file=sys.stderr, flush=True)
+    pairs = [tuple(job.runnable)] + ([tuple(job.runnable[::-1])] if job.spec["duplicate"] else [])
+    for pair in pairs:
+        simulate_matches(job.rules, pair, 1, job.spec["seed"])
+    return time.perf_counter() - t0
 
 
 def _run_chunks(job: _Job, done: dict, workers: int, progress: bool):
