@@ -1,24 +1,83 @@
-"""Analysis of simulation runs: :func:`summarize` (what ``simkit summarize`` prints).
+"""Analysis of simulation runs: load a dataset, and the numbers and plots of a study with 95% intervals.
 
-Statistics stream over a run's shards (a few columns at a time), so memory stays small for any run.
-Intervals are 95%: Wilson intervals for rates, and for means per hand a ratio estimator with
-standard errors clustered by match (hands of one match are correlated through the dealer streak
-and the score; with ``--duplicate`` both copies of a match form one cluster).
+* :func:`load`: a run directory (:mod:`simkit.io`) as a pandas DataFrame, only the columns and rows
+  asked for, with the run's description in ``df.attrs``.
+* :func:`tai_distribution`: counts and shares of the value of a win (hand tai and total tai for
+  douque; fan, multiple or combination points for the other rule sets).
+* :func:`item_frequencies`, :func:`item_pairs`: how often each scoring item is scored, per hand and
+  per win, and which items come together.
+* :func:`expected_payment`: mean payment, or a player's mean result, per hand and per match.
+* :func:`compare`: the paired difference between the two policies of a ``--duplicate`` run.
+* ``plot_*``: matplotlib figures of the above (matplotlib is imported only by them).
+* :func:`summarize`: what ``simkit summarize`` prints (streams over the shards).
+
+Every function takes a DataFrame from :func:`load` (or a run directory, which it loads with only the
+columns it needs) and returns a tidy DataFrame: one row per group and value, plain columns.
+
+Grouping (``by``): a column name of the data (``win_type``, ``streak``, ``prevailing_wind``,
+``copy``, ...), or one of the *player keys* :data:`PLAYER_KEYS`:
+
+* ``player``: player 0 or 1; ``policy``: the player's policy label; ``role``: ``dealer`` or
+  ``non-dealer``; ``seat_wind``: the player's seat wind (E or W).
+
+In the per-win statistics a player key describes the winner. Per hand, the rate of a group counts
+the hands in which a player of that group sits (a hand with both players in the group counts once).
+
+Intervals are 95%: Wilson intervals (:func:`simkit.stats.wilson_interval`) for shares and rates of
+independent wins or hands; for means per hand, a ratio estimator with standard errors clustered by
+match (:func:`clustered_mean`): hands of one match are correlated through the dealer streak and the
+score, and with ``--duplicate`` both copies of a match form one cluster. Rates per hand with a Wilson
+interval treat hands as independent, which the scoring items nearly are; use
+:func:`expected_payment` with ``value="won"`` for a clustered win rate.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from .errors import SimkitError
 from .stats import wilson_interval
 
-__all__ = ["summarize", "Summary", "clustered_mean"]
+__all__ = [
+    "load",
+    "tai_distribution",
+    "item_frequencies",
+    "item_pairs",
+    "expected_payment",
+    "compare",
+    "Comparison",
+    "plot_tai_distribution",
+    "plot_item_frequencies",
+    "plot_expected_payment",
+    "plot_comparison",
+    "summarize",
+    "Summary",
+    "clustered_mean",
+    "PLAYER_KEYS",
+    "WIN_VALUES",
+]
 
 _Z95 = 1.959963984540054
+
+#: Grouping keys that describe a player rather than a hand (see the module docstring).
+PLAYER_KEYS = ("player", "policy", "role", "seat_wind")
+#: The value of a win per rule set (:func:`tai_distribution`'s default measures). ``total_tai`` is
+#: ``hand_tai + dealer_tai``.
+WIN_VALUES = {
+    "douque": ("hand_tai", "total_tai"),
+    "night_market": ("fan",),
+    "duel": ("fan", "multiple"),
+    "for_two": ("combination_points",),
+}
+_DERIVED = {"total_tai": ("hand_tai", "dealer_tai")}
+#: Values of :func:`expected_payment` that are a player's, not the hand's.
+_PLAYER_VALUES = ("result", "won")
 
 
 def clustered_mean(sums, counts) -> tuple[float, float, float]:
@@ -43,6 +102,1004 @@ def clustered_mean(sums, counts) -> tuple[float, float, float]:
     resid = sums - mean * counts
     se = math.sqrt(g / (g - 1) * float(np.dot(resid, resid))) / n
     return float(mean), float(mean - _Z95 * se), float(mean + _Z95 * se)
+
+
+# ---------------------------------------------------------------------------------------------
+# loading
+
+
+def _as_list(value, what) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    try:
+        out = list(value)
+    except TypeError:
+        raise SimkitError(f"{what} must be a column name or a list of them, got {value!r}") from None
+    if not all(isinstance(v, str) for v in out):
+        raise SimkitError(f"{what} must be a column name or a list of them, got {value!r}")
+    return out
+
+
+def _unknown(names, available, what="column") -> SimkitError:
+    names = sorted(set(names))
+    s = "s" if len(names) > 1 else ""
+    return SimkitError(
+        f"unknown {what}{s} {', '.join(repr(n) for n in names)}; the dataset has: {', '.join(available)}"
+    )
+
+
+def _filter_columns(filters) -> list[str]:
+    """Column names used by DNF filters (``[(col, op, value), ...]`` or a list of such lists)."""
+    if not isinstance(filters, (list, tuple)):
+        raise SimkitError(
+            "filters must be a list of (column, op, value) tuples, a list of such lists (OR of ANDs), "
+            f"or a pyarrow.compute.Expression; got {type(filters).__name__}"
+        )
+    groups = filters if filters and all(isinstance(f, (list, tuple)) and f and isinstance(f[0], (list, tuple)) for f in filters) else [filters]
+    cols = []
+    for group in groups:
+        for term in group:
+            if not (isinstance(term, (list, tuple)) and len(term) == 3 and isinstance(term[0], str)):
+                raise SimkitError(f"bad filter {term!r}: expected a (column, op, value) tuple")
+            cols.append(term[0])
+    return cols
+
+
+def load(path, columns=None, filters=None):
+    """A simkit run as a pandas DataFrame: only the columns and rows asked for.
+
+    Parameters
+    ----------
+    path : str or Path
+        A run directory written by :func:`simkit.simulate` (checked through its manifest).
+    columns : str or list of str, optional
+        Columns to read (default all). Shell patterns select several: ``"item_*"``.
+    filters : list or pyarrow.compute.Expression, optional
+        Rows to read, as pyarrow's DNF filters: ``[("match", "<", 100), ("winner", ">=", 0)]`` (AND),
+        a list of such lists (OR of ANDs), or an expression (``pyarrow.compute.field("hand_tai") > 8``).
+        Applied while reading each shard; filter columns need not be among ``columns``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per hand in row order (match, copy, hand). Dictionary-encoded columns (policies,
+        winds, ``win_type``, ``win_tile``, declarations) are categoricals. ``df.attrs`` holds the
+        run's description: ``path``, ``rules`` (rule set name), ``options``, ``items`` (scoring item
+        names), ``policies`` (labels of player 0 and 1 in copy 0), ``seed``, ``duplicate``,
+        ``complete`` and the whole ``manifest``.
+
+    Raises
+    ------
+    simkit.io.DatasetError
+        ``path`` is not a simkit dataset, or has no complete shard yet.
+    SimkitError
+        An unknown column (in ``columns`` or ``filters``) or a malformed filter.
+    """
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from . import io
+
+    run = io.open_run(path)
+    if not run.shards:
+        raise io.DatasetError(f"{run.path} has no complete shards yet")
+    names = run.schema.names
+    wanted = None
+    if columns is not None:
+        wanted = []
+        for pattern in _as_list(columns, "columns"):
+            hits = [n for n in names if fnmatch.fnmatchcase(n, pattern)] if any(c in pattern for c in "*?[") else (
+                [pattern] if pattern in names else []
+            )
+            if not hits:
+                raise _unknown([pattern], names)
+            wanted.extend(h for h in hits if h not in wanted)
+    if filters is not None and not isinstance(filters, pc.Expression):
+        missing = [c for c in _filter_columns(filters) if c not in names]
+        if missing:
+            raise _unknown(missing, names, "filter column")
+        if not filters:
+            filters = None
+    tables = []
+    for shard in run.shards:
+        try:
+            tables.append(pq.read_table(shard, columns=wanted, filters=filters))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
+            raise SimkitError(f"cannot apply filters {filters!r} to {run.path}: {exc}".splitlines()[0]) from None
+    table = pa.concat_tables(tables, promote_options="permissive")
+    df = table.to_pandas()
+    if isinstance(df.index, pd.RangeIndex) is False:
+        df = df.reset_index(drop=True)
+    spec = run.spec
+    labels = [p["label"] for p in spec["policies"]]
+    for col in ("policy_0", "policy_1"):
+        if col in df.columns:  # the same categories in every load of this run
+            df[col] = df[col].astype(str).astype(pd.CategoricalDtype(sorted(set(labels))))
+    df.attrs.update(
+        path=str(run.path),
+        rules=spec["rules"]["name"],
+        options=dict(spec["rules"]["options"]),
+        items=list(spec["items"]),
+        policies=labels,
+        seed=spec["seed"],
+        duplicate=bool(spec["duplicate"]),
+        complete=run.complete,
+        manifest=run.manifest,
+    )
+    return df
+
+
+def _is_path(data) -> bool:
+    return isinstance(data, (str, os.PathLike))
+
+
+def _data(data, needed):
+    """``data`` as a DataFrame: a DataFrame as it is, or a run directory loaded with only the columns
+    ``needed(rules name, column names)`` returns."""
+    import pandas as pd
+
+    from . import io
+
+    if _is_path(data):
+        run = io.open_run(data)
+        if not run.shards:
+            raise io.DatasetError(f"{run.path} has no complete shards yet")
+        names = run.schema.names
+        cols = [c for c in needed(run.spec["rules"]["name"], names) if c in names]
+        return load(data, columns=cols)
+    if not isinstance(data, pd.DataFrame):
+        raise SimkitError(f"expected a DataFrame from simkit.analysis.load or a run directory, got {type(data).__name__}")
+    return data
+
+
+def _require(df, *names):
+    missing = [n for n in names if n not in df.columns]
+    if missing:
+        loaded = df.attrs.get("manifest", {}).get("columns", ())
+        hint = " (it is in the dataset: load it)" if all(m in loaded for m in missing) else ""
+        s = "s" if len(missing) > 1 else ""
+        raise SimkitError(f"the data has no column{s} {', '.join(repr(m) for m in missing)}{hint}")
+
+
+def _rules_name(df):
+    name = df.attrs.get("rules")
+    if name:
+        return name
+    return "douque" if "payment_tai" in df.columns or "hand_tai" in df.columns and "fan" not in df.columns else None
+
+
+# ---------------------------------------------------------------------------------------------
+# grouping keys
+
+
+def _keys(by) -> list[str]:
+    keys = _as_list(by, "by")
+    if len(set(keys)) != len(keys):
+        raise SimkitError(f"by names a key twice: {keys}")
+    return keys
+
+
+def _key_columns(keys) -> list[str]:
+    """Columns the keys are computed from."""
+    cols = []
+    for k in keys:
+        if k == "player":
+            cols += ["winner"]
+        elif k == "policy":
+            cols += ["policy_0", "policy_1"]
+        elif k == "role":
+            cols += ["dealer"]
+        elif k == "seat_wind":
+            cols += ["seat_wind_0", "seat_wind_1"]
+        else:
+            cols.append(k)
+    return cols
+
+
+def _check_keys(df, keys):
+    bad = [k for k in keys if k not in PLAYER_KEYS and k not in df.columns]
+    if bad:
+        raise SimkitError(
+            f"unknown grouping key{'s' if len(bad) > 1 else ''} {', '.join(repr(b) for b in bad)}: use a column of the "
+            f"data or one of {', '.join(PLAYER_KEYS)}"
+        )
+    for k in keys:
+        if k in PLAYER_KEYS:
+            _require(df, *(c for c in _key_columns([k]) if c != "winner"))
+
+
+def _player_key(df, key, player: int):
+    """The value of a player key for player ``player`` in every row (numpy or pandas array)."""
+    import pandas as pd
+
+    n = len(df)
+    if key == "player":
+        return np.full(n, player, np.int8)
+    if key == "policy":
+        return df[f"policy_{player}"].array
+    if key == "seat_wind":
+        return df[f"seat_wind_{player}"].array
+    if key == "role":
+        dealer = df["dealer"].to_numpy() == player
+        return pd.Categorical.from_codes(np.where(dealer, 0, 1), ["dealer", "non-dealer"])
+    raise AssertionError(key)
+
+
+def _pick(a0, a1, first):
+    """Row-wise ``a0`` where ``first`` else ``a1``, keeping categoricals categorical."""
+    import pandas as pd
+
+    if isinstance(a0, pd.Categorical) or isinstance(getattr(a0, "dtype", None), pd.CategoricalDtype):
+        c0, c1 = pd.Categorical(a0), pd.Categorical(a1)
+        cats = c0.categories.union(c1.categories) if not c0.categories.equals(c1.categories) else c0.categories
+        c0 = c0.set_categories(cats)
+        c1 = c1.set_categories(cats)
+        return pd.Categorical.from_codes(np.where(first, c0.codes, c1.codes), cats)
+    return np.where(first, np.asarray(a0), np.asarray(a1))
+
+
+def _winner_keys(df, keys, won):
+    """Key columns of the won rows (``won`` bool[n]), player keys taken at the winner: dict name -> array."""
+    first = df["winner"].to_numpy() == 0
+    out = {}
+    for k in keys:
+        if k == "player":
+            out[k] = df["winner"].to_numpy()[won].astype(np.int8)
+        elif k in PLAYER_KEYS:
+            out[k] = _pick(_player_key(df, k, 0), _player_key(df, k, 1), first)[won]
+        else:
+            out[k] = df[k].array[won]
+    return out
+
+
+def _hands_per_group(df, keys):
+    """Hands in which a player of each group sits (each hand once): a Series indexed by the keys."""
+    import pandas as pd
+
+    n = len(df)
+    if not keys:
+        return None
+    if not any(k in PLAYER_KEYS for k in keys):
+        frame = pd.DataFrame({k: df[k].array for k in keys})
+        return frame.groupby(keys, observed=True, sort=True).size()
+    parts = []
+    for p in (0, 1):
+        cols = {"_row": np.arange(n)}
+        for k in keys:
+            cols[k] = _player_key(df, k, p) if k in PLAYER_KEYS else df[k].array
+        parts.append(pd.DataFrame(cols))
+    frame = pd.concat(parts, ignore_index=True).drop_duplicates()
+    return frame.groupby(keys, observed=True, sort=True).size()
+
+
+def _wilson_columns(out, count, total, prefix):
+    lows, highs = [], []
+    for k, n in zip(out[count].to_numpy(), out[total].to_numpy()):
+        lo, hi = wilson_interval(int(k), int(n))
+        lows.append(lo)
+        highs.append(hi)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[prefix] = out[count].to_numpy() / out[total].to_numpy()
+    out[f"{prefix}_low"] = lows
+    out[f"{prefix}_high"] = highs
+
+
+# ---------------------------------------------------------------------------------------------
+# the value of a win
+
+
+def _measures(df, values):
+    if values is not None:
+        return _as_list(values, "values")
+    name = _rules_name(df)
+    if name in WIN_VALUES:
+        return list(WIN_VALUES[name])
+    raise SimkitError("cannot tell the rule set of the data (load it with simkit.analysis.load, or pass values=)")
+
+
+def _measure(df, name):
+    if name in _DERIVED:
+        _require(df, *_DERIVED[name])
+        a, b = _DERIVED[name]
+        return df[a].to_numpy().astype(np.int64) + df[b].to_numpy()
+    _require(df, name)
+    return df[name].to_numpy()
+
+
+def tai_distribution(df, by=None, values=None):
+    """Counts and shares of the value of a win: per win, optionally per group.
+
+    Parameters
+    ----------
+    df : DataFrame or path
+        Rows of a run (:func:`load`), or a run directory.
+    by : str or list of str, optional
+        Grouping keys (a column, or a player key taken at the winner: ``player``, ``policy``,
+        ``role``, ``seat_wind``).
+    values : str or list of str, optional
+        The measures (columns, or ``total_tai`` = hand + dealer tai). Default per rule set
+        (:data:`WIN_VALUES`): douque ``hand_tai`` and ``total_tai``; night_market ``fan``; duel
+        ``fan`` and ``multiple``; for_two ``combination_points``.
+
+    Returns
+    -------
+    DataFrame with columns ``*by, measure, value, count, wins, share, share_low, share_high``: per
+    group and measure, one row per value that occurs; ``wins`` = wins in the group,
+    ``share = count / wins`` with its 95% Wilson interval.
+    """
+    import pandas as pd
+
+    keys = _keys(by)
+
+    def needed(rules, names):
+        ms = _as_list(values, "values") if values is not None else list(WIN_VALUES.get(rules, ()))
+        cols = ["winner", *_key_columns(keys)]
+        for m in ms:
+            cols.extend(_DERIVED.get(m, (m,)))
+        return cols
+
+    df = _data(df, needed)
+    _require(df, "winner")
+    _check_keys(df, keys)
+    measures = _measures(df, values)
+    won = df["winner"].to_numpy() >= 0
+    kv = _winner_keys(df, keys, won)
+    frames = []
+    for m in measures:
+        v = _measure(df, m)[won]
+        frame = pd.DataFrame({**kv, "value": v})
+        counts = frame.groupby([*keys, "value"], observed=True, sort=True).size().rename("count").reset_index()
+        if keys:
+            wins = frame.groupby(keys, observed=True, sort=True).size().rename("wins").reset_index()
+            counts = counts.merge(wins, on=keys, how="left")
+        else:
+            counts["wins"] = int(won.sum())
+        counts.insert(len(keys), "measure", m)
+        frames.append(counts)
+    out = pd.concat(frames, ignore_index=True)
+    _wilson_columns(out, "count", "wins", "share")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# scoring items
+
+
+def _item_columns(df):
+    items = [c for c in df.columns if c.startswith("item_")]
+    if not items:
+        raise SimkitError("the data has no item_* columns (load them: columns=['item_*', ...])")
+    return items
+
+
+def item_frequencies(df, by=None):
+    """How often each scoring item is scored, per hand and per win, with 95% Wilson intervals.
+
+    Parameters
+    ----------
+    df : DataFrame or path
+    by : str or list of str, optional
+        Grouping keys; player keys describe the winner (see the module docstring for the per-hand
+        denominators).
+
+    Returns
+    -------
+    DataFrame with columns ``*by, item, hands, wins, count, per_hand, per_hand_low, per_hand_high,
+    per_win, per_win_low, per_win_high, mean_value, value_per_hand``: ``count`` wins score the item
+    (value not 0); ``per_hand = count / hands``, ``per_win = count / wins``; ``mean_value`` is the
+    item's mean value (tai, fan, points) when scored and ``value_per_hand`` its contribution to the
+    mean value per hand (``sum / hands``). Rows in group order, then by ``count`` (most frequent first).
+    """
+    import pandas as pd
+
+    keys = _keys(by)
+    df = _data(df, lambda rules, names: ["winner", *_key_columns(keys), *[n for n in names if n.startswith("item_")]])
+    _require(df, "winner")
+    _check_keys(df, keys)
+    items = _item_columns(df)
+    won = df["winner"].to_numpy() >= 0
+    values = df[items].to_numpy()[won]
+    frame = pd.DataFrame({**_winner_keys(df, keys, won)})
+    scored = pd.DataFrame(values != 0, columns=items).astype(np.int64)
+    total = pd.DataFrame(values.astype(np.float64), columns=items)
+    if keys:
+        hands = _hands_per_group(df, keys)  # every group a winner can be in
+        g_count = pd.concat([frame, scored], axis=1).groupby(keys, observed=True, sort=True)[items].sum()
+        g_sum = pd.concat([frame, total], axis=1).groupby(keys, observed=True, sort=True)[items].sum()
+        wins = frame.groupby(keys, observed=True, sort=True).size().reindex(hands.index, fill_value=0)
+        count = g_count.reindex(hands.index, fill_value=0).stack().rename("count")
+        vsum = g_sum.reindex(hands.index, fill_value=0.0).stack().rename("value_sum")
+        out = pd.concat([count, vsum], axis=1)
+        out.index = out.index.set_names([*keys, "item"])
+        out = out.reset_index()
+        sizes = pd.concat([hands.rename("hands"), wins.rename("wins")], axis=1).reset_index()
+        out = sizes.merge(out, on=keys, how="right")[[*keys, "item", "hands", "wins", "count", "value_sum"]]
+    else:
+        out = pd.DataFrame({
+            "item": items,
+            "hands": len(df),
+            "wins": int(won.sum()),
+            "count": scored.sum().to_numpy(),
+            "value_sum": total.sum().to_numpy(),
+        })
+    out["item"] = out["item"].str.removeprefix("item_")
+    out["count"] = out["count"].astype(np.int64)
+    _wilson_columns(out, "count", "hands", "per_hand")
+    _wilson_columns(out, "count", "wins", "per_win")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["mean_value"] = out["value_sum"] / out["count"]
+        out["value_per_hand"] = out["value_sum"] / out["hands"]
+    out = out.drop(columns="value_sum")
+    order = [*keys, "count", "item"]
+    out = out.sort_values(order, ascending=[True] * len(keys) + [False, True], kind="stable").reset_index(drop=True)
+    return out
+
+
+def item_pairs(df, by=None, top=10):
+    """The items most often scored together in one win.
+
+    Returns
+    -------
+    DataFrame with columns ``*by, item_a, item_b, wins, count, share, share_low, share_high,
+    lift``: per group, the ``top`` pairs by ``count`` (wins scoring both), ``share = count / wins``
+    with its Wilson interval, and ``lift = share / (share of a x share of b)`` (1 when the two
+    items are independent).
+    """
+    import pandas as pd
+
+    keys = _keys(by)
+    df = _data(df, lambda rules, names: ["winner", *_key_columns(keys), *[n for n in names if n.startswith("item_")]])
+    _require(df, "winner")
+    _check_keys(df, keys)
+    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
+        raise SimkitError(f"top must be a positive integer, got {top!r}")
+    items = _item_columns(df)
+    names = [c.removeprefix("item_") for c in items]
+    won = df["winner"].to_numpy() >= 0
+    scored = (df[items].to_numpy()[won] != 0).astype(np.int64)
+    if keys:
+        frame = pd.DataFrame(_winner_keys(df, keys, won))
+        groups = frame.groupby(keys, observed=True, sort=True).indices
+    else:
+        groups = {(): np.arange(len(scored))}
+    rows = []
+    iu = np.triu_indices(len(items), 1)
+    for gkey, idx in groups.items():
+        b = scored[idx]
+        co = b.T @ b
+        single = np.diag(co)
+        pair = co[iu]
+        order = np.lexsort((np.arange(len(pair)), -pair))[:top]
+        gkey = gkey if isinstance(gkey, tuple) else (gkey,)
+        n = len(idx)
+        for j in order:
+            if pair[j] == 0:
+                break
+            a, c = iu[0][j], iu[1][j]
+            lo, hi = wilson_interval(int(pair[j]), n)
+            lift = pair[j] * n / (single[a] * single[c])
+            rows.append((*gkey, names[a], names[c], n, int(pair[j]), pair[j] / n, lo, hi, float(lift)))
+    return pd.DataFrame(rows, columns=[*keys, "item_a", "item_b", "wins", "count", "share", "share_low", "share_high", "lift"])
+
+
+# ---------------------------------------------------------------------------------------------
+# payments
+
+
+def _clusters(df):
+    """Cluster (match) and game (match, copy) codes of every row: int64 arrays."""
+    match = df["match"].to_numpy().astype(np.int64)
+    if "seed" in df.columns and df["seed"].nunique() > 1:
+        _, match = np.unique(np.stack([df["seed"].to_numpy(), match]), axis=1, return_inverse=True)
+        match = match.reshape(-1).astype(np.int64)
+    copy = df["copy"].to_numpy().astype(np.int64) if "copy" in df.columns else np.zeros(len(df), np.int64)
+    return match, match * 2 + copy
+
+
+def _player_result(df, p):
+    r = df[f"score_{p}"].to_numpy().astype(np.float64)
+    if f"fee_{p}" in df.columns:
+        r = r - df[f"fee_{p}"].to_numpy()
+    return r
+
+
+def expected_payment(df, by=None, value=None):
+    """Mean payment (or a player's mean result) per hand and per match, with intervals clustered by match.
+
+    Parameters
+    ----------
+    df : DataFrame or path
+    by : str or list of str, optional
+        Grouping keys. With a player key (``player``, ``policy``, ``role``, ``seat_wind``) every hand
+        counts once for each player, in that player's group.
+    value : str, optional
+        What is averaged: a numeric column of the hand (default ``points``: the payment of the hand,
+        0 on a draw; e.g. ``payment_tai``), or, with a player key, ``result`` (default: the player's
+        ``score`` minus their ``fee``, + won, - paid) or ``won`` (1 when the player won the hand).
+
+    Returns
+    -------
+    DataFrame with columns ``*by, value, hands, matches, mean, low, high, per_match,
+    per_match_low, per_match_high``: ``hands`` rows (player-hands with a player key) in the group and
+    their ``mean`` with a 95% interval clustered by match (both copies of a ``--duplicate`` match form
+    one cluster); ``per_match`` = the group's total per match (``matches`` = matches in the data,
+    each copy counted), with its interval clustered the same way.
+    """
+    import pandas as pd
+
+    keys = _keys(by)
+    player_level = any(k in PLAYER_KEYS for k in keys)
+    if value is None:
+        value = "result" if player_level else "points"
+    if not isinstance(value, str):
+        raise SimkitError(f"value must be a column name, 'result' or 'won'; got {value!r}")
+    if value in _PLAYER_VALUES and not player_level:
+        raise SimkitError(
+            f"value={value!r} is a player's: group by a player key ({', '.join(PLAYER_KEYS)}), e.g. by='player'"
+        )
+
+    def needed(rules, names):
+        cols = ["match", "copy", "seed", *_key_columns(keys)]
+        if value == "result":
+            cols += ["score_0", "score_1", "fee_0", "fee_1"]
+        elif value == "won":
+            cols += ["winner"]
+        else:
+            cols.append(value)
+        return cols
+
+    df = _data(df, needed)
+    _require(df, "match")
+    _check_keys(df, keys)
+    if value == "result":
+        _require(df, "score_0", "score_1")
+    elif value == "won":
+        _require(df, "winner")
+    else:
+        _require(df, value)
+        if not pd.api.types.is_numeric_dtype(df[value].dtype) or pd.api.types.is_bool_dtype(df[value].dtype):
+            raise SimkitError(f"value {value!r} is not a numeric column")
+    cluster, game = _clusters(df)
+    n = len(df)
+    if player_level:
+        parts = []
+        for p in (0, 1):
+            cols = {k: (_player_key(df, k, p) if k in PLAYER_KEYS else df[k].array) for k in keys}
+            if value == "result":
+                v = _player_result(df, p)
+            elif value == "won":
+                v = (df["winner"].to_numpy() == p).astype(np.float64)
+            else:
+                v = df[value].to_numpy().astype(np.float64)
+            parts.append(pd.DataFrame({**cols, "_v": v, "_c": cluster}))
+        frame = pd.concat(parts, ignore_index=True)
+    else:
+        cols = {k: df[k].array for k in keys}
+        frame = pd.DataFrame({**cols, "_v": df[value].to_numpy().astype(np.float64), "_c": cluster})
+    # games per cluster (1, or 2 with --duplicate), over every cluster of the data
+    clusters = np.unique(cluster)
+    games = pd.Series(game).groupby(cluster).nunique().reindex(clusters).to_numpy()
+    n_games = int(games.sum())
+    agg = frame.groupby([*keys, "_c"], observed=True, sort=True)["_v"].agg(["sum", "size"]).reset_index()
+    groups = agg.groupby(keys, observed=True, sort=True) if keys else [((), agg)]
+    rows = []
+    for gkey, part in groups:
+        sums = part["sum"].to_numpy()
+        sizes = part["size"].to_numpy()
+        mean, lo, hi = clustered_mean(sums, sizes)
+        full = pd.Series(sums, index=part["_c"].to_numpy()).reindex(clusters, fill_value=0.0).to_numpy()
+        pm, pm_lo, pm_hi = clustered_mean(full, games)
+        rows.append((*gkey, value, int(sizes.sum()), n_games, mean, lo, hi, pm, pm_lo, pm_hi))
+    columns = [*keys, "value", "hands", "matches", "mean", "low", "high", "per_match", "per_match_low", "per_match_high"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+# ---------------------------------------------------------------------------------------------
+# duplicate runs: paired comparison
+
+
+@dataclass
+class Comparison:
+    """The paired comparison of the two policies of a ``--duplicate`` run (:func:`compare`).
+
+    Every difference is policy ``a``'s result minus policy ``b``'s per hand, in points (a player's
+    ``score`` minus their ``fee``); in a zero-sum game it is twice ``a``'s mean result against ``b``.
+
+    Copy 1 deals hand ``h`` of match ``m`` from the same wall as copy 0, and the dealer takes the
+    same 14 tiles. At hand 0 the dealer is the same seat in both copies, so each policy holds in one
+    copy the tiles the other held in the other copy: a *swapped* deal, whose tile luck cancels in
+    the mean of the two copies. Later the copies' histories differ; when the dealer is the other
+    seat, the same policy is dealt the same tiles in both copies and nothing cancels.
+
+    Attributes
+    ----------
+    a, b : str
+        The policies: ``a`` is player 0 in copy 0 (player 1 in copy 1).
+    difference : (mean, low, high)
+        ``a - b`` per hand over every row of both copies, with its 95% interval clustered by match
+        (both copies of a match in one cluster, so whatever the pairing cancels leaves the
+        interval). The estimate of the policies' difference.
+    unpaired : (mean, low, high)
+        The same mean with the interval it would have if the two copies were independent runs
+        (clusters of one copy of a match).
+    variance_reduction : float
+        ``(unpaired / paired interval width)^2``: how many times more hands two independent runs need
+        for the precision of the duplicate run (below 1: pairing did not help).
+    deals : DataFrame
+        One row per deal played in both copies: ``match``, ``hand``, ``deal_id``, ``copy0`` (``a - b``
+        in copy 0), ``copy1`` (in copy 1), ``difference`` (their mean: the paired difference on the
+        deal) and ``swapped`` (the same dealer seat in both copies).
+    swapped_difference : (mean, low, high)
+        Mean paired difference over the swapped deals, clustered by match: the tile luck cancels,
+        but these deals are selected by the matches' histories (every hand 0, and later hands whose
+        dealer seat happens to agree), so their mean may differ from :attr:`difference`.
+    swapped_unpaired, swapped_variance_reduction
+        The same for the swapped deals with the copies taken as independent.
+    a_result, b_result : (mean, low, high)
+        Each policy's own mean result per hand over every row, clustered by match.
+    rows, matches : int
+        Rows of the data, matches (each in both copies).
+    """
+
+    a: str
+    b: str
+    difference: tuple
+    unpaired: tuple
+    variance_reduction: float
+    deals: object
+    swapped_difference: tuple
+    swapped_unpaired: tuple
+    swapped_variance_reduction: float
+    a_result: tuple
+    b_result: tuple
+    rows: int
+    matches: int
+
+    def frame(self):
+        """The estimates as a DataFrame: columns ``estimate, hands, mean, low, high``."""
+        import pandas as pd
+
+        n_sw = int(self.deals["swapped"].sum())
+        rows = [
+            ("difference per hand (duplicate)", self.rows, *self.difference),
+            ("same, copies as independent runs", self.rows, *self.unpaired),
+            ("paired difference, swapped deals", n_sw, *self.swapped_difference),
+            ("same, copies as independent runs", n_sw, *self.swapped_unpaired),
+            (f"{self.a} result per hand", self.rows, *self.a_result),
+            (f"{self.b} result per hand", self.rows, *self.b_result),
+        ]
+        return pd.DataFrame(rows, columns=["estimate", "hands", "mean", "low", "high"])
+
+    def table(self) -> str:
+        """The comparison as a readable text table."""
+        n_sw = int(self.deals["swapped"].sum())
+        lines = [
+            f"{self.a} vs {self.b}: {self.matches:,} matches played in both seatings, {self.rows:,} hands; "
+            f"{len(self.deals):,} deals in both copies, {n_sw:,} of them swapped",
+            f"  {'points per hand (' + self.a + ' - ' + self.b + ')':<44}{'hands':>8}{'mean':>10}   95% interval",
+        ]
+        for _, r in self.frame().iterrows():
+            lines.append(f"  {r['estimate']:<44}{r['hands']:>8,}{r['mean']:>10.2f}   [{r['low']:.2f}, {r['high']:.2f}]")
+        lines.append(
+            f"  variance reduction by pairing: {self.variance_reduction:.2f}x over all hands, "
+            f"{self.swapped_variance_reduction:.2f}x on the swapped deals"
+        )
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def _se(interval) -> float:
+    return (interval[2] - interval[1]) / (2 * _Z95)
+
+
+def _reduction(unpaired, paired) -> float:
+    se_p = _se(paired)
+    return float(_se(unpaired) ** 2 / se_p**2) if se_p > 0 else float("nan")
+
+
+def compare(df):
+    """Paired comparison of the two policies of a ``--duplicate`` run (see :class:`Comparison`).
+
+    Copy 0 plays ``(a, b)``, copy 1 the same matches with the seats swapped, ``(b, a)``; rows with
+    equal ``deal_id`` were dealt from the same wall.
+
+    Parameters
+    ----------
+    df : DataFrame or path
+        Rows of a ``--duplicate`` run with two different policies.
+
+    Returns
+    -------
+    Comparison
+
+    Raises
+    ------
+    SimkitError
+        Not a duplicate run (rows of one copy only), the same policy in both seats, or no deal
+        played in both copies.
+    """
+    import pandas as pd
+
+    df = _data(df, lambda rules, names: ["deal_id", "copy", "seed", "match", "hand", "dealer", "policy_0",
+                                         "policy_1", "score_0", "score_1", "fee_0", "fee_1"])
+    _require(df, "deal_id", "copy", "match", "hand", "dealer", "policy_0", "policy_1", "score_0", "score_1")
+    copy = df["copy"].to_numpy()
+    if not ((copy == 0).any() and (copy == 1).any()):
+        have = ", ".join(str(c) for c in sorted(set(copy.tolist()))) or "none"
+        raise SimkitError(f"compare needs a --duplicate run (rows of copy 0 and copy 1); this data has copy {have}")
+    p0 = df["policy_0"].astype(str).to_numpy()
+    p1 = df["policy_1"].astype(str).to_numpy()
+    pairs = set(zip(p0[copy == 0].tolist(), p1[copy == 0].tolist()))
+    if len(pairs) != 1:
+        raise SimkitError(f"copy 0 holds more than one pair of policies: {sorted(pairs)}")
+    ((a, b),) = pairs
+    if a == b:
+        raise SimkitError(f"both seats play {a!r}: nothing to compare")
+    if set(zip(p0[copy == 1].tolist(), p1[copy == 1].tolist())) != {(b, a)}:
+        raise SimkitError(f"copy 1 is not copy 0 with the seats swapped ({b}, {a})")
+    r0, r1 = _player_result(df, 0), _player_result(df, 1)
+    a_first = p0 == a
+    a_res = np.where(a_first, r0, r1)
+    b_res = np.where(a_first, r1, r0)
+    diff = a_res - b_res
+    cluster, game = _clusters(df)
+    _, inv = np.unique(cluster, return_inverse=True)
+    inv = inv.reshape(-1)
+    n_clusters = int(inv.max()) + 1 if len(inv) else 0
+    _, game_inv = np.unique(game, return_inverse=True)
+    game_inv = game_inv.reshape(-1)
+
+    def clustered(v, ids):
+        return clustered_mean(np.bincount(ids, weights=v), np.bincount(ids))
+
+    difference = clustered(diff, inv)
+    unpaired = clustered(diff, game_inv)
+    seed = df["seed"].to_numpy() if "seed" in df.columns else np.zeros(len(df), np.int64)
+    frame = pd.DataFrame({"_cl": inv, "seed": seed, "match": df["match"].to_numpy(), "hand": df["hand"].to_numpy(),
+                          "deal_id": df["deal_id"].to_numpy(), "copy": copy, "diff": diff,
+                          "dealer": df["dealer"].to_numpy()})
+    wide = frame.pivot_table(index=["_cl", "seed", "match", "hand", "deal_id"], columns="copy",
+                             values=["diff", "dealer"], aggfunc="first", observed=True, sort=True)
+    wide = wide.dropna()
+    if not len(wide):
+        raise SimkitError("no deal was played in both copies")
+    keys = wide.index.to_frame(index=False)
+    deals = pd.DataFrame({
+        "match": keys["match"].to_numpy(),
+        "hand": keys["hand"].to_numpy(),
+        "deal_id": keys["deal_id"].to_numpy(),
+        "copy0": wide[("diff", 0)].to_numpy(),
+        "copy1": wide[("diff", 1)].to_numpy(),
+    })
+    if "seed" in df.columns and df["seed"].nunique() > 1:
+        deals.insert(0, "seed", keys["seed"].to_numpy())
+    deals["difference"] = (deals["copy0"] + deals["copy1"]) / 2
+    deals["swapped"] = wide[("dealer", 0)].to_numpy() == wide[("dealer", 1)].to_numpy()
+    sw = deals["swapped"].to_numpy()
+    cl = keys["_cl"].to_numpy()[sw]
+    if sw.any():
+        used = np.bincount(cl, minlength=n_clusters) > 0
+        k = np.bincount(cl, minlength=n_clusters)[used]
+
+        def paired(v):
+            return clustered_mean(np.bincount(cl, weights=v[sw], minlength=n_clusters)[used], k)
+
+        swapped = paired(deals["difference"].to_numpy())
+        c0 = paired(deals["copy0"].to_numpy())
+        c1 = paired(deals["copy1"].to_numpy())
+        half = _Z95 * math.sqrt(_se(c0) ** 2 + _se(c1) ** 2) / 2
+        swapped_unpaired = (swapped[0], swapped[0] - half, swapped[0] + half)
+    else:  # pragma: no cover - hand 0 is always swapped
+        swapped = swapped_unpaired = (float("nan"),) * 3
+    return Comparison(
+        a=a, b=b, difference=difference, unpaired=unpaired, variance_reduction=_reduction(unpaired, difference),
+        deals=deals, swapped_difference=swapped, swapped_unpaired=swapped_unpaired,
+        swapped_variance_reduction=_reduction(swapped_unpaired, swapped),
+        a_result=clustered(a_res, inv), b_result=clustered(b_res, inv), rows=len(df), matches=n_clusters,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# plots (matplotlib is imported here only)
+
+
+def _axes(ax, figsize=(7, 4)):
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax
+
+
+def _group_labels(frame, keys):
+    if not keys:
+        return [("", frame)]
+    out = []
+    for gkey, part in frame.groupby(keys, observed=True, sort=True):
+        gkey = gkey if isinstance(gkey, tuple) else (gkey,)
+        out.append((", ".join(f"{k}={v}" for k, v in zip(keys, gkey)), part))
+    return out
+
+
+def _by_of(frame, known):
+    return [c for c in frame.columns if c not in known]
+
+
+def plot_tai_distribution(dist, measure=None, ax=None, max_value=None):
+    """Bar chart of :func:`tai_distribution`: share of wins per value, 95% Wilson intervals as error bars.
+
+    Parameters
+    ----------
+    dist : DataFrame
+        :func:`tai_distribution`'s result (any ``by``: one bar series per group).
+    measure : str, optional
+        Which measure (default the first in ``dist``).
+    ax : matplotlib Axes, optional
+    max_value : number, optional
+        Values above it are left out of the plot (not of the shares).
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = _axes(ax)
+    measures = list(dict.fromkeys(dist["measure"]))
+    measure = measures[0] if measure is None else measure
+    if measure not in measures:
+        raise SimkitError(f"measure {measure!r} is not in the distribution ({', '.join(measures)})")
+    part = dist[dist["measure"] == measure]
+    if max_value is not None:
+        part = part[part["value"] <= max_value]
+    keys = _by_of(part, {"measure", "value", "count", "wins", "share", "share_low", "share_high"})
+    groups = _group_labels(part, keys)
+    width = 0.8 / len(groups)
+    for i, (label, g) in enumerate(groups):
+        x = g["value"].to_numpy(np.float64) + (i - (len(groups) - 1) / 2) * width
+        share = g["share"].to_numpy()
+        err = np.vstack([share - g["share_low"].to_numpy(), g["share_high"].to_numpy() - share])
+        ax.bar(x, share, width=width, yerr=err, capsize=2, label=label or None, error_kw={"elinewidth": 0.8})
+    ax.set_xlabel(measure.replace("_", " "))
+    ax.set_ylabel("share of wins")
+    wins = int(part.drop_duplicates(keys or ["measure"])["wins"].sum()) if len(part) else 0
+    ax.set_title(f"{measure.replace('_', ' ')} per win ({wins:,} wins; 95% Wilson intervals)")
+    if keys:
+        ax.legend()
+    return ax
+
+
+def plot_item_frequencies(freq, per="win", top=15, ax=None):
+    """Horizontal bars of :func:`item_frequencies`: the ``top`` items by count, rate per win or per hand,
+    with 95% Wilson intervals (one bar series per group when ``by`` was given).
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    if per not in ("win", "hand"):
+        raise SimkitError(f"per must be 'win' or 'hand', got {per!r}")
+    known = {"item", "hands", "wins", "count", "mean_value", "value_per_hand"} | {
+        f"per_{p}{s}" for p in ("hand", "win") for s in ("", "_low", "_high")
+    }
+    keys = _by_of(freq, known)
+    totals = freq.groupby("item", sort=False)["count"].sum().sort_values(ascending=False, kind="stable")
+    items = [i for i in totals.index[:top] if totals[i] > 0][::-1]
+    ax = _axes(ax, figsize=(7, 0.3 * len(items) + 1.2))
+    groups = _group_labels(freq[freq["item"].isin(items)], keys)
+    height = 0.8 / len(groups)
+    col = f"per_{per}"
+    for i, (label, g) in enumerate(groups):
+        g = g.set_index("item").reindex(items)
+        y = np.arange(len(items)) + (i - (len(groups) - 1) / 2) * height
+        v = g[col].fillna(0).to_numpy()
+        err = np.vstack([v - g[f"{col}_low"].fillna(0).to_numpy(), g[f"{col}_high"].fillna(0).to_numpy() - v])
+        ax.barh(y, v, height=height, xerr=err, capsize=2, label=label or None, error_kw={"elinewidth": 0.8})
+    ax.set_yticks(np.arange(len(items)), [i.replace("_", " ") for i in items])
+    ax.set_xlabel(f"share of {'wins' if per == 'win' else 'hands'} scoring the item")
+    ax.set_title(f"scoring items per {per} (95% Wilson intervals)")
+    if keys:
+        ax.legend()
+    return ax
+
+
+def plot_expected_payment(ep, x=None, ax=None, per="hand"):
+    """Means of :func:`expected_payment` with their clustered 95% intervals, one point per group.
+
+    Parameters
+    ----------
+    ep : DataFrame
+        :func:`expected_payment`'s result.
+    x : str, optional
+        The key on the x axis (default the last ``by`` key); other keys make separate series.
+    per : "hand" or "match"
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    if per not in ("hand", "match"):
+        raise SimkitError(f"per must be 'hand' or 'match', got {per!r}")
+    ax = _axes(ax)
+    known = {"value", "hands", "matches", "mean", "low", "high", "per_match", "per_match_low", "per_match_high"}
+    keys = _by_of(ep, known)
+    m, lo, hi = ("mean", "low", "high") if per == "hand" else ("per_match", "per_match_low", "per_match_high")
+    if not keys:
+        ax.errorbar([0], ep[m], yerr=[ep[m] - ep[lo], ep[hi] - ep[m]], fmt="o", capsize=4)
+        ax.set_xticks([0], ["all hands"])
+    else:
+        x = keys[-1] if x is None else x
+        if x not in keys:
+            raise SimkitError(f"x={x!r} is not a key of the table ({', '.join(keys)})")
+        rest = [k for k in keys if k != x]
+        cats = list(dict.fromkeys(ep[x].tolist()))
+        numeric = all(isinstance(c, (int, float, np.integer, np.floating)) for c in cats)
+        groups = _group_labels(ep, rest)
+        for i, (label, g) in enumerate(groups):
+            pos = g[x].to_numpy(np.float64) if numeric else np.array([cats.index(c) for c in g[x]], np.float64)
+            pos = pos + (i - (len(groups) - 1) / 2) * 0.1
+            mean = g[m].to_numpy()
+            ax.errorbar(pos, mean, yerr=[mean - g[lo].to_numpy(), g[hi].to_numpy() - mean], fmt="o-" if numeric else "o",
+                        capsize=3, label=label or None)
+        if not numeric:
+            ax.set_xticks(range(len(cats)), [str(c) for c in cats])
+        ax.set_xlabel(x.replace("_", " "))
+        if rest:
+            ax.legend()
+    ax.axhline(0, color="0.6", linewidth=0.8)
+    value = ep["value"].iloc[0] if len(ep) else ""
+    ax.set_ylabel(f"mean {value} per {per}")
+    ax.set_title(f"{value} per {per} (95% intervals clustered by match)")
+    return ax
+
+
+def plot_comparison(cmp, axes=None, bins=60):
+    """Two panels for a :class:`Comparison`: the paired differences per deal (histogram, swapped deals
+    apart), and the differences with their 95% intervals, paired and as if the copies were unpaired.
+
+    Returns
+    -------
+    array of two matplotlib Axes
+    """
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        _, axes = plt.subplots(1, 2, figsize=(11, 4), layout="constrained", width_ratios=(3, 2))
+    h, e = axes
+    d = cmp.deals["difference"].to_numpy()
+    sw = cmp.deals["swapped"].to_numpy()
+    edges = np.histogram_bin_edges(d, bins=bins)
+    h.hist([d[sw], d[~sw]], bins=edges, stacked=True, color=["C0", "C7"],
+           label=[f"swapped ({sw.sum():,})", f"not swapped ({(~sw).sum():,})"])
+    h.axvline(0, color="0.3", linewidth=0.8)
+    h.set_xlabel(f"{cmp.a} - {cmp.b} per deal (points, mean of both copies)")
+    h.set_ylabel("deals")
+    h.set_title("paired difference per deal played in both copies")
+    h.legend()
+    estimates = [
+        ("all hands\nduplicate", cmp.difference, "C0"),
+        ("all hands\nunpaired", cmp.unpaired, "C7"),
+        ("swapped deals\nduplicate", cmp.swapped_difference, "C1"),
+        ("swapped deals\nunpaired", cmp.swapped_unpaired, "C7"),
+    ]
+    for i, (_, est, color) in enumerate(estimates):
+        e.errorbar([i], [est[0]], yerr=[[est[0] - est[1]], [est[2] - est[0]]], fmt="o", capsize=6, color=color)
+    e.axhline(0, color="0.6", linewidth=0.8)
+    e.set_xticks(range(len(estimates)), [lbl for lbl, _, _ in estimates], fontsize=8)
+    e.set_xlim(-0.6, len(estimates) - 0.4)
+    e.set_ylabel(f"{cmp.a} - {cmp.b}, points per hand")
+    e.set_title(f"95% intervals; variance x{1 / cmp.variance_reduction:.2f} (all), "
+                f"x{1 / cmp.swapped_variance_reduction:.2f} (swapped)", fontsize=9)
+    return axes
+
+
+# ---------------------------------------------------------------------------------------------
+# summarize (streams over the shards)
 
 
 @dataclass

@@ -1,0 +1,504 @@
+"""simkit.analysis: load, distributions, item frequencies, payments, duplicate comparison, plots.
+
+Every statistic is checked against a direct pandas / numpy computation written here. Only the
+greedy/greedy engine specialisation is used (greedy with other parameters is the same compiled
+code), so no new numba compile; the other rule sets and the interval coverage are ``slow`` tests.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pyarrow.compute as pc
+import pytest
+
+import simkit
+from simkit import analysis as A
+from simkit import io
+from simkit.engine.policies import GREEDY_DEFAULTS, greedy_policy
+from simkit.stats import wilson_interval
+
+Z = 1.959963984540054
+GG = ("greedy", "greedy")
+#: greedy that never claims: a different policy label, the same compiled engine as greedy/greedy
+NO_CLAIMS = (greedy_policy, np.r_[0.0, GREEDY_DEFAULTS[1:]])
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("analysis") / "gg"
+    simkit.simulate(out, policies=GG, matches=40, seed=3, chunk_matches=15)  # three shards
+    return out
+
+
+@pytest.fixture(scope="module")
+def df(run_dir):
+    return A.load(run_dir)
+
+
+@pytest.fixture(scope="module")
+def dup_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("analysis") / "dup"
+    simkit.simulate(out, policies=("greedy", NO_CLAIMS), matches=30, seed=4, duplicate=True, chunk_matches=10)
+    return out
+
+
+@pytest.fixture(scope="module")
+def dup(dup_dir):
+    return A.load(dup_dir)
+
+
+def _cr1(values, clusters):
+    """Mean and 95% interval of ``values`` clustered by ``clusters`` (CR1 ratio estimator), by hand."""
+    frame = pd.DataFrame({"v": np.asarray(values, float), "c": np.asarray(clusters)})
+    g = frame.groupby("c")["v"].agg(["sum", "size"])
+    mean = g["sum"].sum() / g["size"].sum()
+    n_g = len(g)
+    se = math.sqrt(n_g / (n_g - 1) * ((g["sum"] - mean * g["size"]) ** 2).sum()) / g["size"].sum()
+    return mean, mean - Z * se, mean + Z * se
+
+
+def _close(a, b):
+    return np.allclose(np.asarray(a, float), np.asarray(b, float), rtol=1e-12, atol=1e-12, equal_nan=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# load
+
+
+def test_load_reads_the_run_with_its_description(run_dir, df):
+    direct = pd.concat([pd.read_parquet(p) for p in sorted(run_dir.glob("part-*.parquet"))], ignore_index=True)
+    assert len(df) == len(direct) == io.read_manifest(run_dir)["rows"]
+    assert list(df.columns) == list(direct.columns)
+    for col in ("match", "hand", "winner", "points", "hand_tai", "item_self_drawn"):
+        assert (df[col].to_numpy() == direct[col].to_numpy()).all()
+    key = list(zip(df["match"], df["copy"], df["hand"]))
+    assert key == sorted(key)
+    for col in ("policy_0", "policy_1", "win_type", "prevailing_wind", "seat_wind_0", "declared_0", "win_tile"):
+        assert isinstance(df[col].dtype, pd.CategoricalDtype), col
+    assert list(df["win_type"].cat.categories) == list(io.WIN_TYPES)
+    assert df.attrs["rules"] == "douque" and df.attrs["policies"] == ["greedy", "greedy"]
+    assert df.attrs["items"] == list(simkit.scoring.ITEM_NAMES) and df.attrs["seed"] == 3
+    assert df.attrs["duplicate"] is False and df.attrs["complete"] is True
+    assert df.attrs["options"]["tai_value"] == 20 and df.attrs["manifest"]["status"] == "complete"
+
+
+def test_load_only_the_columns_and_rows_asked_for(run_dir, df):
+    part = A.load(run_dir, columns=["match", "winner", "item_*"])
+    items = [c for c in df.columns if c.startswith("item_")]
+    assert list(part.columns) == ["match", "winner", *items]
+    assert part.attrs["rules"] == "douque"
+    sub = A.load(run_dir, columns="points", filters=[("match", "<", 10), ("winner", ">=", 0)])
+    expect = df.loc[(df["match"] < 10) & (df["winner"] >= 0), "points"].to_numpy()
+    assert list(sub.columns) == ["points"] and (sub["points"].to_numpy() == expect).all()
+    either = A.load(run_dir, columns=["match"], filters=[[("match", "==", 1)], [("match", "==", 30)]])
+    assert set(either["match"]) == {1, 30} and len(either) == int(df["match"].isin([1, 30]).sum())
+    expr = A.load(run_dir, columns=["hand_tai"], filters=pc.field("hand_tai") > 8)
+    assert (expr["hand_tai"].to_numpy() == df.loc[df["hand_tai"] > 8, "hand_tai"].to_numpy()).all()
+    cat = A.load(run_dir, columns=["win_type"], filters=[("win_type", "==", "discard")])
+    assert len(cat) == int((df["win_type"] == "discard").sum()) and set(cat["win_type"]) == {"discard"}
+    assert isinstance(cat["win_type"].dtype, pd.CategoricalDtype)
+
+
+def test_load_refuses_what_is_not_a_dataset_or_not_in_it(run_dir, tmp_path):
+    with pytest.raises(io.DatasetError, match="not a simkit dataset"):
+        A.load(tmp_path)
+    with pytest.raises(io.DatasetError, match="no such directory"):
+        A.load(tmp_path / "missing")
+    (tmp_path / "file.parquet").write_text("x")
+    with pytest.raises(io.DatasetError, match="is a file"):
+        A.load(tmp_path / "file.parquet")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    io.write_manifest(empty, {"format": io.FORMAT, "spec": {}, "status": "running"})
+    with pytest.raises(io.DatasetError, match="no complete shards"):
+        A.load(empty)
+    with pytest.raises(simkit.SimkitError, match="unknown column 'tai'.*hand_tai"):
+        A.load(run_dir, columns=["match", "tai"])
+    with pytest.raises(simkit.SimkitError, match="unknown column 'nope_\\*'"):
+        A.load(run_dir, columns="nope_*")
+    with pytest.raises(simkit.SimkitError, match="unknown filter column 'wins'"):
+        A.load(run_dir, filters=[("wins", ">", 0)])
+    with pytest.raises(simkit.SimkitError, match="bad filter"):
+        A.load(run_dir, filters=[("match", "<")])
+    with pytest.raises(simkit.SimkitError, match="filters must be"):
+        A.load(run_dir, filters="match < 3")
+    with pytest.raises(simkit.SimkitError, match="cannot apply filters"):
+        A.load(run_dir, filters=pc.field("nope") > 1)
+    with pytest.raises(simkit.SimkitError, match="columns must be"):
+        A.load(run_dir, columns=[1, 2])
+
+
+# ---------------------------------------------------------------------------------------------
+# distributions
+
+
+def _wilson_ok(frame, count, total, prefix):
+    for k, n, lo, hi in zip(frame[count], frame[total], frame[f"{prefix}_low"], frame[f"{prefix}_high"]):
+        assert (lo, hi) == pytest.approx(wilson_interval(int(k), int(n)), abs=1e-15)
+    assert _close(frame[prefix], frame[count] / frame[total])
+
+
+def test_tai_distribution_counts_and_shares_per_win(df):
+    dist = A.tai_distribution(df)
+    assert list(dist.columns) == ["measure", "value", "count", "wins", "share", "share_low", "share_high"]
+    assert list(dict.fromkeys(dist["measure"])) == ["hand_tai", "total_tai"]
+    wins = df[df["winner"] >= 0]
+    for measure, values in (("hand_tai", wins["hand_tai"]), ("total_tai", wins["hand_tai"] + wins["dealer_tai"])):
+        part = dist[dist["measure"] == measure]
+        expect = values.value_counts().sort_index()
+        assert part["value"].tolist() == expect.index.tolist() and part["count"].tolist() == expect.tolist()
+        assert (part["wins"] == len(wins)).all() and part["share"].sum() == pytest.approx(1.0)
+    _wilson_ok(dist, "count", "wins", "share")
+
+
+def test_tai_distribution_by_player_keys_and_columns(dup):
+    dist = A.tai_distribution(dup, by=["policy", "role"], values="total_tai")
+    wins = dup[dup["winner"] >= 0]
+    w0 = wins["winner"] == 0
+    policy = np.where(w0, wins["policy_0"].astype(str), wins["policy_1"].astype(str))
+    role = np.where(wins["winner"] == wins["dealer"], "dealer", "non-dealer")
+    direct = pd.DataFrame({"policy": policy, "role": role, "value": wins["hand_tai"] + wins["dealer_tai"]})
+    expect = direct.groupby(["policy", "role", "value"]).size()
+    got = dist.set_index(["policy", "role", "value"])["count"]
+    got.index = got.index.set_levels([lvl.astype(object) for lvl in got.index.levels])
+    assert got.to_dict() == expect.to_dict()
+    totals = direct.groupby(["policy", "role"]).size()
+    assert all(r.wins == totals[(r.policy, r.role)] for r in dist.itertuples())
+    _wilson_ok(dist, "count", "wins", "share")
+    by_type = A.tai_distribution(dup, by="win_type", values="hand_tai")
+    assert by_type.groupby("win_type", observed=True)["count"].sum().to_dict() == {
+        k: v for k, v in wins["win_type"].value_counts().to_dict().items() if v
+    }
+    seat = A.tai_distribution(dup, by="seat_wind")
+    sw = np.where(w0, wins["seat_wind_0"].astype(str), wins["seat_wind_1"].astype(str))
+    assert seat.drop_duplicates(["seat_wind", "measure"]).groupby("seat_wind", observed=True)["wins"].first().to_dict() == (
+        pd.Series(sw).value_counts().to_dict()
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# items
+
+
+def test_item_frequencies_per_hand_and_per_win(df):
+    freq = A.item_frequencies(df)
+    items = [c for c in df.columns if c.startswith("item_")]
+    assert sorted(freq["item"]) == sorted(c[5:] for c in items) and len(freq) == len(items)
+    wins = df[df["winner"] >= 0]
+    for r in freq.itertuples():
+        col = wins[f"item_{r.item}"]
+        assert r.count == int((col != 0).sum()) and r.hands == len(df) and r.wins == len(wins)
+        if r.count:
+            assert r.mean_value == pytest.approx(col[col != 0].mean())
+        assert r.value_per_hand == pytest.approx(col.sum() / len(df))
+    assert freq["count"].is_monotonic_decreasing
+    _wilson_ok(freq, "count", "hands", "per_hand")
+    _wilson_ok(freq, "count", "wins", "per_win")
+
+
+def test_item_frequencies_by_role_and_by_hand_columns(df, dup):
+    freq = A.item_frequencies(df, by="role")
+    wins = df[df["winner"] >= 0]
+    dealer_won = wins["winner"] == wins["dealer"]
+    for role, mask in (("dealer", dealer_won), ("non-dealer", ~dealer_won)):
+        part = freq[freq["role"] == role].set_index("item")
+        assert (part["hands"] == len(df)).all() and (part["wins"] == mask.sum()).all()
+        assert part.loc["self_drawn", "count"] == int((wins.loc[mask, "item_self_drawn"] != 0).sum())
+        assert part.loc["seat_wind", "count"] == int((wins.loc[mask, "item_seat_wind"] != 0).sum())
+    _wilson_ok(freq, "count", "hands", "per_hand")
+    by_streak = A.item_frequencies(df, by="streak")
+    hands = df.groupby("streak").size()
+    for r in by_streak[by_streak["item"] == "half_flush"].itertuples():
+        rows = df[df["streak"] == r.streak]
+        assert r.hands == hands[r.streak] and r.wins == int((rows["winner"] >= 0).sum())
+        assert r.count == int((rows["item_half_flush"] != 0).sum())
+    # a policy: the hands in which it sits (here both policies sit in every hand)
+    by_policy = A.item_frequencies(dup, by="policy")
+    assert set(by_policy["policy"]) == {"greedy", dup.attrs["policies"][1]} and (by_policy["hands"] == len(dup)).all()
+    dw = dup[dup["winner"] >= 0]
+    pol = np.where(dw["winner"] == 0, dw["policy_0"].astype(str), dw["policy_1"].astype(str))
+    got = by_policy[by_policy["item"] == "concealed_hand"].set_index("policy")["count"]
+    for p in set(pol):
+        assert got[p] == int((dw.loc[pol == p, "item_concealed_hand"] != 0).sum())
+
+
+def test_item_frequencies_per_hand_counts_a_hand_once_per_group(df):
+    # seat_wind: every hand has an E and a W player, so each has all the hands
+    freq = A.item_frequencies(df, by="seat_wind")
+    assert set(freq["seat_wind"]) == {"E", "W"} and (freq["hands"] == len(df)).all()
+    # player x role: a player is dealer in some hands, non-dealer in the others
+    freq = A.item_frequencies(df, by=["player", "role"])
+    for r in freq.drop_duplicates(["player", "role"]).itertuples():
+        expect = int(((df["dealer"] == r.player) == (r.role == "dealer")).sum())
+        assert r.hands == expect
+
+
+def test_item_pairs_against_direct_counts(df):
+    pairs = A.item_pairs(df, top=6)
+    wins = df[df["winner"] >= 0]
+    names = [c[5:] for c in df.columns if c.startswith("item_")]
+    direct = {}
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            k = int(((wins[f"item_{a}"] != 0) & (wins[f"item_{b}"] != 0)).sum())
+            if k:
+                direct[(a, b)] = k
+    best = sorted(direct.values(), reverse=True)[:6]
+    assert pairs["count"].tolist() == best
+    for r in pairs.itertuples():
+        assert direct[(r.item_a, r.item_b)] == r.count and r.wins == len(wins)
+        pa = (wins[f"item_{r.item_a}"] != 0).mean()
+        pb = (wins[f"item_{r.item_b}"] != 0).mean()
+        assert r.lift == pytest.approx(r.count / len(wins) / (pa * pb))
+    _wilson_ok(pairs, "count", "wins", "share")
+    by = A.item_pairs(df, by="role", top=2)
+    assert list(by.columns[:3]) == ["role", "item_a", "item_b"] and len(by) <= 4
+    with pytest.raises(simkit.SimkitError, match="top"):
+        A.item_pairs(df, top=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# payments
+
+
+def test_expected_payment_per_hand_and_per_match(df):
+    ep = A.expected_payment(df)
+    assert len(ep) == 1 and ep["value"].iloc[0] == "points"
+    r = ep.iloc[0]
+    mean, lo, hi = _cr1(df["points"], df["match"])
+    assert r["mean"] == pytest.approx(df["points"].mean()) and (r["low"], r["high"]) == pytest.approx((lo, hi))
+    per_match = df.groupby("match")["points"].sum()
+    sd = per_match.std(ddof=1) / math.sqrt(len(per_match))  # CR1 with one game per cluster = the plain interval
+    assert r["matches"] == 40 and r["hands"] == len(df)
+    assert r["per_match"] == pytest.approx(per_match.mean())
+    assert (r["per_match_low"], r["per_match_high"]) == pytest.approx((per_match.mean() - Z * sd, per_match.mean() + Z * sd))
+    tai = A.expected_payment(df, value="payment_tai").iloc[0]
+    assert tai["mean"] == pytest.approx(df["payment_tai"].mean())
+
+
+def test_expected_payment_by_role_and_streak(df):
+    ep = A.expected_payment(df, by=["role", "streak"])
+    assert (ep["value"] == "result").all()
+    for p_role in ("dealer", "non-dealer"):
+        for streak in sorted(df["streak"].unique())[:4]:
+            rows = df[df["streak"] == streak]
+            d = rows["dealer"].to_numpy()
+            res = np.where(d == 0, rows["score_0"], rows["score_1"]) if p_role == "dealer" else np.where(
+                d == 0, rows["score_1"], rows["score_0"])
+            r = ep[(ep["role"] == p_role) & (ep["streak"] == streak)].iloc[0]
+            mean, lo, hi = _cr1(res, rows["match"])
+            assert r["hands"] == len(rows) and r["mean"] == pytest.approx(mean)
+            if not math.isnan(lo):
+                assert (r["low"], r["high"]) == pytest.approx((lo, hi))
+            totals = pd.Series(res, index=rows["match"].to_numpy()).groupby(level=0).sum().reindex(range(40), fill_value=0)
+            assert r["per_match"] == pytest.approx(totals.mean())
+            sd = totals.std(ddof=1) / math.sqrt(40)
+            assert r["per_match_high"] - r["per_match"] == pytest.approx(Z * sd)
+    won = A.expected_payment(df, by="player", value="won")
+    for p in (0, 1):
+        r = won[won["player"] == p].iloc[0]
+        mean, lo, hi = _cr1(df["winner"] == p, df["match"])
+        assert (r["mean"], r["low"], r["high"]) == pytest.approx((mean, lo, hi))
+
+
+def test_expected_payment_clusters_both_copies_of_a_duplicate_match(dup):
+    ep = A.expected_payment(dup, by="policy")
+    a, b = dup.attrs["policies"]
+    for label in (a, b):
+        res = np.where(dup["policy_0"].astype(str) == label, dup["score_0"], 0.0) + np.where(
+            dup["policy_1"].astype(str) == label, dup["score_1"], 0.0)
+        r = ep[ep["policy"] == label].iloc[0]
+        mean, lo, hi = _cr1(res, dup["match"])  # one cluster per match, both copies in it
+        assert r["hands"] == len(dup) and (r["mean"], r["low"], r["high"]) == pytest.approx((mean, lo, hi))
+        assert r["matches"] == 60  # 30 matches x 2 copies
+        totals = pd.Series(res).groupby(dup["match"].to_numpy()).sum()
+        assert r["per_match"] == pytest.approx(totals.sum() / 60)
+
+
+def test_expected_payment_refusals(df):
+    with pytest.raises(simkit.SimkitError, match="player key"):
+        A.expected_payment(df, value="result")
+    with pytest.raises(simkit.SimkitError, match="unknown grouping key 'seat'.*player, policy, role, seat_wind"):
+        A.expected_payment(df, by="seat")
+    with pytest.raises(simkit.SimkitError, match="no column 'bonus'"):
+        A.expected_payment(df, value="bonus")
+    with pytest.raises(simkit.SimkitError, match="not a numeric column"):
+        A.expected_payment(df, value="win_hand")
+    with pytest.raises(simkit.SimkitError, match="by names a key twice"):
+        A.expected_payment(df, by=["role", "role"])
+
+
+# ---------------------------------------------------------------------------------------------
+# duplicate comparison
+
+
+def test_compare_against_a_direct_paired_computation(dup):
+    cmp = A.compare(dup)
+    a, b = dup.attrs["policies"]
+    assert (cmp.a, cmp.b) == (a, b) and cmp.rows == len(dup) and cmp.matches == 30
+    # a's result minus b's in each row
+    a_first = dup["policy_0"].astype(str) == a
+    diff = np.where(a_first, dup["score_0"] - dup["score_1"], dup["score_1"] - dup["score_0"])
+    mean, lo, hi = _cr1(diff, dup["match"])  # both copies of a match in one cluster
+    assert cmp.difference == pytest.approx((mean, lo, hi))
+    u = _cr1(diff, dup["match"] * 2 + dup["copy"])  # the copies as independent runs
+    assert cmp.unpaired == pytest.approx(u)
+    assert cmp.variance_reduction == pytest.approx(((u[2] - u[1]) / (hi - lo)) ** 2)
+    assert cmp.a_result == pytest.approx(_cr1(np.where(a_first, dup["score_0"], dup["score_1"]), dup["match"]))
+    assert cmp.a_result[0] == pytest.approx(-cmp.b_result[0])  # zero-sum
+    # per deal played in both copies: the mean of the two copies; swapped when the same seat dealt
+    frame = pd.DataFrame({"deal_id": dup["deal_id"], "match": dup["match"], "copy": dup["copy"], "d": diff,
+                          "dealer": dup["dealer"]})
+    wide = frame.pivot(index=["deal_id", "match"], columns="copy", values=["d", "dealer"]).dropna().reset_index()
+    paired = (wide[("d", 0)] + wide[("d", 1)]) / 2
+    assert len(cmp.deals) == len(wide) and (cmp.deals["deal_id"].to_numpy() == wide["deal_id"].to_numpy()).all()
+    assert _close(cmp.deals["difference"], paired) and _close(cmp.deals["copy1"], wide[("d", 1)])
+    swapped = (wide[("dealer", 0)] == wide[("dealer", 1)]).to_numpy()
+    assert (cmp.deals["swapped"].to_numpy() == swapped).all()
+    assert cmp.deals.loc[cmp.deals["hand"] == 0, "swapped"].all() and (cmp.deals["hand"] == 0).sum() == 30
+    m = wide["match"].to_numpy()[swapped]
+    s_mean, s_lo, s_hi = _cr1(paired[swapped], m)
+    assert cmp.swapped_difference == pytest.approx((s_mean, s_lo, s_hi))
+    se0 = (_cr1(wide[("d", 0)][swapped], m)[2] - _cr1(wide[("d", 0)][swapped], m)[0]) / Z
+    se1 = (_cr1(wide[("d", 1)][swapped], m)[2] - _cr1(wide[("d", 1)][swapped], m)[0]) / Z
+    se_unpaired = math.sqrt(se0**2 + se1**2) / 2
+    assert cmp.swapped_unpaired == pytest.approx((s_mean, s_mean - Z * se_unpaired, s_mean + Z * se_unpaired))
+    assert cmp.swapped_variance_reduction == pytest.approx(se_unpaired**2 / ((s_hi - s_mean) / Z) ** 2)
+    text = cmp.table()
+    assert "difference per hand (duplicate)" in text and "variance reduction" in text and a in text
+    assert list(cmp.frame()["estimate"])[:3] == [
+        "difference per hand (duplicate)", "same, copies as independent runs", "paired difference, swapped deals"]
+
+
+def test_compare_refuses_runs_it_cannot_compare(df, dup):
+    with pytest.raises(simkit.SimkitError, match="needs a --duplicate run.*copy 0$"):
+        A.compare(df)
+    with pytest.raises(simkit.SimkitError, match="nothing to compare"):
+        A.compare(dup.assign(policy_1=dup["policy_0"]))
+    with pytest.raises(simkit.SimkitError, match="no column 'deal_id'"):
+        A.compare(dup.drop(columns="deal_id"))
+
+
+# ---------------------------------------------------------------------------------------------
+# paths, columns, other rule sets
+
+
+def test_functions_take_a_run_directory_and_read_only_what_they_need(run_dir, df, monkeypatch):
+    seen = []
+    real = A.load
+
+    def spy(path, columns=None, filters=None):
+        seen.append(columns)
+        return real(path, columns=columns, filters=filters)
+
+    monkeypatch.setattr(A, "load", spy)
+    assert A.tai_distribution(run_dir, by="role").equals(A.tai_distribution(df, by="role"))
+    assert set(seen[-1]) == {"winner", "dealer", "hand_tai", "dealer_tai"}
+    assert A.item_frequencies(str(run_dir)).equals(A.item_frequencies(df))
+    assert A.expected_payment(run_dir, by="policy").equals(A.expected_payment(df, by="policy"))
+    assert "win_hand" not in seen[-1] and "item_migi" not in seen[-1]
+
+
+def test_missing_columns_are_named(run_dir):
+    part = A.load(run_dir, columns=["winner", "hand_tai"])
+    with pytest.raises(simkit.SimkitError, match="no column 'dealer_tai' \\(it is in the dataset: load it\\)"):
+        A.tai_distribution(part)
+    with pytest.raises(simkit.SimkitError, match="no item_\\* columns"):
+        A.item_frequencies(part)
+    with pytest.raises(simkit.SimkitError, match="expected a DataFrame"):
+        A.tai_distribution([1, 2, 3])
+
+
+def test_value_of_a_win_follows_the_rule_set(df):
+    # the engine fills every rule set's value columns (0 where they do not apply): relabel the rows
+    other = df.copy()
+    other.attrs = {**df.attrs, "rules": "for_two"}
+    other["combination_points"] = np.where(other["winner"] >= 0, 1 + other["hand_tai"] % 5, 0).astype(float)
+    dist = A.tai_distribution(other)
+    assert set(dist["measure"]) == {"combination_points"}
+    wins = other[other["winner"] >= 0]
+    assert dist.set_index("value")["count"].to_dict() == wins["combination_points"].value_counts().to_dict()
+    other.attrs["rules"] = "duel"
+    assert list(dict.fromkeys(A.tai_distribution(other)["measure"])) == ["fan", "multiple"]
+    bare = df[["winner", "points"]].copy()
+    bare.attrs = {}
+    with pytest.raises(simkit.SimkitError, match="rule set"):
+        A.tai_distribution(bare)
+
+
+# ---------------------------------------------------------------------------------------------
+# plots
+
+
+def test_plot_helpers_draw_and_save(df, dup, tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ax = A.plot_tai_distribution(A.tai_distribution(df), measure="total_tai")
+    assert len(ax.patches) == A.tai_distribution(df, values="total_tai").shape[0]
+    ax.figure.savefig(tmp_path / "dist.png")
+    ax = A.plot_tai_distribution(A.tai_distribution(df, by="role"))
+    assert ax.get_legend() is not None
+    ax = A.plot_item_frequencies(A.item_frequencies(df), top=8)
+    assert len(ax.patches) == 8
+    ax = A.plot_item_frequencies(A.item_frequencies(df, by="role"), per="hand", top=5)
+    assert len(ax.patches) == 10
+    ax = A.plot_expected_payment(A.expected_payment(df, by=["role", "streak"]), x="streak")
+    ax = A.plot_expected_payment(A.expected_payment(df, by="role"), per="match")
+    axes = A.plot_comparison(A.compare(dup))
+    axes[0].figure.savefig(tmp_path / "cmp.png")
+    assert (tmp_path / "dist.png").stat().st_size > 1000 and (tmp_path / "cmp.png").stat().st_size > 1000
+    with pytest.raises(simkit.SimkitError, match="measure 'fan'"):
+        A.plot_tai_distribution(A.tai_distribution(df), measure="fan")
+    with pytest.raises(simkit.SimkitError, match="per must be"):
+        A.plot_item_frequencies(A.item_frequencies(df), per="match")
+    plt.close("all")
+
+
+# ---------------------------------------------------------------------------------------------
+# slow: other rule sets, interval coverage
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules, measures", [("night_market", ["fan"]), ("duel", ["fan", "multiple"]),
+                                             ("for_two", ["combination_points"])])
+def test_other_rule_sets(tmp_path, rules, measures):
+    """Every function on a real run of each other rule set (one engine compile each)."""
+    simkit.simulate(tmp_path / rules, rules=rules, policies=GG, matches=20, seed=1)
+    df = A.load(tmp_path / rules)
+    dist = A.tai_distribution(df)
+    assert list(dict.fromkeys(dist["measure"])) == measures
+    wins = df[df["winner"] >= 0]
+    first = dist[dist["measure"] == measures[0]]
+    assert first.set_index("value")["count"].to_dict() == wins[measures[0]].value_counts().to_dict()
+    freq = A.item_frequencies(df, by="role")
+    assert set(freq["item"]) == set(df.attrs["items"])
+    ep = A.expected_payment(df, by="player")
+    res0 = df["score_0"] - (df["fee_0"] if "fee_0" in df.columns else 0)
+    assert ep.set_index("player").loc[0, "mean"] == pytest.approx(res0.mean())
+    assert A.expected_payment(df).iloc[0]["mean"] == pytest.approx(df["points"].mean())
+    A.item_pairs(df)
+
+
+@pytest.mark.slow
+def test_payment_interval_covers_the_large_run_mean_about_95_percent():
+    """Over 300 small runs with different seeds (40 matches each), the 95% interval of the mean
+    payment per hand (clustered by match) contains a large run's estimate about 95% of the time."""
+    big = simkit.simulate_matches("douque", GG, 30_000, seed=10_000)
+    truth = float(np.mean(big["points"]))
+    covered = per_match_covered = 0
+    reps = 300
+    per_match_truth = float(np.sum(big["points"]) / 30_000)
+    for seed in range(reps):
+        res = simkit.simulate_matches("douque", GG, 40, seed=seed)
+        frame = pd.DataFrame({"match": res["match"], "copy": 0, "points": res["points"]})
+        r = A.expected_payment(frame).iloc[0]
+        covered += r["low"] <= truth <= r["high"]
+        per_match_covered += r["per_match_low"] <= per_match_truth <= r["per_match_high"]
+    # binomial(300, 0.95): 3 standard deviations is +-3.8 points
+    assert 0.91 <= covered / reps <= 0.99, covered / reps
+    assert 0.91 <= per_match_covered / reps <= 0.99, per_match_covered / reps
