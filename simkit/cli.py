@@ -236,6 +236,10 @@ def _cmd_simulate(args) -> int:
                 raise SimkitError(f"--option expects KEY=VALUE, got {item!r}")
         if args.option:
             rules = rules.with_option_strings(args.option)
+    if args.workers > 1:
+        # Worker processes ended by Ctrl-C cannot release a semaphore numba took at import; the
+        # resource tracker (started with these flags) frees it anyway: keep its warning off stderr.
+        sys.warnoptions.append("ignore::UserWarning:multiprocessing.resource_tracker")
     try:
         result = simulate(
             args.out,
@@ -250,6 +254,7 @@ def _cmd_simulate(args) -> int:
             overwrite=args.overwrite,
             resume=args.resume,
             progress=not args.quiet,
+            scheduler=args.scheduler,
         )
     except KeyboardInterrupt as exc:
         where = getattr(exc, "path", None)
@@ -263,10 +268,11 @@ def _cmd_simulate(args) -> int:
         return 130
     run = result.path
     startup = f"engine start-up {result.startup_seconds:.1f} s, then " if result.startup_seconds else ""
+    workers = ", the workers' engine start-up included" if args.workers > 1 and result.computed_rows else ""
     print(
         f"simkit simulate: {result.rows:,} hands in {result.matches:,} matches -> {run} "
         f"({result.shards} shard{'s' if result.shards != 1 else ''}; {startup}{result.computed_rows:,} hands "
-        f"in {result.seconds - result.startup_seconds:.1f} s, {result.hands_per_second:,.0f} hands/s)"
+        f"in {result.seconds - result.startup_seconds:.1f} s, {result.hands_per_second:,.0f} hands/s{workers})"
     )
     print(f"summary: simkit summarize {run}")
     return 0
@@ -370,6 +376,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_seed, default=None, help="master seed (default 0)")
     p.add_argument("--out", metavar="DIR", default=None, help="output directory (default data/runs/<rules>_<policies>_seed<S>_<N>...)")
     p.add_argument("--workers", type=_positive_int, default=1, help="processes (default 1: one process, numba on all cores)")
+    p.add_argument(
+        "--scheduler", metavar="ADDRESS", default=None,
+        help="run the chunks on a Dask cluster: a scheduler address (tcp://host:8786; --out must be on a filesystem "
+        "the workers share) or 'local' (a LocalCluster of --workers processes on this machine)",
+    )
     p.add_argument(
         "--duplicate", action="store_true", default=None,
         help="play every match twice, the second time with the policies' seats swapped (column copy; rows pair by deal_id)",

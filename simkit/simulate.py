@@ -240,12 +240,16 @@ def _compute_chunk(job: _Job, chunk: int, first: int, n: int, on_batch=None):
     return str(tmp), table.num_rows, match_rows
 
 
-def _worker_init(threads: int) -> None:
+def _worker_init(threads: int, method: str) -> None:
+    import multiprocessing
     import signal
 
     import numba
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the workers
+    # This process was not forked, so numba needs no inter-process lock to start its threads; with
+    # the default method ("fork") it would take a named semaphore that a terminated worker leaks.
+    multiprocessing.set_start_method(method, force=True)
     numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
 
 
@@ -380,6 +384,7 @@ def simulate(
     resume: bool = False,
     progress: bool = False,
     command: list | None = None,
+    scheduler=None,
 ) -> SimulationResult:
     """Play matches into a Parquet run directory (see the module docstring and :mod:`simkit.io`).
 
@@ -413,6 +418,11 @@ def simulate(
         Show a tqdm progress bar on stderr (hands done, hands/s, ETA).
     command : list of str, optional
         The command line to record (default ``sys.argv``).
+    scheduler : str or distributed.Client, optional
+        Run the chunks as tasks on a Dask cluster (:mod:`simkit.distributed`): a scheduler address
+        (``tcp://host:8786``), ``"local"`` (a LocalCluster of ``workers`` processes on this machine)
+        or a ``distributed.Client``. ``out`` must then be on a filesystem the workers share. Does
+        not change the data.
 
     Returns
     -------
@@ -432,6 +442,23 @@ def simulate(
     directory, spec, rules_obj, runnable = _resolve(
         out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume
     )
+    cluster = None
+    if scheduler is not None:  # connect first: a bad address leaves no directory behind
+        from .distributed import connect
+
+        cluster = connect(scheduler, workers if workers > 1 else None)
+    try:
+        return _simulate(directory, spec, rules_obj, runnable, workers, overwrite, resume, progress, command, cluster, t_start)
+    finally:
+        if cluster is not None and cluster[1]:
+            from .distributed import close
+
+            close(cluster[0])
+
+
+def _simulate(directory, spec, rules_obj, runnable, workers, overwrite, resume, progress, command, cluster, t_start):
+    from . import io
+
     _prepare_directory(directory, overwrite, resume)
     job = _Job(spec=spec, rules=rules_obj, runnable=runnable, directory=str(directory))
     with io.run_lock(directory):
@@ -439,6 +466,8 @@ def simulate(
             io.remove_run_files(directory)
         io.clean_temporary(directory)
         invocation = {"command": command if command is not None else io.command_line(), "started": io.now(), "workers": workers}
+        if cluster is not None:
+            invocation["scheduler"] = cluster[2]
         if resume:
             manifest = io.read_manifest(directory)
             manifest["invocations"].append(invocation)
@@ -454,9 +483,9 @@ def simulate(
             }
         io.write_manifest(directory, manifest)
         done = io.completed_chunks(directory, spec)
-        startup = _warm_up(job, progress) if workers == 1 and _remaining(spec, done) else 0.0
+        startup = _warm_up(job, progress) if workers == 1 and cluster is None and _remaining(spec, done) else 0.0
         try:
-            total_rows, total_matches, n_shards, computed, computed_rows = _run_chunks(job, done, workers, progress)
+            total_rows, total_matches, n_shards, computed, computed_rows = _run_chunks(job, done, workers, progress, cluster)
         except KeyboardInterrupt:
             raise Interrupted(directory) from None
         finally:  # chunks computed beyond a hands target, or cut short by an interrupt
@@ -516,7 +545,7 @@ def _warm_up(job: _Job, progress: bool) -> float:
     return time.perf_counter() - t0
 
 
-def _run_chunks(job: _Job, done: dict, workers: int, progress: bool):
+def _run_chunks(job: _Job, done: dict, workers: int, progress: bool, cluster=None):
     """Compute the missing chunks (in worker processes or here) and commit them in chunk order."""
     from tqdm import tqdm
 
@@ -546,7 +575,12 @@ def _run_chunks(job: _Job, done: dict, workers: int, progress: bool):
             bar.total = max(state["rows"], round(state["rows"] / state["matches"] * want_matches))
         bar.update(rows if want_hands is None else max(0, min(rows, want_hands - bar.n)))
 
-    executor = _make_executor(workers) if workers > 1 else None
+    if cluster is not None:
+        from .distributed import DaskExecutor
+
+        executor = DaskExecutor(cluster[0], job)
+    else:
+        executor = _make_executor(workers) if workers > 1 else None
 
     def submit(c):
         first, n = bounds(c)
@@ -554,7 +588,7 @@ def _run_chunks(job: _Job, done: dict, workers: int, progress: bool):
             return _Lazy(_compute_chunk, job, c, first, n, advance)
         return executor.submit(_compute_chunk, job, c, first, n)
 
-    window = 2 * workers if executor is not None else 1
+    window = getattr(executor, "window", 2 * workers) if executor is not None else 1
     pending = collections.deque()  # (chunk, future or None if already done), in chunk order
     it = iter(chunks)
     rows_total = matches_total = shards = computed = computed_rows = 0
@@ -609,8 +643,11 @@ def _run_chunks(job: _Job, done: dict, workers: int, progress: bool):
         raise
     finally:
         bar.close()
-    if executor is not None:
-        _stop(executor, pending)
+    if executor is not None:  # done: drop queued chunks, let running ones (beyond a hands target) end
+        for _, fut in pending:
+            if fut is not None:
+                fut.cancel()
+        executor.shutdown(wait=True, cancel_futures=True)
     return rows_total, matches_total, shards, computed, computed_rows
 
 
@@ -625,7 +662,9 @@ def _make_executor(workers: int):
 
     method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
     threads = max(1, (os.cpu_count() or 1) // workers)
-    return cf.ProcessPoolExecutor(workers, mp_context=mp.get_context(method), initializer=_worker_init, initargs=(threads,))
+    return cf.ProcessPoolExecutor(
+        workers, mp_context=mp.get_context(method), initializer=_worker_init, initargs=(threads, method)
+    )
 
 
 def _truncate(job: _Job, chunk: int, first: int, tmp: str, keep_matches: int, keep_rows: int):
@@ -642,7 +681,8 @@ def _truncate(job: _Job, chunk: int, first: int, tmp: str, keep_matches: int, ke
 
 
 def _stop(executor, pending) -> None:
-    """Stop worker processes started by this run (cancel queued chunks, end running ones)."""
+    """Stop worker processes started by this run at once (an interrupt or an error): cancel queued
+    chunks and terminate the processes; their temporary files are removed by the caller."""
     if executor is None:
         return
     for _, fut in pending:
