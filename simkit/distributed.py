@@ -1,0 +1,134 @@
+"""The same simulation on a Dask cluster (``simkit simulate --scheduler ADDRESS``).
+
+:func:`simkit.simulate` splits a run into chunks of matches; each chunk's rows depend only on the
+master seed and its match range. Here every chunk becomes one Dask task that simulates its match range
+and writes its own temporary shard into the run directory, which must therefore be on a filesystem
+every worker and the client share (a network filesystem, or this machine for a ``LocalCluster``). The
+client commits the shards in chunk order exactly as a local run does, so the dataset is identical to a
+local run with the same seed, and ``--resume`` works the same way.
+
+Failures: Dask reruns the task of a worker that dies (its temporary file is ignored and removed at the
+end of the run); a task that raises is retried ``retries`` times before the run stops with the error.
+
+Each worker compiles (or loads from numba's cache) the engine once, before its first chunk
+(:func:`warm_worker`, run on every worker when the run starts), and runs numba on its own threads:
+``numba_threads`` per task, by default the worker's cores divided by its task threads.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .errors import SimkitError
+
+__all__ = ["DaskExecutor", "connect", "close", "warm_worker"]
+
+LOCAL = "local"  #: ``--scheduler local``: start a LocalCluster on this machine
+CONNECT_TIMEOUT = "10s"  #: how long to try reaching a scheduler address
+
+
+def _import_distributed():
+    try:
+        import distributed
+    except ImportError:  # pragma: no cover - dask is a dependency
+        raise SimkitError("running on a Dask cluster needs dask.distributed: pip install 'dask[distributed]'") from None
+    return distributed
+
+
+def connect(scheduler, n_workers: int | None = None):
+    """A ``distributed.Client`` for ``scheduler``: an address (``tcp://host:8786``), ``"local"``
+    (a new LocalCluster of ``n_workers`` processes with one task thread each), or a Client.
+
+    Returns ``(client, owned, label)``; ``owned`` is True when this function started the client
+    (and its cluster), which the caller then closes; ``label`` is what the run manifest records.
+    """
+    distributed = _import_distributed()
+    if isinstance(scheduler, distributed.Client):
+        return scheduler, False, "client"
+    if not isinstance(scheduler, str) or not scheduler:
+        raise SimkitError(f"scheduler must be a Dask scheduler address, 'local' or a distributed.Client, got {scheduler!r}")
+    if scheduler == LOCAL:
+        workers = n_workers or max(1, os.cpu_count() or 1)
+        cluster = distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40,
+        )
+        client = distributed.Client(cluster)
+        client.cluster_owned = cluster  # closed with the client by the caller
+        return client, True, LOCAL
+    try:
+        client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError) as e:
+        raise SimkitError(f"cannot connect to the Dask scheduler at {scheduler}: {e}") from None
+    return client, True, scheduler
+
+
+def close(client) -> None:
+    """Close a client :func:`connect` started, and its LocalCluster if it started one."""
+    cluster = getattr(client, "cluster_owned", None)
+    client.close()
+    if cluster is not None:
+        cluster.close()
+
+
+def warm_worker(job) -> float:
+    """Compile or load the engine for ``job``'s policy pairs in this worker; seconds taken."""
+    import time
+
+    from .engine.matches import simulate_matches
+
+    t0 = time.perf_counter()
+    pairs = [tuple(job.runnable)] + ([tuple(job.runnable[::-1])] if job.spec["duplicate"] else [])
+    for pair in pairs:
+        simulate_matches(job.rules, pair, 1, job.spec["seed"])
+    return time.perf_counter() - t0
+
+
+def _run_chunk(job, chunk: int, first: int, n: int, numba_threads: int):
+    """One Dask task: set this task thread's numba threads, then compute and write the chunk's shard."""
+    import numba
+
+    from .simulate import _compute_chunk
+
+    numba.set_num_threads(max(1, min(numba_threads, numba.config.NUMBA_NUM_THREADS)))
+    return _compute_chunk(job, chunk, first, n)
+
+
+class DaskExecutor:
+    """The ``submit``/``shutdown`` interface :func:`simkit.simulate` uses for worker pools, on Dask.
+
+    ``submit`` returns a ``distributed.Future`` (``result()`` and ``cancel()`` like a
+    ``concurrent.futures.Future``). Tasks are impure (each writes a file) and retried ``retries``
+    times when they raise; a task whose worker dies is rerun by the scheduler.
+    """
+
+    def __init__(self, client, job, *, retries: int = 2, numba_threads: int | None = None):
+        self.client = client
+        self.retries = retries
+        info = client.scheduler_info()
+        workers = info.get("workers", {})
+        if not workers:
+            client.wait_for_workers(1, timeout=60)
+            workers = client.scheduler_info().get("workers", {})
+        self.n_workers = len(workers)
+        self.task_threads = sum(w.get("nthreads", 1) for w in workers.values()) or 1
+        if numba_threads is None:
+            # cores of a worker's machine shared by its task threads (LocalCluster: cores // workers)
+            cores = os.cpu_count() or 1
+            per_worker = max(1, self.task_threads // max(1, self.n_workers))
+            numba_threads = max(1, cores // max(1, self.n_workers * per_worker))
+        self.numba_threads = numba_threads
+        client.run(warm_worker, job)  # every worker compiles or loads the engine once, up front
+
+    @property
+    def window(self) -> int:
+        """Chunks in flight: two per task thread, so no worker waits for the client."""
+        return 2 * self.task_threads
+
+    def submit(self, fn, job, chunk, first, n):
+        return self.client.submit(
+            _run_chunk, job, chunk, first, n, self.numba_threads, pure=False, retries=self.retries,
+            key=f"simkit-chunk-{chunk}-{os.getpid()}-{id(self)}",
+        )
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        """Nothing to stop here: the client (and any cluster it started) is closed by the run."""
