@@ -1093,8 +1093,8 @@ def plot_comparison(cmp, axes=None, bins=60):
     e.set_xticks(range(len(estimates)), [lbl for lbl, _, _ in estimates], fontsize=8)
     e.set_xlim(-0.6, len(estimates) - 0.4)
     e.set_ylabel(f"{cmp.a} - {cmp.b}, points per hand")
-    e.set_title(f"95% intervals; variance x{1 / cmp.variance_reduction:.2f} (all), "
-                f"x{1 / cmp.swapped_variance_reduction:.2f} (swapped)", fontsize=9)
+    e.set_title(f"95% intervals; variance duplicate / unpaired: {1 / cmp.variance_reduction:.2f} (all hands), "
+                f"{1 / cmp.swapped_variance_reduction:.2f} (swapped)", fontsize=9)
     return axes
 
 

@@ -422,6 +422,8 @@ def test_value_of_a_win_follows_the_rule_set(df):
     wins = other[other["winner"] >= 0]
     assert dist.set_index("value")["count"].to_dict() == wins["combination_points"].value_counts().to_dict()
     other.attrs["rules"] = "duel"
+    other["fan"] = np.where(other["winner"] >= 0, other["hand_tai"], 0)
+    other["multiple"] = 2 ** np.maximum(other["fan"] - 1, 0)
     assert list(dict.fromkeys(A.tai_distribution(other)["measure"])) == ["fan", "multiple"]
     bare = df[["winner", "points"]].copy()
     bare.attrs = {}
