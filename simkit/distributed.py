@@ -118,6 +118,7 @@ class DaskExecutor:
             numba_threads = max(1, cores // max(1, self.n_workers * per_worker))
         self.numba_threads = numba_threads
         client.run(warm_worker, job)  # every worker compiles or loads the engine once, up front
+        self._prefix = f"simkit-chunk-{os.getpid()}-{id(self)}-"
 
     @property
     def window(self) -> int:
@@ -127,8 +128,23 @@ class DaskExecutor:
     def submit(self, fn, job, chunk, first, n):
         return self.client.submit(
             _run_chunk, job, chunk, first, n, self.numba_threads, pure=False, retries=self.retries,
-            key=f"simkit-chunk-{chunk}-{os.getpid()}-{id(self)}",
+            key=f"{self._prefix}{chunk}",
         )
 
-    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
-        """Nothing to stop here: the client (and any cluster it started) is closed by the run."""
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False, timeout: float = 120.0) -> None:
+        """With ``wait``, let chunks still running on the workers (cancelled ones beyond a hands
+        target) end, so that their temporary files exist before the run removes them. The client
+        (and any cluster it started) is closed by the run."""
+        if not wait:
+            return
+        import time
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                running = [k for keys in self.client.processing().values() for k in keys if str(k).startswith(self._prefix)]
+            except Exception:  # the cluster is going away: nothing left to wait for
+                return
+            if not running:
+                return
+            time.sleep(0.1)

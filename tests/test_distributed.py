@@ -92,3 +92,12 @@ def test_bad_scheduler_is_one_clear_error(tmp_path, monkeypatch, capsys):
     code = main(["simulate", "--scheduler", "tcp://127.0.0.1:9", "--matches", "5", "--out", str(tmp_path / "z")])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "cannot connect to the Dask scheduler" in err[0]
+
+
+def test_hands_target_on_dask_leaves_no_temporary_files(client, tmp_path):
+    out = tmp_path / "hands"
+    result = simulate(out, scheduler=client, policies=GG, hands=150, seed=21, chunk_matches=3)
+    local = simulate(tmp_path / "hands-local", policies=GG, hands=150, seed=21, chunk_matches=3)
+    assert result.rows == local.rows >= 150
+    assert _shards(out) == _shards(tmp_path / "hands-local")
+    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
