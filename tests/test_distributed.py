@@ -1,5 +1,10 @@
 """The same run on a Dask cluster (simkit.distributed): identical shards, and a killed worker's
-chunks are rerun so the dataset is still complete and identical."""
+chunks are rerun so the dataset is still complete and identical.
+
+The cluster tests are ``slow``: every worker process compiles the engine anew (numba does not
+cache kernels that take the policies as function arguments), about a minute per worker on 2 cores.
+Run them with ``python3 -m pytest -m slow tests/test_distributed.py``.
+"""
 
 from __future__ import annotations
 
@@ -43,6 +48,7 @@ def client():
     cluster.close()
 
 
+@pytest.mark.slow
 def test_dask_run_is_identical_to_the_local_run(local_run, client, tmp_path):
     out = tmp_path / "dask"
     result = simulate(out, scheduler=client, **RUN)
@@ -52,6 +58,7 @@ def test_dask_run_is_identical_to_the_local_run(local_run, client, tmp_path):
     assert manifest["status"] == "complete" and manifest["invocations"][-1]["scheduler"] == "client"
 
 
+@pytest.mark.slow
 def test_a_killed_worker_is_replaced_and_the_dataset_is_identical(local_run, client, tmp_path):
     out = tmp_path / "killed"
     pids = client.run(os.getpid)  # worker address -> process id
@@ -94,6 +101,7 @@ def test_bad_scheduler_is_one_clear_error(tmp_path, monkeypatch, capsys):
     assert code == 2 and len(err) == 1 and "cannot connect to the Dask scheduler" in err[0]
 
 
+@pytest.mark.slow
 def test_hands_target_on_dask_leaves_no_temporary_files(client, tmp_path):
     out = tmp_path / "hands"
     result = simulate(out, scheduler=client, policies=GG, hands=150, seed=21, chunk_matches=3)
