@@ -10,10 +10,10 @@ from simkit.engine import actions as A
 
 
 def build_wall(dealer: str, other: str, draws: str = "", replacements: str = "", rules="douque") -> np.ndarray:
-    """A douque wall (kinds) dealing ``dealer`` (14 tiles) and ``other`` (13), then ``draws`` from the
-    front in order, with ``replacements`` taken from the tail in order (the first replacement is the
-    last tile of the wall). Every other tile fills the middle in a fixed order."""
-    rules = simkit.get_rules(rules)
+    """A wall (kinds) of ``rules`` dealing ``dealer`` (14 tiles) and ``other`` (13), then ``draws``
+    from the front in order, with ``replacements`` taken from the tail in order (the first
+    replacement is the last tile of the wall). Every other tile fills the middle in a fixed order."""
+    rules = simkit.rules.resolve_rules(rules)
     d = simkit.tiles.parse_tile_list(dealer, rules)
     o = simkit.tiles.parse_tile_list(other, rules)
     f = simkit.tiles.parse_tile_list(draws, rules) if draws else []
@@ -29,23 +29,66 @@ def build_wall(dealer: str, other: str, draws: str = "", replacements: str = "",
     return np.array(wall, np.int8)
 
 
+#: what a scripted policy does past its script (params[1]); PASSIVE_WINS: passive, but wins when it can
+GREEDY, RANDOM, PASSIVE, PASSIVE_WINS = 0, 1, 2, 3
+
+
+@jit
+def _passive(view, legal):
+    """Never wins or claims: bids 1 and follows, passes on every tile, discards the drawn tile (or
+    the lowest kind after a claim), so a hand runs until the wall is exhausted."""
+    if view.phase == A.PHASE_BID:
+        return A.BID
+    if view.phase == A.PHASE_FOLLOW:
+        return A.FOLLOW
+    if view.phase == A.PHASE_REACT or view.phase == A.PHASE_ROB:
+        return A.PASS
+    if view.tile >= 0 and legal[A.DISCARD + view.tile]:
+        return A.DISCARD + view.tile
+    for a in range(34):
+        if legal[A.DISCARD + a]:
+            return A.DISCARD + a
+    return -1
+
+
 @jit
 def scripted_policy(view, legal, params, rng):
-    """Plays the script ``params[1:]`` in order, ``params[0]`` being the position in it (the policy
-    keeps its state in its params array). Each entry is an action code; -1 means "greedy's
-    choice"; -2 "the first legal action". Past the end of the script: greedy."""
-    i = np.int64(params[0])
-    params[0] = i + 1
-    j = i + 1
-    if j < params.shape[0] and params[j] >= 0:
-        return np.int64(params[j])
-    if j < params.shape[0] and params[j] == -2:
-        for a in range(legal.shape[0]):
-            if legal[a]:
-                return a
+    """Plays the script ``params[2:]`` in order, ``params[0]`` being the position in it (the policy
+    keeps its state in its params array). Each entry is an action code; -1 means "the fallback's
+    choice"; -2 "the first legal action". Past the end of the script: the fallback ``params[1]``
+    (GREEDY, RANDOM = the built-in random policy, PASSIVE = :func:`_passive`, PASSIVE_WINS).
+
+    With ``params[0] < 0`` there is no script and nothing is written: the params array can then be
+    shared by matches played in parallel (:func:`fallback`)."""
+    if params[0] >= 0:
+        i = np.int64(params[0])
+        params[0] = i + 1
+        j = i + 2
+        if j < params.shape[0] and params[j] >= 0:
+            return np.int64(params[j])
+        if j < params.shape[0] and params[j] == -2:
+            for a in range(legal.shape[0]):
+                if legal[a]:
+                    return a
+    if params[1] == RANDOM:
+        return simkit.engine.policies.random_policy(view, legal, params, rng)
+    if params[1] == PASSIVE:
+        return _passive(view, legal)
+    if params[1] == PASSIVE_WINS:
+        return A.WIN if legal[A.WIN] else _passive(view, legal)
     return simkit.engine.policies.greedy_policy(view, legal, np.ones(3), rng)
 
 
-def script(*actions) -> tuple:
-    """``(scripted_policy, params)`` playing ``actions`` (codes of :mod:`simkit.engine.actions`)."""
-    return scripted_policy, np.array((0.0,) + tuple(float(a) for a in actions), np.float64)
+def script(*actions, then=GREEDY) -> tuple:
+    """``(scripted_policy, params)`` playing ``actions`` (codes of :mod:`simkit.engine.actions`),
+    then ``then`` (GREEDY, RANDOM, PASSIVE or PASSIVE_WINS)."""
+    return scripted_policy, np.array((0.0, float(then)) + tuple(float(a) for a in actions), np.float64)
+
+
+def fallback(then) -> tuple:
+    """``(scripted_policy, params)`` with no script: plays exactly like the built-in ``random``
+    (RANDOM; same stream, same choices) or ``greedy`` with claims, declarations and kongs (GREEDY),
+    or PASSIVE. Engine tests use it instead of the built-in names so that one compiled engine per
+    rule set serves both the scripted scenarios and the many-match runs (each policy pair compiles
+    the engine anew, about 30 s)."""
+    return scripted_policy, np.array((-1.0, float(then)), np.float64)

@@ -181,7 +181,8 @@ def test_illegal_policy_output_is_an_error():
         (dict(policies=("greedy", len)), "jitted function"),
         (dict(n_matches=0), "n_matches"),
         (dict(seed=-1), "seed"),
-        (dict(rules="duel"), "not implemented"),
+        (dict(rules="mahjong"), "unknown rule set"),
+        (dict(policies="greedy"), "a pair of policies"),
     ],
 )
 def test_bad_arguments(kwargs, words):
@@ -197,12 +198,13 @@ def test_play_hand_rejects_a_wrong_wall():
 
 def test_invariant_checker_catches_each_violation():
     """The in-kernel checker is not vacuous: each kind of corruption is reported with its code."""
-    from simkit.engine import douque as E
+    from simkit.engine import game as E
     from simkit.engine.deal import wall_template
     from simkit.engine.rng import stream_key
 
     def fresh():
-        T = E.new_table(72)
+        T = E.new_table(72, np.zeros(simkit.scoring.douque.N_ITEMS, np.int64))
+        T.sc[E.S_KEPT_BACK] = 8
         T.rng[0] = stream_key(1, 2, 3)
         E._shuffle_and_roll(T, wall_template("douque"), 0)
         E._deal(T, 0)

@@ -15,12 +15,24 @@ Action codes
 ``PUNG``                    pung the opponent's discard (you hold two), then discard
 ``KONG``                    exposed kong of the opponent's discard (you hold three), then replace
 ``PASS``                    decline the opponent's discard or added tile
+``CHOW + j``                chow the opponent's discard ``x`` as the ``j``-th tile of the run
+                            (``j`` = 0 lowest, 1 middle, 2 highest: the run starts at ``x - j``);
+                            you hold the other two; then discard. Rule sets with chow claims only
+``BID + b``                 the banker bids ``b + 1`` (1, 2 or 3) stakes (``for_two``)
+``FOLLOW``                  the opponent plays the hand at the bid (``for_two``)
+``FOLD``                    the opponent does not follow: the hand is not played (``for_two``)
 ==========================  ===================================================================
 
-Decision points (``view.phase``): :data:`PHASE_DRAW` (after a draw or replacement: win / kongs /
-discard / declare), :data:`PHASE_PUNG` (after a pung: discard / declare), :data:`PHASE_REACT` (the
-opponent discarded ``view.tile``: win / pung / kong / pass) and :data:`PHASE_ROB` (the opponent
-added ``view.tile`` to a pung: win / pass).
+Which actions a rule set has comes from its rules (:class:`simkit.engine.game.Game`): Declare
+Ready / MIGI only in ``douque``; chows in ``night_market`` and ``for_two``; robbing an added kong
+in ``douque`` and ``duel``; bidding in ``for_two``.
+
+Decision points (``view.phase``): :data:`PHASE_BID` (``for_two``, the banker after the deal: bid),
+:data:`PHASE_FOLLOW` (``for_two``, the opponent, the bid in ``view.bid``: follow / fold),
+:data:`PHASE_DRAW` (after a draw or replacement: win / kongs / discard / declare),
+:data:`PHASE_PUNG` (after a pung or a chow: discard / declare), :data:`PHASE_REACT` (the opponent
+discarded ``view.tile``: win / pung / chow / kong / pass) and :data:`PHASE_ROB` (the opponent added
+``view.tile`` to a pung: win / pass).
 """
 
 from __future__ import annotations
@@ -38,11 +50,18 @@ __all__ = [
     "PUNG",
     "KONG",
     "PASS",
+    "CHOW",
+    "BID",
+    "FOLLOW",
+    "FOLD",
     "N_ACTIONS",
     "PHASE_DRAW",
     "PHASE_PUNG",
+    "PHASE_CLAIM",
     "PHASE_REACT",
     "PHASE_ROB",
+    "PHASE_BID",
+    "PHASE_FOLLOW",
     "View",
     "action_name",
 ]
@@ -55,12 +74,19 @@ WIN = 136  #: win now
 PUNG = 137  #: pung the opponent's discard
 KONG = 138  #: exposed kong of the opponent's discard
 PASS = 139  #: decline the opponent's tile
-N_ACTIONS = 140  #: length of the legal-action mask
+CHOW = 140  #: CHOW + j: chow the discard as the j-th (0 lowest) tile of the run
+BID = 143  #: BID + b: the banker bids b + 1 stakes
+FOLLOW = 146  #: play the hand at the banker's bid
+FOLD = 147  #: do not follow the bid
+N_ACTIONS = 148  #: length of the legal-action mask
 
 PHASE_DRAW = 0  #: after a draw or a replacement draw
-PHASE_PUNG = 1  #: after a pung: must discard
+PHASE_PUNG = 1  #: after a pung or a chow: must discard
+PHASE_CLAIM = PHASE_PUNG  #: the same phase under a name that covers chows
 PHASE_REACT = 2  #: on the opponent's discard
 PHASE_ROB = 3  #: on the opponent's added-kong tile
+PHASE_BID = 4  #: the banker, after the deal: bid 1, 2 or 3
+PHASE_FOLLOW = 5  #: the opponent, after the bid: follow or fold
 
 
 class View(NamedTuple):
@@ -71,12 +97,13 @@ class View(NamedTuple):
     phase : int
         One of the ``PHASE_*`` codes.
     tile : int
-        The tile concerned: the drawn tile (PHASE_DRAW; -1 after a pung), the opponent's discard
-        (PHASE_REACT) or added tile (PHASE_ROB).
+        The tile concerned: the drawn tile (PHASE_DRAW; -1 after a pung or chow), the opponent's
+        discard (PHASE_REACT) or added tile (PHASE_ROB); -1 in PHASE_BID and PHASE_FOLLOW.
     hand : uint8[34]
         Own concealed tiles (after a draw: the drawn tile included).
     melds : int8[4, 2]
-        Own melds ``(type code, kind)`` (:mod:`simkit.melds` codes); ``n_melds`` valid rows.
+        Own melds ``(type code, kind)`` (:mod:`simkit.melds` codes; a chow's kind is its lowest
+        tile); ``n_melds`` valid rows.
     n_melds : int
     opp_melds : int8[4, 2]
     opp_n_melds : int
@@ -86,11 +113,11 @@ class View(NamedTuple):
     opp_river : int8[MAX_RIVER]
     opp_n_river : int
     declared, opp_declared : int
-        0 none, 1 Declare Ready, 2 MIGI.
+        0 none, 1 Declare Ready, 2 MIGI (always 0 outside ``douque``).
     tiles_left : int
         Drawable tiles left (kept-back tiles excluded).
     seat_wind, prevailing_wind : int
-        Kinds (27 East ... 30 North).
+        Kinds (27 East ... 30 North); they score only in ``douque``.
     dealer : bool
         Whether the deciding player is the dealer.
     streak : int
@@ -99,6 +126,8 @@ class View(NamedTuple):
     tables : HandTables
         The rule set's hand tables, for the hand kernels (``shanten_kernel(hand, n_melds, tables,
         work)``, ``waits_kernel``, ``is_win_kernel``).
+    bid : int
+        ``for_two``: the banker's bid (1-3) once made, else 0; 0 in the other rule sets.
     """
 
     phase: int
@@ -121,17 +150,25 @@ class View(NamedTuple):
     streak: int
     skipped_win: int
     tables: object
+    bid: int
 
 
 def action_name(action: int) -> str:
-    """Human-readable action, e.g. ``"discard 5m"``, ``"declare + discard 1z"``, ``"win"``."""
+    """Human-readable action, e.g. ``"discard 5m"``, ``"declare + discard 1z"``, ``"win"``,
+    ``"chow (claimed tile in the middle)"``, ``"bid 2"``."""
     from ..tiles import tile_name
 
     action = int(action)
     for base, label in ((DISCARD, "discard"), (DECLARE, "declare + discard"), (CONCEALED_KONG, "concealed kong"), (ADDED_KONG, "added kong")):
         if base <= action < base + 34:
             return f"{label} {tile_name(action - base)}"
-    names = {WIN: "win", PUNG: "pung", KONG: "kong", PASS: "pass"}
+    names = {
+        WIN: "win", PUNG: "pung", KONG: "kong", PASS: "pass", FOLLOW: "follow", FOLD: "fold",
+        CHOW: "chow (claimed tile lowest)", CHOW + 1: "chow (claimed tile in the middle)",
+        CHOW + 2: "chow (claimed tile highest)",
+    }
+    if BID <= action < BID + 3:
+        return f"bid {action - BID + 1}"
     if action in names:
         return names[action]
     raise ValueError(f"not an action code: {action}")

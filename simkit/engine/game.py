@@ -1,14 +1,32 @@
-"""The douque game engine (douque.md §1-§6): whole hands and whole matches in numba.
+"""The game engine: whole hands and whole matches in numba, for every rule set.
+
+One state machine plays every rule set; what differs is data. :class:`Game` (built by
+:func:`simkit.engine.rulesets.game_of` from a rule set's constants and options) holds the engine's
+flags and scalars: tiles kept back, chow claims, robbing an added kong, douque's Declare Ready /
+MIGI / Skipped Win / Skipped Pung, for_two's bid and follow, the dealer's streak cap, how long a
+match is, the receiver fee and the chips at the table. The scoring of a hand's end is a jitted
+*settle* function of the rule set (:mod:`simkit.engine.rulesets`), passed to the kernels like a
+policy: it scores a win with the rule set's kernel (:mod:`simkit.scoring`) and says what is owed;
+the engine then applies the chip limit and the fee (:func:`_pay`).
 
 State is plain arrays (:class:`Table`), mutated in place; one table per match, reset per hand.
 Mutable scalars live in ``Table.sc`` at the ``S_*`` indices. Policies decide at every decision point
-(:mod:`simkit.engine.actions`); the engine computes the legal actions, applies the rules and scores
-wins with the tai kernel (:mod:`simkit.scoring.douque`).
+(:mod:`simkit.engine.actions`); the engine computes the legal actions and applies the rules.
+
+Compilation: the functions that take policies or the settle function as arguments (``_decide``,
+``_play_hand``, ``_play_match`` and the three kernels) are compiled with ``cache=False``. numba
+keys a cached overload by its argument types, and a jitted function passed as an argument is typed
+by its dispatcher object, which differs in every process: such an overload is never found in the
+cache of another process, and rewriting an index holding another process's keys fails
+("ReferenceError: underlying object has vanished") once those rebuilt dispatchers are
+garbage-collected. So each process compiles the engine once per (rule set, policy pair), about
+20-30 s, whether or not the cache is warm; everything they call (hand and scoring kernels,
+policies, settle functions) is cached as usual.
 
 Randomness: hand ``h`` of match ``m`` shuffles its wall and rolls its dice from stream
 ``(seed, m, 4h)``; player ``p``'s policy draws from ``(seed, m, 4h + 1 + p)``; the first dealer of a
 match comes from ``(seed, m, FIRST_DEALER_STREAM)``. So any hand is replayed from (seed, match,
-hand) and the match state its row records (dealer, streak, round).
+hand) by replaying its match up to it.
 
 Rules decided where douque.md is open:
 
@@ -22,6 +40,28 @@ Rules decided where douque.md is open:
 * Declaring with the discard of the last drawable tile is allowed (it cannot change the outcome).
 * A kong needs a drawable tile (none after the last one), so a kong replacement always exists; the
   exhaustive-draw branch after a kong is kept as a guard.
+
+Rules decided where night_market.md, duel.md and for_two.md are open (every rule set):
+
+* The discard made after the last drawable tile was drawn can only be won on, not claimed (as in
+  douque and the Chinese Official rules night_market follows); the hand is then a draw. With no
+  tiles kept back (night_market, duel) the last drawable tile is the last tile of the wall.
+* A kong of any kind needs a drawable tile for its replacement, so none is legal after the last
+  tile is drawn (the source rules say the hand is drawn when a player must draw from an empty wall).
+* After a claimed chow, as after a pung, the claimer must discard (no kong, no self-draw win that
+  turn); any tile may be discarded, the claimed kind included.
+* Seats: the dice are rolled every hand as in douque (seat winds are recorded), but outside douque
+  winds score nothing and the prevailing wind stays East.
+* Dealer rotation: the dealer keeps the deal on a dealer win or a draw, otherwise it passes (all
+  three files); the streak is recorded but has no cap and scores nothing. A match is
+  ``match_hands`` hands (option; duel's match also ends when a player has no chips left).
+* for_two: the tiles are dealt first, then the banker bids having seen the dealt 14 tiles, then
+  the opponent follows or folds having seen the 13. A fold ends the hand at once: ``win_type``
+  :data:`WIN_FOLD`, no winner, the opponent (``payer``) pays the banker ``fold_payment`` stakes, and
+  the banker keeps the deal (as on a banker win).
+* duel: Heavenly Hand needs the dealer's self-draw on the dealt 14 (no discard, no kong made);
+  Earthly Hand the non-dealer's self-draw on the first draw with nobody having made any pung, chow
+  or kong (concealed kongs included).
 """
 
 from __future__ import annotations
@@ -35,12 +75,14 @@ from ..hand.tables import HandTables
 from ..hand.shanten import shanten_kernel
 from ..hand.waits import waits_kernel
 from ..hand.win import is_win_kernel
-from ..scoring import douque as sc_douque
+from ..scoring.common import ScoreWork
+from ..hand.split import MAX_SPLITS, SCRATCH
 from . import actions as A
 from .deal import shuffle_wall
 from .rng import bounded, stream_key
 
 __all__ = [
+    "Game",
     "Table",
     "new_table",
     "play_matches_kernel",
@@ -51,22 +93,25 @@ __all__ = [
     "ERROR_MESSAGES",
     "N_RESULT_INT",
     "RESULT_FIELDS",
+    "N_RESULT_FLOAT",
+    "FLOAT_FIELDS",
     "FIRST_DEALER_STREAM",
     "WIN_DRAW",
     "WIN_SELF",
     "WIN_DISCARD",
     "WIN_ROBBED",
+    "WIN_FOLD",
     "MAX_RIVER",
 ]
 
-KEPT_BACK = 8  #: tiles never drawn
-MAX_RIVER = 40  #: capacity of a discard river (a hand has at most ~32 draws per player)
+MAX_RIVER = 64  #: capacity of a discard river (for_two's 101 drawable tiles: at most ~56 discards each)
 FIRST_DEALER_STREAM = 1 << 40  #: sub-stream index of a match's first-dealer draw
 
 WIN_DRAW = 0  #: win type: exhaustive draw
 WIN_SELF = 1  #: win type: self-drawn
 WIN_DISCARD = 2  #: win type: on a discard
 WIN_ROBBED = 3  #: win type: robbing an added kong
+WIN_FOLD = 4  #: win type (for_two): the opponent did not follow the bid; the hand was not played
 
 _EAST = 27
 _WEST = 29
@@ -74,7 +119,7 @@ _WEST = 29
 # indices of Table.sc (mutable scalars)
 S_FRONT = 0  #: next wall index drawn from the front
 S_BACK = 1  #: next wall index drawn from the tail (replacements)
-S_NO_CALL = 2  #: 1 while nobody has made any pung or kong
+S_NO_CALL = 2  #: 1 while nobody has made any pung, chow or kong
 S_DISCARDS = 3  #: discards made in this hand (both players)
 S_TURNS = 4  #: decisions taken
 S_DEALER = 5
@@ -85,7 +130,21 @@ S_LOGGING = 9  #: 1: record events in Table.log
 S_NLOG = 10  #: events recorded
 S_ERROR = 11  #: 0, or an ERR_* code: the match stopped there
 S_ERROR_INFO = 12  #: detail of the error (the illegal action code)
-N_SC = 13
+S_KEPT_BACK = 13  #: tiles at the end of the wall that are never drawn (the rule set's)
+S_BID = 14  #: for_two: the banker's bid of this hand (0 before the bid and in other rule sets)
+N_SC = 15
+
+# Table.purse (float64): the match's running balances and the chips at the table
+P_BALANCE0 = 0  #: player 0's result in the match so far (received - paid - fees)
+P_BALANCE1 = 1
+P_CHIPS0 = 2  #: player 0's chips at the table (inf: unlimited)
+P_CHIPS1 = 3
+
+# Table.money (float64): what a settle function says is owed at the end of a hand
+M_POINTS = 0  #: the win payment (payer -> winner), or for_two's fold payment (opponent -> banker)
+M_KONG0 = 1  #: kong payment owed to player 0 by player 1
+M_KONG1 = 2  #: kong payment owed to player 1 by player 0
+N_MONEY = 3
 
 # errors (kernels cannot raise from parallel code: they stop the match and report the code)
 ERR_ILLEGAL_ACTION = 1  #: a policy returned an action that was not legal
@@ -94,6 +153,7 @@ ERR_HAND_SIZE = 3  #: a hand of the wrong size
 ERR_KEPT_BACK = 4  #: a draw from the kept-back tiles
 ERR_LOCKED = 5  #: a declared (locked) hand changed other than by its drawn tile
 ERR_SKIPPED_WIN = 6  #: a win while under Skipped Win
+ERR_PAYMENT = 7  #: payments not zero-sum after fees, or a player's chips below zero
 ERROR_MESSAGES = (
     "",
     "a policy returned an illegal action",
@@ -102,27 +162,55 @@ ERROR_MESSAGES = (
     "invariant broken: drew from the kept-back tiles",
     "invariant broken: a locked hand changed",
     "invariant broken: a win under Skipped Win",
+    "invariant broken: payments not zero-sum after fees, or chips below zero",
 )
 
 MAX_LOG = 512  #: capacity of the event log of one hand
 # event kinds of the log (player, tile, extra)
 EV_DEAL, EV_DRAW, EV_REPLACEMENT, EV_DISCARD, EV_DECLARE, EV_PUNG, EV_KONG = range(7)
 EV_CONCEALED_KONG, EV_ADDED_KONG, EV_SKIP_WIN, EV_SKIP_PUNG, EV_WIN, EV_DRAW_GAME = range(7, 13)
+EV_CHOW, EV_BID, EV_FOLLOW, EV_FOLD = range(13, 17)
 EVENT_NAMES = (
     "deal", "draw", "replacement", "discard", "declare", "pung", "kong", "concealed kong", "added kong",
-    "skipped win", "skipped pung", "win", "exhaustive draw",
+    "skipped win", "skipped pung", "win", "exhaustive draw", "chow", "bid", "follow", "fold",
 )
 
 # result columns (int64), one row per hand
 R_MATCH, R_HAND, R_PREVAILING, R_DEALER, R_STREAK, R_SEAT0, R_WINNER, R_PAYER, R_WIN_TYPE = range(9)
 R_WIN_TILE, R_HAND_TAI, R_DEALER_TAI, R_TURNS, R_TILES_LEFT, R_KONGS0, R_KONGS1 = range(9, 16)
 R_DECLARED0, R_DECLARED1, R_SKIPS0, R_SKIPS1, R_FIRST_DEALER_OF_ROUND = range(16, 21)
-N_RESULT_INT = 21
+R_FAN, R_MULTIPLE, R_BID = range(21, 24)
+N_RESULT_INT = 24
 RESULT_FIELDS = (
     "match", "hand", "prevailing_wind", "dealer", "streak", "seat_wind_0", "winner", "payer", "win_type",
     "win_tile", "hand_tai", "dealer_tai", "turns", "tiles_left", "kongs_0", "kongs_1", "declared_0",
-    "declared_1", "skipped_wins_0", "skipped_wins_1", "dealer_turn",
+    "declared_1", "skipped_wins_0", "skipped_wins_1", "dealer_turn", "fan", "multiple", "bid",
 )
+# result columns (float64), one row per hand
+F_POINTS, F_SCORE0, F_SCORE1, F_KONG0, F_KONG1, F_FEE0, F_FEE1, F_BALANCE0, F_BALANCE1, F_COMBINATION = range(10)
+N_RESULT_FLOAT = 10
+FLOAT_FIELDS = (
+    "points", "score_0", "score_1", "kong_payment_0", "kong_payment_1", "fee_0", "fee_1", "balance_0",
+    "balance_1", "combination_points",
+)
+
+
+class Game(NamedTuple):
+    """A rule set as the engine sees it: flags and scalars (from :func:`simkit.engine.rulesets.game_of`)."""
+
+    kept_back: int  #: tiles at the end of the wall never drawn
+    claim_chow: bool  #: chows may be claimed from the opponent's discard
+    robbing: bool  #: the opponent may win on the tile of an added kong
+    declare: bool  #: Declare Ready / MIGI (douque §5): declare actions and locked hands
+    skipped_win: bool  #: Skipped Win (douque §6): declining a win forbids winning until lifted
+    skipped_pung: int  #: Skipped Pung: 0 none, 1 for the rest of the hand, 2 until the player's next turn
+    bidding: bool  #: for_two: the banker bids, the opponent follows or folds
+    streak_cap: int  #: after the hand at this streak the deal passes anyway
+    dealer_turns: int  #: a match ends after this many dealer turns (0: no such limit)
+    match_hands: int  #: a match ends after this many hands (also the row capacity of a match)
+    rounds: bool  #: the prevailing wind moves every two dealer turns (douque); else always East
+    fee: float  #: share of what a player receives that they pay as a fee
+    chips: float  #: chips each player has at the table (inf: unlimited); a match ends at zero
 
 
 class Table(NamedTuple):
@@ -131,7 +219,7 @@ class Table(NamedTuple):
     wall: np.ndarray  #: int8[n_tiles], the shuffled wall
     hand: np.ndarray  #: uint8[2, 34], concealed tiles
     meld_counts: np.ndarray  #: uint8[2, 34], tiles in each player's melds
-    melds: np.ndarray  #: int8[2, 4, 2], (type code, kind)
+    melds: np.ndarray  #: int8[2, 4, 2], (type code, kind; a chow's lowest kind)
     n_melds: np.ndarray  #: int64[2]
     river: np.ndarray  #: int8[2, MAX_RIVER], discards in order
     claimed: np.ndarray  #: bool[2, MAX_RIVER], discard taken by the opponent
@@ -146,17 +234,20 @@ class Table(NamedTuple):
     sc: np.ndarray  #: int64[N_SC], mutable scalars (S_* indices)
     legal: np.ndarray  #: bool[N_ACTIONS]
     rng: np.ndarray  #: uint64[3]: wall/dice stream, policy streams of players 0 and 1
-    work: sc_douque.ScoreWork
-    items: np.ndarray  #: int64[N_ITEMS], the last win's items
+    work: ScoreWork  #: scratch of the rule set's scoring kernel (``cand`` of its item dtype)
+    items: np.ndarray  #: [N_ITEMS] of the rule set's item dtype, the last win's items
     tmp: np.ndarray  #: uint8[34] scratch
     log: np.ndarray  #: int64[MAX_LOG, 4] events (kind, player, tile, extra) when logging is on
     swork: np.ndarray  #: int64[20], scratch of the shanten kernel
     locked: np.ndarray  #: uint8[2, 34], a declared player's concealed tiles at declaration
+    purse: np.ndarray  #: float64[4], balances and chips (P_* indices)
+    money: np.ndarray  #: float64[N_MONEY], what the settle function says is owed (M_* indices)
 
 
 @jit
-def new_table(n_tiles):  # pragma: no cover - compiled
-    """A fresh :class:`Table` for a wall of ``n_tiles``."""
+def new_table(n_tiles, items_proto):  # pragma: no cover - compiled
+    """A fresh :class:`Table` for a wall of ``n_tiles``; ``items_proto``: zeros of the rule set's
+    item vector (length and dtype of its scoring kernel's items)."""
     return Table(
         np.zeros(n_tiles, np.int8),
         np.zeros((2, 34), np.uint8),
@@ -176,19 +267,21 @@ def new_table(n_tiles):  # pragma: no cover - compiled
         np.zeros(N_SC, np.int64),
         np.zeros(A.N_ACTIONS, np.bool_),
         np.zeros(3, np.uint64),
-        sc_douque.ScoreWork(
-            np.zeros((64, 5, 2), np.int8),
-            np.zeros(sc_douque.N_ITEMS, np.int64),
+        ScoreWork(
+            np.zeros((MAX_SPLITS, 5, 2), np.int8),
+            items_proto.copy(),
             np.zeros(34, np.uint8),
             np.zeros(34, np.uint8),
             np.zeros(2, np.int64),
-            np.zeros(80, np.int64),
+            np.zeros(SCRATCH, np.int64),
         ),
-        np.zeros(sc_douque.N_ITEMS, np.int64),
+        items_proto.copy(),
         np.zeros(34, np.uint8),
         np.zeros((MAX_LOG, 4), np.int64),
         np.zeros(20, np.int64),
         np.zeros((2, 34), np.uint8),
+        np.zeros(4, np.float64),
+        np.zeros(N_MONEY, np.float64),
     )
 
 
@@ -201,11 +294,12 @@ def borrowed_table(T):  # pragma: no cover - compiled
         borrow(T.claimed), borrow(T.n_river), borrow(T.declared), borrow(T.skip_win), borrow(T.skip_pung),
         borrow(T.seat), borrow(T.acted), borrow(T.kongs), borrow(T.skips), borrow(T.sc), borrow(T.legal),
         borrow(T.rng),
-        sc_douque.ScoreWork(
+        ScoreWork(
             borrow(w.splits), borrow(w.cand), borrow(w.ready), borrow(w.meld_counts), borrow(w.choice),
             borrow(w.split_scratch),
         ),
-        borrow(T.items), borrow(T.tmp), borrow(T.log), borrow(T.swork), borrow(T.locked),
+        borrow(T.items), borrow(T.tmp), borrow(T.log), borrow(T.swork), borrow(T.locked), borrow(T.purse),
+        borrow(T.money),
     )
 
 
@@ -236,7 +330,7 @@ def _log(sc, log, kind, player, tile, extra):  # pragma: no cover - compiled
 
 @jit(inline="always")
 def _tiles_left(sc):  # pragma: no cover - compiled
-    return sc[S_BACK] - sc[S_FRONT] + 1 - KEPT_BACK
+    return sc[S_BACK] - sc[S_FRONT] + 1 - sc[S_KEPT_BACK]
 
 
 @jit(inline="always")
@@ -342,7 +436,7 @@ def _check(T, p_holding, expect_extra):  # pragma: no cover - compiled
 # decisions
 
 
-@jit(inline="always")
+@jit(inline="always", cache=False)
 def _decide(legal, sc, rng, view, p, params0, params1, policy0, policy1):  # pragma: no cover - compiled
     """Ask player ``p``'s policy; returns a legal action, or -1 after recording ERR_ILLEGAL_ACTION.
 
@@ -369,15 +463,16 @@ def _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p,
     return A.View(
         phase, tile, hand[p], melds[p], n_melds[p], melds[q], n_melds[q], river[p], n_river[p], river[q], n_river[q],
         declared[p], declared[q], _tiles_left(sc), seat[p], sc[S_PREVAILING], sc[S_DEALER] == p, sc[S_STREAK],
-        skip_win[p], t,
+        skip_win[p], t, sc[S_BID],
     )
 
 
 @jit
-def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_win, last, drawn, phase, swork, t):  # pragma: no cover
+def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_win, last, drawn, phase, can_declare, swork, t):  # pragma: no cover
     """Fill ``legal`` for a player holding 14 - 3k tiles (drawn tile ``drawn``, -1 if none).
 
-    ``hand``/``melds``/``meld_counts`` are the player's rows; ``last``: no drawable tile is left.
+    ``hand``/``melds``/``meld_counts`` are the player's rows; ``last``: no drawable tile is left;
+    ``can_declare``: the rule set has Declare Ready.
     """
     for a in range(A.N_ACTIONS):
         legal[a] = False
@@ -407,6 +502,8 @@ def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_w
         for m in range(n_melds):
             if melds[m, 0] == 0 and hand[melds[m, 1]] > 0:
                 legal[A.ADDED_KONG + melds[m, 1]] = True
+    if not can_declare:
+        return
     # declare: the hand after discarding k must have a real wait (only possible if the hand,
     # before that discard, is at most one tile from complete: a cheap shanten test first)
     if shanten_kernel(hand, n_melds, t, swork) > 0:
@@ -420,23 +517,42 @@ def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_w
 
 
 @jit
-def _legal_react(legal, hand, meld_counts, n_melds, declared, skip_win, skip_pung, last, x, robbing, t):  # pragma: no cover
+def _legal_react(legal, hand, meld_counts, n_melds, declared, skip_win, skip_pung, last, x, robbing, chow, t):  # pragma: no cover
     """Fill ``legal`` for a player (rows ``hand``, ...) facing the opponent's discard ``x`` (or added
-    tile when ``robbing``); ``last``: no drawable tile is left."""
+    tile when ``robbing``); ``last``: no drawable tile is left; ``chow``: the rule set claims chows.
+
+    Returns whether the player has anything but PASS (otherwise nobody asks them).
+    """
     for a in range(A.N_ACTIONS):
         legal[a] = False
+    any_option = False
     win = skip_win == 0 and _can_win_with(hand, n_melds, meld_counts, x, t)
     if win:
         legal[A.WIN] = True
+        any_option = True
         if declared == 2:
-            return
+            return True
     legal[A.PASS] = True
     if robbing or declared or last:
-        return
+        return any_option
     if hand[x] >= 2 and not (skip_pung >> x) & 1:
         legal[A.PUNG] = True
+        any_option = True
     if hand[x] >= 3:
         legal[A.KONG] = True
+        any_option = True
+    if chow and n_melds < 4:
+        for j in range(3):
+            s = x - j
+            if s >= 0 and t.chow_start[s]:
+                ok = True
+                for d in range(3):
+                    if d != j and hand[s + d] == 0:
+                        ok = False
+                if ok:
+                    legal[A.CHOW + j] = True
+                    any_option = True
+    return any_option
 
 
 # ---------------------------------------------------------------------------------------------
@@ -482,41 +598,74 @@ def _deal(T, dealer):  # pragma: no cover - compiled
     T.sc[S_DISCARDS] = 0
     T.sc[S_TURNS] = 0
     T.sc[S_NLOG] = 0
+    T.sc[S_BID] = 0
     _log(T.sc, T.log, EV_DEAL, dealer, -1, T.seat[dealer])
 
 
 @jit
-def _score_win(T, winner, win_tile, self_drawn, robbing, replacement, last_tile, t, p):  # pragma: no cover
-    """Score the winner's complete hand; returns hand tai (items in T.items)."""
-    dealer = T.sc[S_DEALER]
-    first = 0
-    if T.sc[S_NO_CALL] and not T.acted[winner] and not robbing and T.declared[winner] == 0:
-        if winner == dealer and self_drawn and T.n_river[winner] == 0:
-            first = 1  # heavenly: the dealt 14
-        elif winner != dealer and self_drawn and T.n_river[winner] == 0:
-            first = 2  # earthly: the first draw
-        elif winner != dealer and not self_drawn and T.n_river[dealer] == 1 and T.sc[S_DISCARDS] == 1:
-            first = 3  # human: the dealer's first discard
-    if first != 0:
-        replacement = False
-        last_tile = False
-    return sc_douque.score_kernel(
-        T.hand[winner], win_tile, T.melds[winner], T.n_melds[winner], self_drawn, robbing, replacement, last_tile,
-        first, T.declared[winner], T.seat[winner], T.sc[S_PREVAILING], t, p, T.work, T.items,
-    )
+def _pay(money, purse, sc, receiver, payer, fee, check, out):  # pragma: no cover - compiled
+    """Settle what ``money`` says is owed; fill the float row ``out`` and update ``purse``.
+
+    The win payment (``money[M_POINTS]``, ``payer`` -> ``receiver``) comes first, then each player's
+    kong payment to the opponent; what a player pays in the hand is capped by their chips at the
+    start of the settlement (coins received in the same settlement are not used). Each receiver
+    pays ``fee`` of what they receive. ``score_p`` is what ``p`` received from the opponent minus
+    what they paid them (zero-sum); ``balance_p`` accumulates ``score_p - fee_p`` over the match.
+    """
+    left0 = purse[P_CHIPS0]
+    left1 = purse[P_CHIPS1]
+    points = 0.0
+    to0 = 0.0  # paid by player 1 to player 0
+    to1 = 0.0
+    if receiver >= 0:
+        if payer == 0:
+            points = min(money[M_POINTS], left0)
+            left0 -= points
+            to1 += points
+        else:
+            points = min(money[M_POINTS], left1)
+            left1 -= points
+            to0 += points
+    kong0 = min(money[M_KONG0], left1)
+    kong1 = min(money[M_KONG1], left0)
+    to0 += kong0
+    to1 += kong1
+    fee0 = to0 * fee
+    fee1 = to1 * fee
+    score0 = to0 - to1
+    score1 = to1 - to0
+    purse[P_BALANCE0] += score0 - fee0
+    purse[P_BALANCE1] += score1 - fee1
+    purse[P_CHIPS0] = (purse[P_CHIPS0] - to1) + (to0 - fee0)
+    purse[P_CHIPS1] = (purse[P_CHIPS1] - to0) + (to1 - fee1)
+    out[F_POINTS] = points
+    out[F_SCORE0] = score0
+    out[F_SCORE1] = score1
+    out[F_KONG0] = kong0
+    out[F_KONG1] = kong1
+    out[F_FEE0] = fee0
+    out[F_FEE1] = fee1
+    out[F_BALANCE0] = purse[P_BALANCE0]
+    out[F_BALANCE1] = purse[P_BALANCE1]
+    if check:
+        if score0 + score1 != 0.0 or purse[P_CHIPS0] < 0.0 or purse[P_CHIPS1] < 0.0 or fee0 < 0.0 or fee1 < 0.0:
+            sc[S_ERROR] = ERR_PAYMENT
 
 
-@jit
-def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, out, items_out, hand_out, melds_out):  # pragma: no cover
-    """Play one hand, dealt from ``wall`` with seats in ``seat``, to a win or an exhaustive draw.
+@jit(cache=False)
+def _play_hand(T, t, game, sp, settle, params0, params1, policy0, policy1, out, items_out, floats_out, hand_out, melds_out):  # pragma: no cover
+    """Play one hand, dealt from ``wall`` with seats in ``seat``, to a win, a draw or (for_two) a fold.
 
     ``out`` int64[N_RESULT_INT] gets the row's fields (match-level fields are filled by the caller);
-    ``items_out`` int16[N_ITEMS] the winner's items; ``hand_out`` uint8[34] the winner's concealed
-    tiles (winning tile included) and ``melds_out`` int8[4, 2] the winner's melds (type, kind; -1 when
-    unused); both zero / -1 on a draw. Returns the winner (-1 on a draw).
+    ``items_out`` [N_ITEMS] the winner's items; ``floats_out`` float64[N_RESULT_FLOAT] the payments;
+    ``hand_out`` uint8[34] the winner's concealed tiles (winning tile included) and ``melds_out``
+    int8[4, 2] the winner's melds (type, kind; -1 when unused); both zero / -1 without a winner.
+    ``settle`` is the rule set's settle function (:mod:`simkit.engine.rulesets`). Returns the winner
+    (-1 on a draw or a fold).
     """
     acted, claimed, declared, hand, items, kongs, legal, locked, log, meld_counts, melds, n_melds, n_river, river, rng, sc, seat, skip_pung, skip_win, skips, swork, wall = T.acted, T.claimed, T.declared, T.hand, T.items, T.kongs, T.legal, T.locked, T.log, T.meld_counts, T.melds, T.n_melds, T.n_river, T.river, T.rng, T.sc, T.seat, T.skip_pung, T.skip_win, T.skips, T.swork, T.wall
     dealer = sc[S_DEALER]
+    sc[S_KEPT_BACK] = game.kept_back
     _deal(T, dealer)
     check = sc[S_CHECK] != 0
     p = dealer
@@ -527,17 +676,44 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
     payer = -1
     win_type = WIN_DRAW
     win_tile = -1
-    hand_tai = 0
-    while True:
+    win_replacement = False
+    win_last = False  # a self-draw on the last drawable tile
+    win_last_discard = False  # a win on the discard made after the last drawable tile was drawn
+    playing = True
+    if game.bidding:
+        playing = False
+        q = 1 - dealer
+        if not check or _check(T, dealer, True):
+            for a in range(A.N_ACTIONS):
+                legal[a] = False
+            for b in range(3):
+                legal[A.BID + b] = True
+            action = _decide(legal, sc, rng[1 + dealer : 2 + dealer], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, dealer, A.PHASE_BID, -1, t), dealer, params0, params1, policy0, policy1)
+            if action >= 0:
+                sc[S_BID] = 1 + action - A.BID
+                _log(sc, log, EV_BID, dealer, -1, sc[S_BID])
+                for a in range(A.N_ACTIONS):
+                    legal[a] = False
+                legal[A.FOLLOW] = True
+                legal[A.FOLD] = True
+                reply = _decide(legal, sc, rng[1 + q : 2 + q], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, q, A.PHASE_FOLLOW, -1, t), q, params0, params1, policy0, policy1)
+                if reply == A.FOLLOW:
+                    _log(sc, log, EV_FOLLOW, q, -1, sc[S_BID])
+                    playing = True
+                elif reply == A.FOLD:
+                    _log(sc, log, EV_FOLD, q, -1, sc[S_BID])
+                    payer = q
+                    win_type = WIN_FOLD
+    while playing:
         if check and not _check(T, p, True):
             break
         q = 1 - p
         last = _tiles_left(sc) <= 0
-        if skipped_pung_turn and phase == A.PHASE_DRAW:
+        if game.skipped_pung == 2 and phase == A.PHASE_DRAW:
             skip_pung[p] = 0  # 'turn': a skipped pung lasts until your next turn
         _legal_after_draw(
             legal, hand[p], melds[p], n_melds[p], meld_counts[p], declared[p], skip_win[p], last, drawn,
-            phase, swork, t,
+            phase, game.declare, swork, t,
         )
         action = _decide(legal, sc, rng[1 + p : 2 + p], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p, phase, drawn, t), p, params0, params1, policy0, policy1)
         if action < 0:
@@ -555,10 +731,11 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
                     if hand[p, k] > 0:
                         win_tile = k
                         break
-            hand_tai = _score_win(T, p, win_tile, True, False, replacement, last, t, sp)
+            win_replacement = replacement
+            win_last = last
             _log(sc, log, EV_WIN, p, win_tile, WIN_SELF)
             break
-        if legal[A.WIN] and phase == A.PHASE_DRAW:
+        if legal[A.WIN] and phase == A.PHASE_DRAW and game.skipped_win:
             # declined a self-draw win: Skipped Win on the wait set of the hand before the draw
             if drawn >= 0:
                 skip_win[p] |= _waits_without(hand[p], n_melds[p], meld_counts[p], drawn, t)
@@ -581,38 +758,39 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
                 _log(sc, log, EV_CONCEALED_KONG, p, x, 0)
             else:
                 _log(sc, log, EV_ADDED_KONG, p, x, 0)
-                # the opponent may rob the added tile
                 hand[p, x] -= 1
-                _legal_react(
-                    legal, hand[q], meld_counts[q], n_melds[q], declared[q], skip_win[q], skip_pung[q],
-                    _tiles_left(sc) <= 0, x, True, t,
-                )
-                if legal[A.WIN]:
-                    if check:
-                        hand[p, x] += 1  # the tile is in flight: count it with its owner
-                        ok = _check(T, p, True)
-                        hand[p, x] -= 1
-                        if not ok:
+                if game.robbing:
+                    # the opponent may rob the added tile
+                    _legal_react(
+                        legal, hand[q], meld_counts[q], n_melds[q], declared[q], skip_win[q], skip_pung[q],
+                        _tiles_left(sc) <= 0, x, True, False, t,
+                    )
+                    if legal[A.WIN]:
+                        if check:
+                            hand[p, x] += 1  # the tile is in flight: count it with its owner
+                            ok = _check(T, p, True)
+                            hand[p, x] -= 1
+                            if not ok:
+                                break
+                        reply = _decide(legal, sc, rng[1 + q : 2 + q], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, q, A.PHASE_ROB, x, t), q, params0, params1, policy0, policy1)
+                        if reply < 0:
                             break
-                    reply = _decide(legal, sc, rng[1 + q : 2 + q], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, q, A.PHASE_ROB, x, t), q, params0, params1, policy0, policy1)
-                    if reply < 0:
-                        break
-                    if reply == A.WIN:
-                        if check and skip_win[q] != 0:
-                            sc[S_ERROR] = ERR_SKIPPED_WIN
+                        if reply == A.WIN:
+                            if check and skip_win[q] != 0:
+                                sc[S_ERROR] = ERR_SKIPPED_WIN
+                                break
+                            hand[q, x] += 1
+                            kongs[p] -= 1  # the kong is undone: the pung stays
+                            winner = q
+                            payer = p
+                            win_type = WIN_ROBBED
+                            win_tile = x
+                            _log(sc, log, EV_WIN, q, x, WIN_ROBBED)
                             break
-                        hand[q, x] += 1
-                        kongs[p] -= 1  # the kong is undone: the pung stays
-                        winner = q
-                        payer = p
-                        win_type = WIN_ROBBED
-                        win_tile = x
-                        hand_tai = _score_win(T, q, x, False, True, False, False, t, sp)
-                        _log(sc, log, EV_WIN, q, x, WIN_ROBBED)
-                        break
-                    skip_win[q] |= waits_kernel(hand[q], n_melds[q], meld_counts[q], t)
-                    skips[q] += 1
-                    _log(sc, log, EV_SKIP_WIN, q, x, skip_win[q])
+                        if game.skipped_win:
+                            skip_win[q] |= waits_kernel(hand[q], n_melds[q], meld_counts[q], t)
+                            skips[q] += 1
+                            _log(sc, log, EV_SKIP_WIN, q, x, skip_win[q])
                 for m in range(n_melds[p]):
                     if melds[p, m, 0] == 0 and melds[p, m, 1] == x:
                         melds[p, m, 0] = 2
@@ -645,12 +823,12 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
         if check and not _check(T, p, False):
             break
         # the opponent reacts
-        _legal_react(
-            legal, hand[q], meld_counts[q], n_melds[q], declared[q], skip_win[q], skip_pung[q],
-            _tiles_left(sc) <= 0, x, False, t,
-        )
+        last_discard = _tiles_left(sc) <= 0
         reply = A.PASS
-        if legal[A.WIN] or legal[A.PUNG] or legal[A.KONG]:
+        if _legal_react(
+            legal, hand[q], meld_counts[q], n_melds[q], declared[q], skip_win[q], skip_pung[q],
+            last_discard, x, False, game.claim_chow, t,
+        ):
             reply = _decide(legal, sc, rng[1 + q : 2 + q], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, q, A.PHASE_REACT, x, t), q, params0, params1, policy0, policy1)
             if reply < 0:
                 break
@@ -664,17 +842,18 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
             payer = p
             win_type = WIN_DISCARD
             win_tile = x
-            hand_tai = _score_win(T, q, x, False, False, False, False, t, sp)
+            win_last_discard = last_discard
             _log(sc, log, EV_WIN, q, x, WIN_DISCARD)
             break
-        if legal[A.WIN]:
+        if legal[A.WIN] and game.skipped_win:
             skip_win[q] |= waits_kernel(hand[q], n_melds[q], meld_counts[q], t)  # declined (passed, or claimed instead of winning)
             skips[q] += 1
             _log(sc, log, EV_SKIP_WIN, q, x, skip_win[q])
-        if reply == A.PASS and legal[A.PUNG]:
-            skip_pung[q] |= _bit(x)
-            _log(sc, log, EV_SKIP_PUNG, q, x, 0)
-        if reply == A.PUNG or reply == A.KONG:
+        if reply == A.PASS:
+            if legal[A.PUNG] and game.skipped_pung != 0:
+                skip_pung[q] |= _bit(x)
+                _log(sc, log, EV_SKIP_PUNG, q, x, 0)
+        elif reply == A.PUNG or reply == A.KONG:
             claimed[p, n_river[p] - 1] = True
             sc[S_NO_CALL] = 0
             if reply == A.PUNG:
@@ -699,6 +878,22 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
             replacement = True
             phase = A.PHASE_DRAW
             continue
+        else:
+            # a chow: the discard is the (reply - CHOW)-th tile of the run
+            j = reply - A.CHOW
+            s = x - j
+            claimed[p, n_river[p] - 1] = True
+            sc[S_NO_CALL] = 0
+            for d in range(3):
+                if d != j:
+                    hand[q, s + d] -= 1
+                meld_counts[q, s + d] += 1
+            _add_meld(melds, n_melds, q, 4, s)
+            _log(sc, log, EV_CHOW, q, s, x)
+            p = q
+            phase = A.PHASE_PUNG
+            drawn = -1
+            continue
         # pass: the opponent draws, unless only the kept-back tiles remain
         if last or _tiles_left(sc) <= 0:
             break
@@ -708,13 +903,20 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
         hand[p, drawn] += 1
         _log(sc, log, EV_DRAW, p, drawn, 0)
         phase = A.PHASE_DRAW
-    if winner < 0:
+    if sc[S_ERROR]:
+        return -1
+    if winner < 0 and win_type == WIN_DRAW:
         _log(sc, log, EV_DRAW_GAME, -1, -1, _tiles_left(sc))
+    money = T.money
+    for i in range(N_MONEY):
+        money[i] = 0.0
+    settle(T, winner, win_type, win_tile, win_replacement, win_last, win_last_discard, t, sp, out, floats_out)
+    receiver = winner if winner >= 0 else (dealer if win_type == WIN_FOLD else -1)
+    _pay(money, T.purse, sc, receiver, payer, game.fee, check, floats_out)
     out[R_WINNER] = winner
     out[R_PAYER] = payer
     out[R_WIN_TYPE] = win_type
     out[R_WIN_TILE] = win_tile
-    out[R_HAND_TAI] = hand_tai
     out[R_TURNS] = sc[S_TURNS]
     out[R_TILES_LEFT] = _tiles_left(sc)
     out[R_KONGS0] = kongs[0]
@@ -723,7 +925,8 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
     out[R_DECLARED1] = declared[1]
     out[R_SKIPS0] = skips[0]
     out[R_SKIPS1] = skips[1]
-    for i in range(sc_douque.N_ITEMS):
+    out[R_BID] = sc[S_BID]
+    for i in range(items.shape[0]):
         items_out[i] = items[i] if winner >= 0 else 0
     for k in range(34):
         hand_out[k] = hand[winner, k] if winner >= 0 else 0
@@ -738,9 +941,9 @@ def _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, 
 # matches
 
 
-@jit
-def _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1, ints, items, points, hands, melds, log_hand):  # pragma: no cover
-    """Play match ``m`` into the rows of ``ints``/``items``/``points``/``hands``/``melds``; returns the number of hands.
+@jit(cache=False)
+def _play_match(seed, m, T, template, t, game, sp, settle, params0, params1, policy0, policy1, ints, items, floats, hands, melds, log_hand):  # pragma: no cover
+    """Play match ``m`` into the rows of ``ints``/``items``/``floats``/``hands``/``melds``; returns the number of hands.
 
     With ``log_hand >= 0`` the events of that hand are recorded in ``T.log`` and the match stops
     after it (replay).
@@ -748,39 +951,38 @@ def _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, para
     T.rng[0] = stream_key(seed, m, FIRST_DEALER_STREAM)
     dealer = bounded(T.rng[0:1], 2)
     streak = 0
-    dealerships = 0  # completed dealer turns; a round is two, the match eight
+    dealerships = 0  # completed dealer turns (douque: a round is two, the match eight)
+    T.purse[P_BALANCE0] = 0.0
+    T.purse[P_BALANCE1] = 0.0
+    T.purse[P_CHIPS0] = game.chips
+    T.purse[P_CHIPS1] = game.chips
     h = 0
-    while dealerships < 8:
+    while h < game.match_hands and (game.dealer_turns == 0 or dealerships < game.dealer_turns):
         T.sc[S_DEALER] = dealer
         T.sc[S_STREAK] = streak
-        T.sc[S_PREVAILING] = _EAST + dealerships // 2
+        T.sc[S_PREVAILING] = _EAST + (dealerships // 2 if game.rounds else 0)
         T.rng[0] = stream_key(seed, m, 4 * h)
         T.rng[1] = stream_key(seed, m, 4 * h + 1)
         T.rng[2] = stream_key(seed, m, 4 * h + 2)
         row = ints[h]
         _shuffle_and_roll(T, template, dealer)
         T.sc[S_LOGGING] = 1 if h == log_hand else 0
-        winner = _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, row, items[h], hands[h], melds[h])
-        if T.sc[S_ERROR]:
-            row[R_MATCH] = m
-            row[R_HAND] = h
-            return h + 1
+        winner = _play_hand(T, t, game, sp, settle, params0, params1, policy0, policy1, row, items[h], floats[h], hands[h], melds[h])
         row[R_MATCH] = m
         row[R_HAND] = h
+        if T.sc[S_ERROR]:
+            return h + 1
         row[R_PREVAILING] = T.sc[S_PREVAILING]
         row[R_DEALER] = dealer
         row[R_STREAK] = streak
         row[R_SEAT0] = T.seat[0]
-        row[R_DEALER_TAI] = 1 + 2 * streak if winner >= 0 else 0
         row[R_FIRST_DEALER_OF_ROUND] = dealerships % 2
-        if winner >= 0:
-            points[h] = sp.base + sp.tai_value * (row[R_HAND_TAI] + row[R_DEALER_TAI])
-        else:
-            points[h] = 0.0
         h += 1
         if h - 1 == log_hand:
             break
-        keep = (winner == dealer or winner < 0) and streak < streak_cap
+        if T.purse[P_CHIPS0] <= 0.0 or T.purse[P_CHIPS1] <= 0.0:
+            break  # a player has no chips left
+        keep = (winner == dealer or winner < 0) and streak < game.streak_cap
         if keep:
             streak += 1
         else:
@@ -790,37 +992,40 @@ def _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, para
     return h
 
 
-@pjit
-def play_matches_kernel(seed, start, n_matches, template, t, sp, streak_cap, skipped_pung_turn, check, params0, params1, policy0, policy1, ints, items, points, hands, melds, n_hands, errors):  # pragma: no cover
+@pjit(cache=False)
+def play_matches_kernel(seed, start, n_matches, template, t, game, sp, settle, items_proto, check, params0, params1, policy0, policy1, ints, items, floats, hands, melds, n_hands, errors):  # pragma: no cover
     """Play matches ``start .. start + n_matches - 1`` on all cores.
 
-    ``ints`` int64[n_matches, max_hands, N_RESULT_INT], ``items`` int16[n_matches, max_hands, N_ITEMS],
-    ``points`` float64[n_matches, max_hands], ``hands`` uint8[n_matches, max_hands, 34] (winner's
-    concealed tiles), ``melds`` int8[n_matches, max_hands, 4, 2] (winner's melds), ``n_hands``
-    int64[n_matches] are filled per match;
-    ``errors`` int64[n_matches, 2] gets (ERR_* code, detail), zero when the match completed.
+    ``ints`` int64[n_matches, max_hands, N_RESULT_INT], ``items`` [n_matches, max_hands, N_ITEMS]
+    (the rule set's item dtype), ``floats`` float64[n_matches, max_hands, N_RESULT_FLOAT],
+    ``hands`` uint8[n_matches, max_hands, 34] (winner's concealed tiles), ``melds``
+    int8[n_matches, max_hands, 4, 2] (winner's melds), ``n_hands`` int64[n_matches] are filled per
+    match; ``errors`` int64[n_matches, 2] gets (ERR_* code, detail), zero when the match completed.
+    ``game``: :class:`Game`; ``sp``, ``settle``, ``items_proto``: the rule set's scoring parameters,
+    settle function and zero item vector (:func:`simkit.engine.rulesets.engine_spec`).
     """
     for i in prange(n_matches):
-        owner = new_table(template.shape[0])
+        owner = new_table(template.shape[0], items_proto)
         T = borrowed_table(owner)
         T.sc[S_CHECK] = 1 if check else 0
         n_hands[i] = _play_match(
-            seed, start + i, T, borrow(template), borrowed_hand_tables(t), sp, streak_cap, skipped_pung_turn,
-            borrow(params0), borrow(params1), policy0, policy1, ints[i], items[i], points[i], hands[i], melds[i], -1,
+            seed, start + i, T, borrow(template), borrowed_hand_tables(t), game, sp, settle,
+            borrow(params0), borrow(params1), policy0, policy1, ints[i], items[i], floats[i], hands[i], melds[i], -1,
         )
         errors[i, 0] = owner.sc[S_ERROR]  # the owner stays alive until the borrowed views are done
         errors[i, 1] = owner.sc[S_ERROR_INFO]
 
 
-@jit
-def replay_kernel(seed, m, hand, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1, ints, items, points, hands, melds, wall_out, log_out):  # pragma: no cover
+@jit(cache=False)
+def replay_kernel(seed, m, hand, template, t, game, sp, settle, items_proto, params0, params1, policy0, policy1, ints, items, floats, hands, melds, wall_out, log_out):  # pragma: no cover
     """Replay match ``m`` up to hand ``hand``, recording that hand's events.
 
     Fills the rows of the hands played, the hand's dealt wall (``wall_out``) and its events
-    (``log_out`` int64[MAX_LOG, 4]); returns the number of events (-1 if the match ended earlier).
+    (``log_out`` int64[MAX_LOG, 4]); returns the number of events (-1 if the match ended earlier,
+    ``-1 - code`` on an engine error).
     """
-    T = new_table(template.shape[0])
-    n = _play_match(seed, m, T, template, t, sp, streak_cap, skipped_pung_turn, params0, params1, policy0, policy1, ints, items, points, hands, melds, hand)
+    T = new_table(template.shape[0], items_proto)
+    n = _play_match(seed, m, T, template, t, game, sp, settle, params0, params1, policy0, policy1, ints, items, floats, hands, melds, hand)
     if T.sc[S_ERROR]:
         return -1 - T.sc[S_ERROR]
     if n <= hand:
@@ -833,10 +1038,11 @@ def replay_kernel(seed, m, hand, template, t, sp, streak_cap, skipped_pung_turn,
     return T.sc[S_NLOG]
 
 
-@jit
-def play_hand_kernel(wall, dealer, dealer_east, streak, prevailing, t, sp, skipped_pung_turn, check, params0, params1, policy0, policy1, seed, row, items_row, hand_row, melds_row, log_out):  # pragma: no cover
-    """Play one hand from a given wall (hand-built scenarios); returns the number of events logged."""
-    T = new_table(wall.shape[0])
+@jit(cache=False)
+def play_hand_kernel(wall, dealer, dealer_east, streak, prevailing, t, game, sp, settle, items_proto, check, params0, params1, policy0, policy1, seed, row, items_row, floats_row, hand_row, melds_row, log_out):  # pragma: no cover
+    """Play one hand from a given wall (hand-built scenarios); returns the number of events logged
+    (``-code`` on an engine error). Balances start at zero and chips at ``game.chips``."""
+    T = new_table(wall.shape[0], items_proto)
     for i in range(wall.shape[0]):
         T.wall[i] = wall[i]
     T.seat[dealer] = _EAST if dealer_east else _WEST
@@ -848,14 +1054,15 @@ def play_hand_kernel(wall, dealer, dealer_east, streak, prevailing, t, sp, skipp
     T.sc[S_LOGGING] = 1
     T.rng[1] = stream_key(seed, 0, 1)
     T.rng[2] = stream_key(seed, 0, 2)
-    winner = _play_hand(T, t, sp, skipped_pung_turn, params0, params1, policy0, policy1, row, items_row, hand_row, melds_row)
+    T.purse[P_CHIPS0] = game.chips
+    T.purse[P_CHIPS1] = game.chips
+    _play_hand(T, t, game, sp, settle, params0, params1, policy0, policy1, row, items_row, floats_row, hand_row, melds_row)
     if T.sc[S_ERROR]:
         return -T.sc[S_ERROR]
     row[R_DEALER] = dealer
     row[R_STREAK] = streak
     row[R_PREVAILING] = prevailing
     row[R_SEAT0] = T.seat[0]
-    row[R_DEALER_TAI] = 1 + 2 * streak if winner >= 0 else 0
     for i in range(T.sc[S_NLOG]):
         for j in range(4):
             log_out[i, j] = T.log[i, j]

@@ -1,4 +1,6 @@
-"""``simulate_matches``: whole douque matches on all cores, results as numpy columns."""
+"""``simulate_matches``, ``replay``, ``play_hand``: whole matches of any rule set on all cores,
+results as numpy columns (the engine: :mod:`simkit.engine.game`; each rule set's data and settle
+function: :mod:`simkit.engine.rulesets`)."""
 
 from __future__ import annotations
 
@@ -10,10 +12,10 @@ import numpy as np
 from ..errors import SimkitError
 from ..hand.tables import hand_tables
 from ..rules import resolve_rules
-from ..scoring import douque as sc_douque
-from . import douque as eng
+from . import game as eng
 from .deal import wall_template
 from .policies import POLICIES
+from .rulesets import engine_spec
 
 __all__ = ["EngineError", "simulate_matches", "resolve_policy", "replay", "play_hand", "HandRecord"]
 
@@ -56,25 +58,33 @@ def _error_text(code: int, detail: int, where: str) -> str:
 
 
 def _common(rules, policies):
-    rules = resolve_rules(rules)
-    if rules.name != "douque":
-        raise SimkitError(f"the engine plays douque; rule set '{rules.name}' is not implemented yet")
+    spec = engine_spec(resolve_rules(rules))
+    if isinstance(policies, (str, bytes)) or not hasattr(policies, "__len__"):
+        raise SimkitError(f"policies must be a pair of policies (one per player), got {policies!r}")
     if len(policies) != 2:
         raise SimkitError(f"policies must name two players' policies, got {len(policies)}")
     (f0, p0), (f1, p1) = resolve_policy(policies[0]), resolve_policy(policies[1])
-    return rules, f0, p0, f1, p1
+    return spec, f0, p0, f1, p1
 
 
-def _rows(ints, items, points, hands, melds, n):
-    rows = ints[:n]
-    out = {name: rows[:, i] for i, name in enumerate(eng.RESULT_FIELDS)}
-    out["points"] = points[:n]
-    winner = out["winner"]
-    out["score_0"] = np.where(winner == 0, out["points"], np.where(out["payer"] == 0, -out["points"], 0.0))
-    out["score_1"] = -out["score_0"]
-    out["items"] = items[:n]
-    out["win_hand"] = hands[:n]
-    out["win_melds"] = melds[:n]
+def _buffers(spec, *shape):
+    """Zeroed result buffers of ``shape`` rows: ints, items, floats, hands, melds."""
+    return (
+        np.zeros(shape + (eng.N_RESULT_INT,), np.int64),
+        np.zeros(shape + (len(spec.item_names),), spec.item_dtype),
+        np.zeros(shape + (eng.N_RESULT_FLOAT,), np.float64),
+        np.zeros(shape + (34,), np.uint8),
+        np.zeros(shape + (4, 2), np.int8),
+    )
+
+
+def _rows(ints, items, floats, hands, melds):
+    out = {name: ints[:, i] for i, name in enumerate(eng.RESULT_FIELDS)}
+    for i, name in enumerate(eng.FLOAT_FIELDS):
+        out[name] = floats[:, i]
+    out["items"] = items
+    out["win_hand"] = hands
+    out["win_melds"] = melds
     return out
 
 
@@ -87,12 +97,16 @@ def simulate_matches(
     start: int = 0,
     check: bool = False,
 ) -> dict:
-    """Play ``n_matches`` complete matches (four rounds) and return one row per hand.
+    """Play ``n_matches`` complete matches and return one row per hand.
+
+    A douque match is four rounds (douque.md §4); a night_market, duel or for_two match is
+    ``match_hands`` hands (rule option, 16 by default), and a duel match also ends when a player
+    has no chips left (option ``chips``).
 
     Parameters
     ----------
     rules : str or Rules
-        ``"douque"`` (with any options).
+        ``"douque"``, ``"night_market"``, ``"duel"`` or ``"for_two"`` (with any options).
     policies : pair
         Player 0's and player 1's policies: a built-in name (``"random"``, ``"greedy"``), a
         jitted policy function, or ``(function, params)``.
@@ -103,37 +117,51 @@ def simulate_matches(
     start : int
         Index of the first match (to continue a run).
     check : bool
-        Check invariants (tiles conserved, hand sizes, kept-back tiles) after every step; slower.
+        Check invariants (tiles conserved, hand sizes, kept-back tiles, payments zero-sum after
+        fees and chips never below zero) after every step; slower.
 
     Returns
     -------
-    dict of numpy arrays, one entry per hand: ``match``, ``hand``, ``prevailing_wind`` (kind),
-    ``dealer``, ``streak``, ``seat_wind_0`` (player 0's seat wind kind), ``winner`` / ``payer``
-    (-1 on a draw), ``win_type`` (0 draw, 1 self-drawn, 2 discard, 3 robbed kong), ``win_tile``,
-    ``hand_tai``, ``dealer_tai``, ``points`` (what the payer pays), ``score_0`` / ``score_1``
-    (each player's result), ``turns``, ``tiles_left``, ``kongs_*``, ``declared_*`` (0/1 ready/2
-    MIGI), ``skipped_wins_*``, ``dealer_turn`` (0 first, 1 second dealer of the round),
-    ``items`` (int16[n_hands, N_ITEMS], columns :data:`simkit.scoring.ITEM_NAMES`), ``win_hand``
-    (uint8[n_hands, 34], the winner's concealed tiles with the winning tile; zeros on a draw) and
-    ``win_melds`` (int8[n_hands, 4, 2], the winner's melds as (type code of :mod:`simkit.melds`,
-    kind), -1 in unused slots and on a draw).
+    dict of numpy arrays, one entry per hand (every rule set has every column; a column that does
+    not apply to the rule set is 0):
+
+    * ``match``, ``hand``, ``prevailing_wind`` (kind; always East outside douque), ``dealer``,
+      ``streak`` (hands the dealer has kept the deal), ``seat_wind_0`` (player 0's seat wind kind),
+      ``dealer_turn`` (douque: 0 first, 1 second dealer of the round; elsewhere the parity of the
+      dealer changes so far);
+    * ``winner`` (-1 on a draw or a fold), ``payer`` (-1 on a draw; on a fold the opponent, who pays
+      the banker), ``win_type`` (0 draw, 1 self-drawn, 2 discard, 3 robbed kong, 4 for_two fold),
+      ``win_tile``;
+    * the value of the win: ``hand_tai`` and ``dealer_tai`` (douque), ``fan`` (night_market, duel),
+      ``multiple`` (duel: ``min(2^(fan-1), multiple_cap)``), ``combination_points`` (for_two,
+      float), ``bid`` (for_two: the banker's bid 1-3);
+    * payments (float): ``points`` (what the payer paid the winner for the win -- for_two's fold:
+      the fold payment to the banker -- after duel's chip limit), ``kong_payment_0`` /
+      ``kong_payment_1`` (duel: what each player received for their kongs), ``score_0`` /
+      ``score_1`` (what each player received from the opponent minus what they paid them, win and
+      kong payments together: ``score_1 == -score_0``), ``fee_0`` / ``fee_1`` (duel: the fee each
+      paid on what they received), ``balance_0`` / ``balance_1`` (each player's result in the match
+      after this hand, ``sum(score - fee)``; with ``chips`` a player has ``chips + balance`` left);
+    * ``turns`` (decisions), ``tiles_left`` (drawable tiles left), ``kongs_*``, ``declared_*``
+      (douque: 0/1 ready/2 MIGI), ``skipped_wins_*`` (douque);
+    * ``items`` ([n_hands, N_ITEMS], the rule set's item columns in the order of
+      :func:`simkit.scoring.item_names_of`; int16, float64 for for_two; zeros without a winner),
+      ``win_hand`` (uint8[n_hands, 34], the winner's concealed tiles with the winning tile; zeros
+      without a winner) and ``win_melds`` (int8[n_hands, 4, 2], the winner's melds as (type code
+      of :mod:`simkit.melds`, kind; a chow's lowest kind), -1 in unused slots and without a winner).
     """
-    rules, f0, p0, f1, p1 = _common(rules, policies)
+    spec, f0, p0, f1, p1 = _common(rules, policies)
     for name, value in (("n_matches", n_matches), ("seed", seed), ("start", start)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < (1 if name == "n_matches" else 0):
             raise SimkitError(f"{name} must be {'a positive' if name == 'n_matches' else 'a non-negative'} integer, got {value!r}")
-    cap = int(rules.options.streak_cap)
-    max_hands = 8 * (cap + 1)
-    ints = np.zeros((n_matches, max_hands, eng.N_RESULT_INT), np.int64)
-    items = np.zeros((n_matches, max_hands, sc_douque.N_ITEMS), np.int16)
-    points = np.zeros((n_matches, max_hands), np.float64)
-    hands = np.zeros((n_matches, max_hands, 34), np.uint8)
-    melds = np.zeros((n_matches, max_hands, 4, 2), np.int8)
+    max_hands = spec.max_hands
+    ints, items, floats, hands, melds = _buffers(spec, n_matches, max_hands)
     n_hands = np.zeros(n_matches, np.int64)
     errors = np.zeros((n_matches, 2), np.int64)
     eng.play_matches_kernel(
-        np.uint64(seed), int(start), int(n_matches), wall_template(rules), hand_tables(rules), sc_douque.params_of(rules),
-        cap, rules.options.skipped_pung == "turn", bool(check), p0, p1, f0, f1, ints, items, points, hands, melds, n_hands, errors,
+        np.uint64(seed), int(start), int(n_matches), wall_template(spec.rules), hand_tables(spec.rules), spec.game,
+        spec.sp, spec.settle, spec.items_proto, bool(check), p0, p1, f0, f1, ints, items, floats, hands, melds,
+        n_hands, errors,
     )
     bad = np.flatnonzero(errors[:, 0])
     if len(bad):
@@ -141,32 +169,37 @@ def simulate_matches(
         h = int(n_hands[i]) - 1
         raise EngineError(_error_text(int(errors[i, 0]), int(errors[i, 1]), f"match {start + i}, hand {h} (seed {seed})"))
     keep = np.arange(max_hands)[None, :] < n_hands[:, None]
-    return _rows(ints[keep], items[keep], points[keep], hands[keep], melds[keep], int(keep.sum()))
+    return _rows(ints[keep], items[keep], floats[keep], hands[keep], melds[keep])
 
 
 @dataclass(frozen=True)
 class HandRecord:
     """One hand's result row and its events, as replayed or played from a given wall."""
 
-    row: dict
+    row: dict  #: the hand's columns, as :func:`simulate_matches` returns them (scalars; arrays for win_hand / win_melds)
     events: list  #: (event name, player, tile kind or -1, extra)
     wall: np.ndarray  #: the hand's wall as dealt (kinds)
     items: dict  #: the winner's scored items
+    rule_set: str = "douque"  #: name of the rule set played
 
     def lines(self) -> list[str]:
         """The events in tile notation, one per line, as ``simkit replay`` prints them."""
         from ..tiles import format_tiles, tile_name
 
         wind = {27: "East", 28: "South", 29: "West", 30: "North"}
-        dealer = int(self.row["dealer"])
+        row = self.row
+        dealer = int(row["dealer"])
         dealt = [np.bincount(self.wall[14:27], minlength=34), np.bincount(self.wall[14:27], minlength=34)]
         dealt[dealer] = np.bincount(self.wall[:14], minlength=34)
-        seat0 = int(self.row["seat_wind_0"])
+        seat0 = int(row["seat_wind_0"])
         seats = [wind.get(seat0, "?"), "West" if seat0 == 27 else "East"]
-        out = [
-            f"{wind.get(int(self.row['prevailing_wind']), '?')} round, dealer player {dealer}, streak {int(self.row['streak'])}",
-            f"deal: player 0 ({seats[0]}) {format_tiles(dealt[0])}; player 1 ({seats[1]}) {format_tiles(dealt[1])}",
-        ]
+        if self.rule_set == "douque":
+            head = f"{wind.get(int(row['prevailing_wind']), '?')} round, dealer player {dealer}, streak {int(row['streak'])}"
+            who = [f"player 0 ({seats[0]})", f"player 1 ({seats[1]})"]
+        else:
+            head = f"{self.rule_set}: dealer player {dealer}, streak {int(row['streak'])}"
+            who = ["player 0", "player 1"]
+        out = [head, f"deal: {who[0]} {format_tiles(dealt[0])}; {who[1]} {format_tiles(dealt[1])}"]
         for name, player, tile, extra in self.events:
             if name == "deal":
                 continue
@@ -181,55 +214,89 @@ class HandRecord:
                 out.append(f"player {player} wins {how} on {tile_text}")
             elif name == "exhaustive draw":
                 out.append(f"exhaustive draw ({extra} drawable tiles left)")
+            elif name == "chow":
+                run = format_tiles(np.bincount([tile, tile + 1, tile + 2], minlength=34))
+                out.append(f"player {player} chows {run} with {tile_name(extra)}")
+            elif name == "bid":
+                out.append(f"player {player} bids {extra}")
+            elif name in ("follow", "fold"):
+                out.append(f"player {player} {'follows' if name == 'follow' else 'folds'} (bid {extra})")
             else:
                 out.append(f"player {player} {name} {tile_text}")
         if self.items:
-            out.append("items: " + ", ".join(f"{k} {v}" for k, v in self.items.items()))
-            out.append(
-                f"hand tai {int(self.row['hand_tai'])}, dealer tai {int(self.row['dealer_tai'])}, "
-                f"payment {float(self.row['points']):g} points"
-            )
+            out.append("items: " + ", ".join(f"{k} {v:g}" for k, v in self.items.items()))
+        out.extend(self._payment_lines())
         return out
 
+    def _payment_lines(self) -> list[str]:
+        row = self.row
+        win = int(row["winner"]) >= 0
+        pts = float(row["points"])
+        if self.rule_set == "douque":
+            if not win:
+                return []
+            return [f"hand tai {int(row['hand_tai'])}, dealer tai {int(row['dealer_tai'])}, payment {pts:g} points"]
+        lines = []
+        if self.rule_set == "night_market" and win:
+            lines.append(f"fan {int(row['fan'])}, payment {pts:g} points")
+        elif self.rule_set == "duel":
+            if win:
+                lines.append(f"fan {int(row['fan'])}, multiple {int(row['multiple'])}: win payment {pts:g}")
+            k0, k1 = float(row["kong_payment_0"]), float(row["kong_payment_1"])
+            if k0 or k1:
+                lines.append(f"kong payments: {k0:g} to player 0, {k1:g} to player 1")
+            f0, f1 = float(row["fee_0"]), float(row["fee_1"])
+            if f0 or f1:
+                lines.append(f"fees: player 0 {f0:g}, player 1 {f1:g}")
+        elif self.rule_set == "for_two":
+            if int(row["win_type"]) == 4:
+                lines.append(f"not played: player {int(row['payer'])} pays the banker {pts:g}")
+            elif win:
+                lines.append(
+                    f"combination points {float(row['combination_points']):g}, bid {int(row['bid'])}: payment {pts:g}"
+                )
+        if lines or float(row["score_0"]):
+            lines.append(f"scores: player 0 {float(row['score_0']):g}, player 1 {float(row['score_1']):g}")
+        return lines
 
-def _record(rules, row_ints, items_row, points, hand_row, melds_row, log, n_log, wall) -> HandRecord:
+
+def _record(spec, row_ints, items_row, floats_row, hand_row, melds_row, log, n_log, wall) -> HandRecord:
     row = {name: int(row_ints[i]) for i, name in enumerate(eng.RESULT_FIELDS)}
-    row["points"] = float(points)
+    for i, name in enumerate(eng.FLOAT_FIELDS):
+        row[name] = float(floats_row[i])
     row["win_hand"] = np.asarray(hand_row).copy()
     row["win_melds"] = np.asarray(melds_row).copy()
     events = [(eng.EVENT_NAMES[int(k)], int(p), int(t), int(e)) for k, p, t, e in log[:n_log]]
-    items = {name: int(items_row[i]) for i, name in enumerate(sc_douque.ITEM_NAMES) if items_row[i]}
-    return HandRecord(row=row, events=events, wall=np.asarray(wall).copy(), items=items)
+    cast = float if np.issubdtype(spec.item_dtype, np.floating) else int
+    items = {name: cast(items_row[i]) for i, name in enumerate(spec.item_names) if items_row[i]}
+    return HandRecord(row=row, events=events, wall=np.asarray(wall).copy(), items=items, rule_set=spec.rules.name)
 
 
 def replay(seed: int, match: int, hand: int, rules="douque", policies: Sequence = ("greedy", "greedy")) -> HandRecord:
     """Replay hand ``hand`` of match ``match`` of a run with ``seed``: its row and every event.
 
-    The result is identical to what :func:`simulate_matches` did (same streams, same policies).
+    The result is identical to what :func:`simulate_matches` did (same rules, streams and policies;
+    the match is replayed from its start, so balances and chips are too).
     """
-    rules, f0, p0, f1, p1 = _common(rules, policies)
+    spec, f0, p0, f1, p1 = _common(rules, policies)
     for name, value in (("seed", seed), ("match", match), ("hand", hand)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
             raise SimkitError(f"{name} must be a non-negative integer, got {value!r}")
-    cap = int(rules.options.streak_cap)
-    max_hands = 8 * (cap + 1)
-    ints = np.zeros((max_hands, eng.N_RESULT_INT), np.int64)
-    items = np.zeros((max_hands, sc_douque.N_ITEMS), np.int16)
-    points = np.zeros(max_hands, np.float64)
-    hands = np.zeros((max_hands, 34), np.uint8)
-    melds = np.zeros((max_hands, 4, 2), np.int8)
-    template = wall_template(rules)
+    ints, items, floats, hands, melds = _buffers(spec, spec.max_hands)
+    template = wall_template(spec.rules)
     wall = np.zeros(len(template), np.int8)
     log = np.zeros((eng.MAX_LOG, 4), np.int64)
+    if hand >= spec.max_hands:
+        raise SimkitError(f"match {match} of seed {seed} has fewer than {hand + 1} hands")
     n_log = eng.replay_kernel(
-        np.uint64(seed), int(match), int(hand), template, hand_tables(rules), sc_douque.params_of(rules), cap,
-        rules.options.skipped_pung == "turn", p0, p1, f0, f1, ints, items, points, hands, melds, wall, log,
+        np.uint64(seed), int(match), int(hand), template, hand_tables(spec.rules), spec.game, spec.sp, spec.settle,
+        spec.items_proto, p0, p1, f0, f1, ints, items, floats, hands, melds, wall, log,
     )
     if n_log < -1:
         raise EngineError(_error_text(-1 - n_log, -1, f"match {match}, hand {hand} (seed {seed})"))
     if n_log < 0:
         raise SimkitError(f"match {match} of seed {seed} has fewer than {hand + 1} hands")
-    return _record(rules, ints[hand], items[hand], points[hand], hands[hand], melds[hand], log, n_log, wall)
+    return _record(spec, ints[hand], items[hand], floats[hand], hands[hand], melds[hand], log, n_log, wall)
 
 
 def play_hand(
@@ -248,29 +315,30 @@ def play_hand(
     wall[14:27], draws continue from wall[27] and kong replacements come from the end.
 
     ``wall``: tile notation in wall order (``"1m 1m 2m ..."`` is read as kinds in the order written)
-    or an array of kinds; it must hold exactly the rule set's tiles.
+    or an array of kinds; it must hold exactly the rule set's tiles. Balances start at zero (duel:
+    each player has ``chips`` at the table). for_two hands start with the bid and follow decisions.
     """
     from ..tiles import parse_tile_list
 
-    rules, f0, p0, f1, p1 = _common(rules, policies)
-    kinds = np.asarray(parse_tile_list(wall, rules) if isinstance(wall, str) else wall, np.int8)
-    template = wall_template(rules)
+    spec, f0, p0, f1, p1 = _common(rules, policies)
+    kinds = np.asarray(parse_tile_list(wall, spec.rules) if isinstance(wall, str) else wall, np.int8)
+    template = wall_template(spec.rules)
     if kinds.shape != template.shape or not np.array_equal(np.sort(kinds), np.sort(template)):
-        raise SimkitError(f"the wall must hold exactly the {len(template)} tiles of rule set '{rules.name}'")
+        raise SimkitError(f"the wall must hold exactly the {len(template)} tiles of rule set '{spec.rules.name}'")
     prevailing = {"E": 27, "S": 28, "W": 29, "N": 30}.get(prevailing_wind)
     if prevailing is None:
         raise SimkitError(f"prevailing_wind must be one of E, S, W, N, got {prevailing_wind!r}")
-    row = np.zeros(eng.N_RESULT_INT, np.int64)
-    items = np.zeros(sc_douque.N_ITEMS, np.int16)
-    hand_row = np.zeros(34, np.uint8)
-    melds_row = np.zeros((4, 2), np.int8)
+    if dealer not in (0, 1) or isinstance(dealer, bool):
+        raise SimkitError(f"dealer must be 0 or 1, got {dealer!r}")
+    if isinstance(streak, bool) or not isinstance(streak, (int, np.integer)) or streak < 0:
+        raise SimkitError(f"streak must be a non-negative integer, got {streak!r}")
+    ints, items, floats, hands, melds = _buffers(spec)
     log = np.zeros((eng.MAX_LOG, 4), np.int64)
-    sp = sc_douque.params_of(rules)
     n_log = eng.play_hand_kernel(
-        kinds, int(dealer), bool(dealer_east), int(streak), prevailing, hand_tables(rules), sp,
-        rules.options.skipped_pung == "turn", bool(check), p0, p1, f0, f1, np.uint64(seed), row, items, hand_row, melds_row, log,
+        kinds, int(dealer), bool(dealer_east), int(streak), prevailing, hand_tables(spec.rules), spec.game, spec.sp,
+        spec.settle, spec.items_proto, bool(check), p0, p1, f0, f1, np.uint64(seed), ints, items, floats, hands,
+        melds, log,
     )
     if n_log < 0:
         raise EngineError(_error_text(-n_log, -1, "the hand from the given wall"))
-    points = sp.base + sp.tai_value * (row[eng.R_HAND_TAI] + row[eng.R_DEALER_TAI]) if row[eng.R_WINNER] >= 0 else 0.0
-    return _record(rules, row, items, points, hand_row, melds_row, log, n_log, kinds)
+    return _record(spec, ints, items, floats, hands, melds, log, n_log, kinds)

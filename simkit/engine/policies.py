@@ -49,8 +49,10 @@ from .rng import bounded
 
 __all__ = ["random_policy", "greedy_policy", "count_waits_after", "GREEDY_DEFAULTS", "POLICIES"]
 
-#: greedy's parameters: claim pungs/kongs, declare ready, make kongs from the hand (1 = yes)
-GREEDY_DEFAULTS = np.array([1.0, 1.0, 1.0])
+#: greedy's parameters: [claim pungs/chows/kongs, declare ready, make kongs from the hand (1 = yes),
+#: bid 3 at dealt shanten <= this, bid 2 at <= this, fold when shanten + bid >= this] (for_two's
+#: bid and follow: see :func:`greedy_policy`)
+GREEDY_DEFAULTS = np.array([1.0, 1.0, 1.0, 1.0, 2.0, 7.0])
 
 
 @jit
@@ -70,11 +72,24 @@ def random_policy(view, legal, params, rng):  # pragma: no cover - compiled
 
 
 @jit(inline="always")
+def _add_meld_tiles(melds, n_melds, out):  # pragma: no cover - compiled
+    """Add the tiles of melds ``(type code, kind)`` to the counts ``out`` (a chow is kind..kind+2)."""
+    for m in range(n_melds):
+        code = melds[m, 0]
+        kind = melds[m, 1]
+        if code == 4:
+            out[kind] += 1
+            out[kind + 1] += 1
+            out[kind + 2] += 1
+        else:
+            out[kind] += 3 if code == 0 else 4
+
+
+@jit(inline="always")
 def _meld_counts(view, out):  # pragma: no cover - compiled
     for k in range(34):
         out[k] = 0
-    for m in range(view.n_melds):
-        out[view.melds[m, 1]] += 3 if view.melds[m, 0] == 0 else 4
+    _add_meld_tiles(view.melds, view.n_melds, out)
 
 
 @jit
@@ -82,10 +97,8 @@ def _visible(view, out):  # pragma: no cover - compiled
     """Copies of each kind the player can see: own hand and melds, all melds, both rivers."""
     for k in range(34):
         out[k] = view.hand[k]
-    for m in range(view.n_melds):
-        out[view.melds[m, 1]] += 3 if view.melds[m, 0] == 0 else 4
-    for m in range(view.opp_n_melds):
-        out[view.opp_melds[m, 1]] += 3 if view.opp_melds[m, 0] == 0 else 4
+    _add_meld_tiles(view.melds, view.n_melds, out)
+    _add_meld_tiles(view.opp_melds, view.opp_n_melds, out)
     for i in range(view.n_river):
         out[view.river[i]] += 1
     for i in range(view.opp_n_river):
@@ -127,12 +140,53 @@ def _best_discard(view, legal, work, hand):  # pragma: no cover - compiled
 
 
 @jit
+def _chow_or(choice, best_sh, view, legal, hand, sh, live):  # pragma: no cover - compiled
+    """The legal chow of the discard ``view.tile`` leaving the least shanten after its discard, if
+    that is below ``best_sh``; otherwise ``choice``."""
+    x = view.tile
+    for j in range(3):
+        if legal[A.CHOW + j]:
+            s = x - j
+            for d in range(3):
+                if d != j:
+                    hand[s + d] -= 1
+            after = discard_eval_kernel(hand, view.n_melds + 1, view.tables, hand, sh, live, LIVE_NONE)
+            for d in range(3):
+                if d != j:
+                    hand[s + d] += 1
+            if after < best_sh:
+                best_sh = after
+                choice = A.CHOW + j
+    return choice
+
+
+@jit
+def _bid_or_follow(view, legal, params, hand, work):  # pragma: no cover - compiled
+    """greedy's for_two decisions: bid 3 when the dealt 14 tiles are at most ``params[3]`` from
+    ready (shanten), 2 when at most ``params[4]``, else 1; fold when the 13 tiles' shanten plus the
+    bid reaches ``params[5]`` (by default: shanten 4 against a bid of 3, 5 against 2, 6 against 1)."""
+    sh = shanten_kernel(hand, view.n_melds, view.tables, work)
+    if view.phase == A.PHASE_BID:
+        three = params[3] if params.shape[0] > 3 else 1.0  # the GREEDY_DEFAULTS values
+        two = params[4] if params.shape[0] > 4 else 2.0
+        b = 2 if sh <= three else (1 if sh <= two else 0)
+        return A.BID + b
+    fold_at = params[5] if params.shape[0] > 5 else 7.0
+    return A.FOLD if sh + view.bid >= fold_at else A.FOLLOW
+
+
+@jit
 def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
     """Win whenever possible; discard to the least shanten (ties: most live tiles that improve);
-    claim a pung/kong or make a kong only when it does not worsen shanten; declare ready (MIGI
-    when its conditions hold) as soon as the hand is ready.
+    claim a pung, chow or kong, or make a kong, only when it does not worsen shanten (between a
+    pung and a chow, the one leaving the least shanten; ties: the pung); declare ready (MIGI when
+    its conditions hold) as soon as the hand is ready. Shanten counts seven pairs where the rule
+    set has them. for_two: bid by the shanten of the dealt hand, follow unless the hand is far
+    from ready for the bid (:func:`_bid_or_follow`).
 
-    ``params``: [claim, declare, kong], each 1 (yes) or 0 (no); see :data:`GREEDY_DEFAULTS`.
+    ``params``: [claim, declare, kong] each 1 (yes) or 0 (no), then the three for_two thresholds;
+    see :data:`GREEDY_DEFAULTS` (missing entries: claims, declarations and kongs off, thresholds at
+    their defaults).
     """
     if legal[A.WIN]:
         return A.WIN
@@ -143,7 +197,10 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
     work = np.empty(20, np.int64)
     hand = view.hand.copy()
     if view.phase == A.PHASE_REACT or view.phase == A.PHASE_ROB:
-        if not (legal[A.PUNG] or legal[A.KONG]) or not claim:
+        if not claim:
+            return A.PASS
+        chows = legal[A.CHOW] or legal[A.CHOW + 1] or legal[A.CHOW + 2]
+        if not (legal[A.PUNG] or legal[A.KONG] or chows):
             return A.PASS
         x = view.tile
         now = shanten_kernel(hand, view.n_melds, t, work)
@@ -153,15 +210,21 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
             hand[x] += 3
             if after <= now:
                 return A.KONG
+        choice = A.PASS
+        best_sh = now + 1  # a claim must not worsen shanten
+        sh = np.empty(34, np.int64)
+        live = np.empty(34, np.int64)
         if legal[A.PUNG]:
             hand[x] -= 2
-            sh = np.empty(34, np.int64)
-            live = np.empty(34, np.int64)
             best = discard_eval_kernel(hand, view.n_melds + 1, t, hand, sh, live, LIVE_NONE)
             hand[x] += 2
             if best <= now:
-                return A.PUNG
-        return A.PASS
+                return A.PUNG if not chows else _chow_or(A.PUNG, best, view, legal, hand, sh, live)
+        if chows:
+            choice = _chow_or(choice, best_sh, view, legal, hand, sh, live)
+        return choice
+    if view.phase == A.PHASE_BID or view.phase == A.PHASE_FOLLOW:
+        return _bid_or_follow(view, legal, params, hand, work)
     # after a draw or a pung
     first = -1
     for a in range(A.N_ACTIONS):
