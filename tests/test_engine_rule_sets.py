@@ -1,0 +1,267 @@
+"""The engine under night_market, duel and for_two: invariants on many matches, payments, match
+progression, determinism and replay.
+
+Inside the kernel, ``check=True`` verifies after every step that all tiles are accounted for (64
+for night_market and duel, 136 for for_two), that hand sizes are right, that nothing is drawn beyond
+the wall or from for_two's 8 kept-back tiles, and that each hand's payments are zero-sum after fees
+with no player's chips below zero (it raises otherwise). Here the result rows are checked against
+the rules files: each rule set's payment formula, kong payments and fees, dealer rotation, match
+length, and the winner's hand.
+
+Compile-time budget: every policy pair compiles the engine anew for each rule set (about 30 s), so
+the default run plays its many matches with :func:`engine_util.fallback` policies, the same
+compiled engine as the scripted scenarios (``tests/test_engine_rule_set_scenarios.py``). They play
+exactly like the built-in ``random`` and ``greedy`` (checked under the ``slow`` marker, which also
+runs the acceptance sizes with the built-in names: 5,000 random-policy matches of each rule set).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+
+import simkit
+from engine_util import GREEDY, RANDOM, fallback
+from simkit.engine.matches import replay, simulate_matches
+
+RULE_SETS = ("night_market", "duel", "for_two")
+N_RANDOM = 300  #: random-policy matches per rule set in the default run (acceptance: 5,000, -m slow)
+N_GREEDY = 100  #: greedy matches per rule set in the default run (-m slow: 1,000)
+RANDOM_PAIR = (fallback(RANDOM), fallback(RANDOM))
+GREEDY_PAIR = (fallback(GREEDY), fallback(GREEDY))
+KONG_UNITS = {1: 2, 2: 1, 3: 4}  #: duel kong payment per meld type code, in stakes
+
+
+def check_rows(r, rules):
+    """Every rules-file property of the rows of complete matches of ``rules``."""
+    name, o = rules.name, rules.options
+    n = len(r["match"])
+    win = r["winner"] >= 0
+    fold = r["win_type"] == 4
+    draw = ~win & ~fold
+    assert n > 0 and all(len(v) == n for v in r.values())
+    # who pays whom
+    assert (r["winner"][win] != r["payer"][win]).all() and (r["payer"][win] >= 0).all()
+    assert (r["win_type"][win] >= 1).all() and (r["win_type"][win] <= 3).all()
+    assert (r["payer"][draw] == -1).all() and (r["win_type"][draw] == 0).all()
+    if name != "for_two":
+        assert not fold.any()
+    if name != "duel" and not rules.robbing_kong:
+        assert not (r["win_type"] == 3).any()
+    # payments: transfers are zero-sum, fees are separate, balances accumulate score - fee
+    receiver = np.where(win, r["winner"], np.where(fold, r["dealer"], -1))
+    to = [np.where(receiver == p, r["points"], 0.0) + r[f"kong_payment_{p}"] for p in (0, 1)]
+    fee = o.fee if name == "duel" else 0.0
+    assert np.array_equal(r["score_0"], -r["score_1"])
+    assert np.allclose(r["score_0"], to[0] - to[1])
+    for p in (0, 1):
+        assert np.allclose(r[f"fee_{p}"], fee * to[p])
+        assert (r[f"fee_{p}"] >= 0).all() and (r[f"kong_payment_{p}"] >= 0).all()
+    assert (r["points"][draw] == 0).all() and (r["points"][win | fold] > 0).all()
+    # the value of each win, by the rules file's formula
+    items = r["items"]
+    assert items.shape == (n, len(simkit.scoring.item_names_of(rules)))
+    assert (items[~win] == 0).all()
+    assert (r["hand_tai"] == 0).all() and (r["dealer_tai"] == 0).all()
+    assert (r["declared_0"] == 0).all() and (r["skipped_wins_0"] == 0).all() and (r["skipped_wins_1"] == 0).all()
+    chips = np.inf if name != "duel" or o.chips is None else o.chips
+    if name == "night_market":
+        assert np.array_equal(r["fan"], items.sum(axis=1))
+        assert np.allclose(r["points"][win], o.base + o.fan_value * r["fan"][win])
+    elif name == "duel":
+        assert np.array_equal(r["fan"], items.sum(axis=1))
+        assert (r["fan"][win] >= 1).all()
+        multiple = np.minimum(2.0 ** (r["fan"] - 1), o.multiple_cap)
+        assert np.array_equal(r["multiple"][win], multiple[win]) and (r["multiple"][~win] == 0).all()
+        if chips == np.inf:
+            assert np.allclose(r["points"][win], r["multiple"][win] * o.stake)
+            for p in (0, 1):  # each kong earns 1 (added), 2 (exposed) or 4 (concealed) stakes
+                k = r[f"kongs_{p}"]
+                assert (r[f"kong_payment_{p}"] >= o.stake * k).all() and (r[f"kong_payment_{p}"] <= 4 * o.stake * k).all()
+            # the winner's kong payment from their melds
+            codes = r["win_melds"][:, :, 0]
+            units = sum(np.where(codes == c, u, 0) for c, u in KONG_UNITS.items()).sum(axis=1)
+            mine = np.where(r["winner"] == 0, r["kong_payment_0"], r["kong_payment_1"])
+            assert np.allclose(mine[win], o.stake * units[win])
+    else:
+        assert (r["fan"] == 0).all()
+    if name == "for_two":
+        assert set(np.unique(r["bid"])) <= {1, 2, 3}
+        assert np.allclose(r["combination_points"], items.sum(axis=1))
+        assert set(np.unique(r["combination_points"][win])) <= set(float(x) for x in o.combination_points)
+        self_drawn = np.where(r["win_type"] == 1, o.self_drawn_multiplier, 1.0)
+        expect = r["bid"] * o.stake * r["combination_points"] * self_drawn
+        assert np.allclose(r["points"][win], expect[win])
+        assert np.allclose(r["points"][fold], o.fold_payment * o.stake)
+        assert (r["payer"][fold] == 1 - r["dealer"][fold]).all() and (r["winner"][fold] == -1).all()
+        assert (r["tiles_left"][fold] == rules.n_tiles - 27 - rules.kept_back).all()
+        assert (r["turns"][fold] == 2).all()
+    else:
+        assert (r["bid"] == 0).all() and (r["combination_points"] == 0).all()
+    if not rules.claim_chow:
+        assert not (r["win_melds"][:, :, 0] == 4).any()
+    assert (r["tiles_left"] >= 0).all() and (r["tiles_left"][draw] == 0).all()
+    # the winner's final hand: complete, holding the winning tile, with its melds
+    n_melds = (r["win_melds"][:, :, 0] >= 0).sum(axis=1)
+    assert simkit.is_win_batch(r["win_hand"][win], n_melds[win], rules).all()
+    assert (r["win_hand"][win, r["win_tile"][win]] > 0).all()
+    assert (r["win_hand"][~win] == 0).all() and (r["win_melds"][~win] == -1).all()
+    kongs = ((r["win_melds"][:, :, 0] >= 1) & (r["win_melds"][:, :, 0] <= 3)).sum(axis=1)
+    kongs_of_winner = np.where(r["winner"] == 0, r["kongs_0"], r["kongs_1"])
+    assert np.array_equal(kongs[win], kongs_of_winner[win])
+    # progression within each match: the dealer keeps the deal on a dealer win, a draw or a fold
+    for m in np.unique(r["match"]):
+        idx = np.flatnonzero(r["match"] == m)
+        assert np.array_equal(r["hand"][idx], np.arange(len(idx)))
+        dealer, streak, changes = r["dealer"][idx[0]], 0, 0
+        balance = np.zeros(2)
+        for j, i in enumerate(idx):
+            assert r["dealer"][i] == dealer and r["streak"][i] == streak
+            assert r["prevailing_wind"][i] == 27 and r["dealer_turn"][i] == changes % 2
+            balance += [r["score_0"][i] - r["fee_0"][i], r["score_1"][i] - r["fee_1"][i]]
+            assert np.allclose([r["balance_0"][i], r["balance_1"][i]], balance)
+            left = chips + balance
+            assert (left >= -1e-9).all()
+            if j < len(idx) - 1:
+                assert (left > 1e-9).all(), "a match goes on only while both players have chips"
+            if r["winner"][i] == dealer or r["winner"][i] < 0:
+                streak += 1
+            else:
+                dealer, streak, changes = 1 - dealer, 0, changes + 1
+        if chips == np.inf:
+            assert len(idx) == o.match_hands
+        else:
+            assert len(idx) == o.match_hands or (chips + balance <= 1e-9).any()
+
+
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_random_matches_invariants(name):
+    rules = simkit.get_rules(name)
+    r = simulate_matches(rules, RANDOM_PAIR, N_RANDOM, seed=31, check=True)
+    check_rows(r, rules)
+    assert (r["winner"] >= 0).any()
+    if rules.claim_chow:
+        assert (r["win_melds"][:, :, 0] == 4).any(), "claimed chows happen under random play"
+    if name == "for_two":
+        assert (r["win_type"] == 4).any() and (r["win_type"] != 4).any()
+        assert set(np.unique(r["bid"])) == {1, 2, 3}
+
+
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_greedy_matches_invariants(name):
+    rules = simkit.get_rules(name)
+    r = simulate_matches(rules, GREEDY_PAIR, N_GREEDY, seed=32, check=True)
+    check_rows(r, rules)
+    win = r["winner"] >= 0
+    assert win.mean() > 0.7  # greedy players finish most hands
+    seen = dict(zip(simkit.scoring.item_names_of(rules), (r["items"] != 0).any(axis=0)))
+    expected = {
+        "night_market": ("self_drawn", "concealed_hand", "all_chows", "fully_concealed", "one_type_but_one_set"),
+        "duel": ("win", "self_drawn", "concealed_hand", "all_pungs", "seven_pairs", "replacement_tile"),
+        "for_two": ("two_pungs_two_chows", "one_pung_three_chows", "four_chows"),
+    }[name]
+    for item in expected:
+        assert seen[item], item
+    if name == "duel":
+        assert (r["kong_payment_0"] + r["kong_payment_1"] > 0).any() and (r["fee_0"] > 0).any()
+
+
+def test_duel_chips_end_matches():
+    rules = simkit.get_rules("duel", chips=12, match_hands=40)
+    r = simulate_matches(rules, GREEDY_PAIR, 60, seed=33, check=True)
+    check_rows(r, rules)
+    hands = np.bincount(r["match"])
+    assert (hands < 40).mean() > 0.5, "with 12 chips most matches end before 40 hands"
+    last = np.r_[np.flatnonzero(np.diff(r["match"])), len(r["match"]) - 1]
+    left = np.minimum(12 + r["balance_0"][last], 12 + r["balance_1"][last])
+    assert np.allclose(left[hands < 40], 0.0)
+
+
+@pytest.mark.parametrize(
+    "name, options",
+    [
+        ("night_market", dict(base=10, fan_value=5, match_hands=3)),
+        ("duel", dict(stake=2, fee=0.0, multiple_cap=8, match_hands=5)),
+        ("for_two", dict(stake=3, combination_points=(10, 8, 6, 4, 2), self_drawn_multiplier=1.5, fold_payment=0.5)),
+    ],
+)
+def test_options_are_used(name, options):
+    rules = simkit.get_rules(name, **options)
+    r = simulate_matches(rules, GREEDY_PAIR, 30, seed=34, check=True)
+    check_rows(r, rules)
+    if "fee" in options:
+        assert (r["fee_0"] == 0).all() and (r["fee_1"] == 0).all()
+
+
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_same_seed_same_results_whatever_the_threads_or_split(name):
+    a = simulate_matches(name, RANDOM_PAIR, 40, seed=5)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        b = simulate_matches(name, RANDOM_PAIR, 40, seed=5)
+    finally:
+        numba.set_num_threads(before)
+    c1 = simulate_matches(name, RANDOM_PAIR, 15, seed=5)
+    c2 = simulate_matches(name, RANDOM_PAIR, 25, seed=5, start=15)
+    for key in a:
+        assert np.array_equal(a[key], b[key]), key
+        assert np.array_equal(a[key], np.concatenate([c1[key], c2[key]])), key
+    d = simulate_matches(name, RANDOM_PAIR, 40, seed=6)
+    assert not np.array_equal(a["turns"][:200], d["turns"][:200])
+
+
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_replay_reproduces_rows_and_events(name):
+    rules = simkit.get_rules(name, chips=30) if name == "duel" else simkit.get_rules(name)
+    r = simulate_matches(rules, GREEDY_PAIR, 4, seed=8)
+    n_drawable = rules.n_tiles - 27 - rules.kept_back
+    for i in range(0, len(r["match"]), 5):
+        rec = replay(8, int(r["match"][i]), int(r["hand"][i]), rules=rules, policies=GREEDY_PAIR)
+        for key, value in rec.row.items():
+            assert np.array_equal(value, r[key][i]), key
+        names = simkit.scoring.item_names_of(rules)
+        assert rec.items == {k: v for k, v in zip(names, r["items"][i].tolist()) if v}
+        last = rec.events[-1]
+        if r["winner"][i] >= 0:
+            assert last[0] == "win" and last[1] == r["winner"][i] and last[2] == r["win_tile"][i]
+        elif r["win_type"][i] == 4:
+            assert [e[0] for e in rec.events] == ["deal", "bid", "fold"]
+        else:
+            assert last[0] == "exhaustive draw"
+        draws = sum(1 for e in rec.events if e[0] in ("draw", "replacement"))
+        assert draws == n_drawable - r["tiles_left"][i]
+        if name == "for_two":
+            assert rec.events[1] == ("bid", int(r["dealer"][i]), -1, int(r["bid"][i]))
+        text = "\n".join(rec.lines())
+        assert "deal:" in text and name in text
+
+
+def test_replay_of_a_hand_past_the_match_is_an_error():
+    with pytest.raises(simkit.SimkitError, match="fewer than 17 hands"):
+        replay(1, 0, 16, rules="night_market", policies=RANDOM_PAIR)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_acceptance_5000_random_and_1000_greedy_matches(name):
+    rules = simkit.get_rules(name)
+    r = simulate_matches(rules, ("random", "random"), 5_000, seed=41, check=True)
+    check_rows(r, rules)
+    # the test policies play exactly like the built-in ones
+    small = simulate_matches(rules, RANDOM_PAIR, 200, seed=41)
+    for key in small:
+        assert np.array_equal(small[key], r[key][: len(small[key])]), key
+    g = simulate_matches(rules, ("greedy", "greedy"), 1_000, seed=42, check=True)
+    check_rows(g, rules)
+    small = simulate_matches(rules, GREEDY_PAIR, 100, seed=42)
+    for key in small:
+        assert np.array_equal(small[key], g[key][: len(small[key])]), key
+
+
+@pytest.mark.slow
+def test_acceptance_duel_with_chips():
+    rules = simkit.get_rules("duel", chips=50, match_hands=200)
+    check_rows(simulate_matches(rules, ("random", "random"), 2_000, seed=43, check=True), rules)
+    check_rows(simulate_matches(rules, ("greedy", "random"), 1_000, seed=44, check=True), rules)
