@@ -12,7 +12,8 @@ batch-kernel throughput on the douque tile set:
   the same for night_market, duel (fan kernels) and for_two (combination points), each on its own
   tile set (random complete hands of that rule set, random self-draw and last-tile flags);
 * full hands/s of the douque engine, greedy vs greedy and random vs random (whole matches,
-  compile time reported separately);
+  compile time reported separately), and greedy vs greedy for night_market, duel and for_two
+  (whole matches of their default ``match_hands``);
 * the same runs end to end through ``simkit.simulate`` into Parquet shards, and the share of the run
   the Parquet path takes.
 
@@ -157,6 +158,18 @@ def main(argv=None) -> int:
             best = min(best, time.perf_counter() - t0)
             hands = len(res["match"])
         engine[pair] = (hands / best, hands, n_matches)
+    engine_rule_sets = {}
+    for name in ("night_market", "duel", "for_two"):
+        t0 = time.perf_counter()
+        simulate_matches(name, ("greedy", "greedy"), 1, seed=args.seed)
+        t_engine_compile += time.perf_counter() - t0
+        best, hands = float("inf"), 0
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            res = simulate_matches(name, ("greedy", "greedy"), args.matches, seed=args.seed)
+            best = min(best, time.perf_counter() - t0)
+            hands = len(res["match"])
+        engine_rule_sets[name] = (hands / best, hands, args.matches)
 
     peer = _peer_rates(dealer, other, ready, args.peer_n)
     rows.append(("win checks (dealt 14 tiles)", r_win, peer.get("win")))
@@ -169,6 +182,8 @@ def main(argv=None) -> int:
         rows.append((f"scored winning hands ({name})", rate, None))
     for pair, (rate, _, _) in engine.items():
         rows.append((f"full hands, {pair[0]} vs {pair[1]}", rate, None))
+    for name, (rate, _, _) in engine_rule_sets.items():
+        rows.append((f"full hands, greedy ({name})", rate, None))
 
     print(f"  {'figure':<38} {'simkit':>14} {'mahjong pkg':>14} {'ratio':>9}")
     for name, ours, theirs in rows:
@@ -176,6 +191,8 @@ def main(argv=None) -> int:
         print(f"  {name:<38} {_fmt(ours):>14} {_fmt(theirs):>14} {ratio:>9}")
     for pair, (_, hands, n_matches) in engine.items():
         print(f"  engine: {pair[0]} vs {pair[1]}: {n_matches:,} whole matches ({hands:,} hands) per run")
+    for name, (_, hands, n_matches) in engine_rule_sets.items():
+        print(f"  engine: greedy vs greedy, {name}: {n_matches:,} whole matches ({hands:,} hands) per run")
     print(f"  engine compile/load (excluded): {t_engine_compile:.1f} s")
     _end_to_end(rules, engine, args.seed, args.repeat)
     if "error" in peer:
