@@ -36,6 +36,7 @@ from __future__ import annotations
 import fnmatch
 import math
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -177,7 +178,6 @@ def load(path, columns=None, filters=None):
     SimkitError
         An unknown column (in ``columns`` or ``filters``) or a malformed filter.
     """
-    import pandas as pd
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -212,13 +212,17 @@ def load(path, columns=None, filters=None):
             raise SimkitError(f"cannot apply filters {filters!r} to {run.path}: {exc}".splitlines()[0]) from None
     table = pa.concat_tables(tables, promote_options="permissive")
     df = table.to_pandas()
-    if isinstance(df.index, pd.RangeIndex) is False:
-        df = df.reset_index(drop=True)
     spec = run.spec
     labels = [p["label"] for p in spec["policies"]]
     for col in ("policy_0", "policy_1"):
-        if col in df.columns:  # the same categories in every load of this run
-            df[col] = df[col].astype(str).astype(pd.CategoricalDtype(sorted(set(labels))))
+        if col in df.columns:  # the same categories in every load of this run, whatever the rows
+            df[col] = df[col].cat.set_categories(sorted(set(labels)))
+    if not run.complete:
+        warnings.warn(
+            f"{run.path} is not complete (status {run.manifest.get('status')!r}): {len(run.shards)} shards so far; "
+            "finish it with simkit simulate --out DIR --resume",
+            stacklevel=2,
+        )
     df.attrs.update(
         path=str(run.path),
         rules=spec["rules"]["name"],
@@ -664,7 +668,6 @@ def expected_payment(df, by=None, value=None):
         if not pd.api.types.is_numeric_dtype(df[value].dtype) or pd.api.types.is_bool_dtype(df[value].dtype):
             raise SimkitError(f"value {value!r} is not a numeric column")
     cluster, game = _clusters(df)
-    n = len(df)
     if player_level:
         parts = []
         for p in (0, 1):

@@ -131,6 +131,20 @@ def test_load_refuses_what_is_not_a_dataset_or_not_in_it(run_dir, tmp_path):
         A.load(run_dir, columns=[1, 2])
 
 
+def test_load_warns_about_an_unfinished_run(run_dir, tmp_path):
+    import shutil
+
+    part = tmp_path / "part"
+    shutil.copytree(run_dir, part)
+    (part / "part-000002.parquet").unlink()
+    manifest = io.read_manifest(part)
+    manifest["status"] = "running"
+    io.write_manifest(part, manifest)
+    with pytest.warns(UserWarning, match="not complete.*2 shards so far.*--resume"):
+        df = A.load(part)
+    assert df["match"].max() == 29 and df.attrs["complete"] is False
+
+
 # ---------------------------------------------------------------------------------------------
 # distributions
 
