@@ -322,7 +322,7 @@ def _exit_code(argv) -> int:
     "argv, words",
     [
         (["--rules", "riichi"], "unknown rule set"),
-        (["--rules", "night_market"], "not implemented yet"),
+        (["--rules", "night_market", "--option", "migi_tai=4"], "migi_tai"),  # a douque option
         (["--option", "nope=1"], "nope"),
         (["--option", "migi_tai=x"], "migi_tai"),
         (["--option", "migi_tai"], "KEY=VALUE"),
