@@ -653,36 +653,6 @@ def _pay(money, purse, sc, receiver, payer, fee, check, out):  # pragma: no cove
 
 
 @jit(cache=False)
-def _bid_and_follow(T, dealer, check, t, params0, params1, policy0, policy1):  # pragma: no cover
-    """for_two: the banker bids, the opponent follows or folds. Returns the folding opponent, or -1
-    when the hand is played (or on an error, recorded in ``T.sc``)."""
-    hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, legal, rng, log = T.hand, T.melds, T.n_melds, T.river, T.n_river, T.declared, T.seat, T.skip_win, T.sc, T.legal, T.rng, T.log
-    q = 1 - dealer
-    if check and not _check(T, dealer, True):
-        return -1
-    for a in range(A.N_ACTIONS):
-        legal[a] = False
-    for b in range(3):
-        legal[A.BID + b] = True
-    action = _decide(legal, sc, rng[1 + dealer : 2 + dealer], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, dealer, A.PHASE_BID, -1, t), dealer, params0, params1, policy0, policy1)
-    if action < 0:
-        return -1
-    sc[S_BID] = 1 + action - A.BID
-    _log(sc, log, EV_BID, dealer, -1, sc[S_BID])
-    for a in range(A.N_ACTIONS):
-        legal[a] = False
-    legal[A.FOLLOW] = True
-    legal[A.FOLD] = True
-    reply = _decide(legal, sc, rng[1 + q : 2 + q], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, q, A.PHASE_FOLLOW, -1, t), q, params0, params1, policy0, policy1)
-    if reply == A.FOLD:
-        _log(sc, log, EV_FOLD, q, -1, sc[S_BID])
-        return q
-    if reply == A.FOLLOW:
-        _log(sc, log, EV_FOLLOW, q, -1, sc[S_BID])
-    return -1
-
-
-@jit(cache=False)
 def _play_hand(T, t, game, sp, settle, params0, params1, policy0, policy1, out, items_out, floats_out, hand_out, melds_out):  # pragma: no cover
     """Play one hand, dealt from ``wall`` with seats in ``seat``, to a win, a draw or (for_two) a fold.
 
@@ -711,12 +681,29 @@ def _play_hand(T, t, game, sp, settle, params0, params1, policy0, policy1, out, 
     win_last_discard = False  # a win on the discard made after the last drawable tile was drawn
     playing = True
     if game.bidding:
-        payer = _bid_and_follow(T, dealer, check, t, params0, params1, policy0, policy1)
-        playing = payer < 0
-        if payer >= 0:
-            win_type = WIN_FOLD
-        if sc[S_ERROR]:
-            playing = False
+        playing = False
+        q = 1 - dealer
+        if not check or _check(T, dealer, True):
+            for a in range(A.N_ACTIONS):
+                legal[a] = False
+            for b in range(3):
+                legal[A.BID + b] = True
+            action = _decide(legal, sc, rng[1 + dealer : 2 + dealer], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, dealer, A.PHASE_BID, -1, t), dealer, params0, params1, policy0, policy1)
+            if action >= 0:
+                sc[S_BID] = 1 + action - A.BID
+                _log(sc, log, EV_BID, dealer, -1, sc[S_BID])
+                for a in range(A.N_ACTIONS):
+                    legal[a] = False
+                legal[A.FOLLOW] = True
+                legal[A.FOLD] = True
+                reply = _decide(legal, sc, rng[1 + q : 2 + q], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, q, A.PHASE_FOLLOW, -1, t), q, params0, params1, policy0, policy1)
+                if reply == A.FOLLOW:
+                    _log(sc, log, EV_FOLLOW, q, -1, sc[S_BID])
+                    playing = True
+                elif reply == A.FOLD:
+                    _log(sc, log, EV_FOLD, q, -1, sc[S_BID])
+                    payer = q
+                    win_type = WIN_FOLD
     while playing:
         if check and not _check(T, p, True):
             break
