@@ -212,7 +212,12 @@ def test_same_seed_same_results_whatever_the_threads_or_split(name):
     assert not np.array_equal(a["turns"][:200], d["turns"][:200])
 
 
-@pytest.mark.parametrize("name", RULE_SETS)
+@pytest.mark.parametrize(
+    "name",
+    # replay compiles its own kernel per rule set (about 7 s): duel (chips carried from hand to
+    # hand) in the default run, the others with the slow tests
+    [pytest.param("night_market", marks=pytest.mark.slow), "duel", pytest.param("for_two", marks=pytest.mark.slow)],
+)
 def test_replay_reproduces_rows_and_events(name):
     rules = simkit.get_rules(name, chips=30) if name == "duel" else simkit.get_rules(name)
     r = simulate_matches(rules, GREEDY_PAIR, 4, seed=8)
