@@ -13,6 +13,7 @@ from ..errors import SimkitError
 from ..hand.tables import hand_tables
 from ..rules import resolve_rules
 from . import game as eng
+from .compiled import engine_of
 from .deal import wall_template
 from .policies import POLICIES
 from .rulesets import engine_spec
@@ -65,6 +66,13 @@ def _common(rules, policies):
         raise SimkitError(f"policies must name two players' policies, got {len(policies)}")
     (f0, p0), (f1, p1) = resolve_policy(policies[0]), resolve_policy(policies[1])
     return spec, f0, p0, f1, p1
+
+
+def _engine(spec, f0, p0, f1, p1):
+    """The compiled engine for the rule set and policy pair, its ``swap`` flag and the parameter
+    arrays in its order (:func:`simkit.engine.compiled.engine_of`)."""
+    engine, swap = engine_of(spec.settle, f0, f1)
+    return (engine, True, p1, p0) if swap else (engine, False, p0, p1)
 
 
 def _buffers(spec, *shape):
@@ -158,10 +166,10 @@ def simulate_matches(
     ints, items, floats, hands, melds = _buffers(spec, n_matches, max_hands)
     n_hands = np.zeros(n_matches, np.int64)
     errors = np.zeros((n_matches, 2), np.int64)
-    eng.play_matches_kernel(
+    engine, swap, q0, q1 = _engine(spec, f0, p0, f1, p1)
+    engine.play_matches_kernel(
         np.uint64(seed), int(start), int(n_matches), wall_template(spec.rules), hand_tables(spec.rules), spec.game,
-        spec.sp, spec.settle, spec.items_proto, bool(check), p0, p1, f0, f1, ints, items, floats, hands, melds,
-        n_hands, errors,
+        spec.sp, spec.items_proto, bool(check), swap, q0, q1, ints, items, floats, hands, melds, n_hands, errors,
     )
     bad = np.flatnonzero(errors[:, 0])
     if len(bad):
@@ -288,9 +296,10 @@ def replay(seed: int, match: int, hand: int, rules="douque", policies: Sequence 
     log = np.zeros((eng.MAX_LOG, 4), np.int64)
     if hand >= spec.max_hands:
         raise SimkitError(f"match {match} of seed {seed} has fewer than {hand + 1} hands")
-    n_log = eng.replay_kernel(
-        np.uint64(seed), int(match), int(hand), template, hand_tables(spec.rules), spec.game, spec.sp, spec.settle,
-        spec.items_proto, p0, p1, f0, f1, ints, items, floats, hands, melds, wall, log,
+    engine, swap, q0, q1 = _engine(spec, f0, p0, f1, p1)
+    n_log = engine.replay_kernel(
+        np.uint64(seed), int(match), int(hand), template, hand_tables(spec.rules), spec.game, spec.sp,
+        spec.items_proto, swap, q0, q1, ints, items, floats, hands, melds, wall, log,
     )
     if n_log < -1:
         raise EngineError(_error_text(-1 - n_log, -1, f"match {match}, hand {hand} (seed {seed})"))
@@ -334,10 +343,10 @@ def play_hand(
         raise SimkitError(f"streak must be a non-negative integer, got {streak!r}")
     ints, items, floats, hands, melds = _buffers(spec)
     log = np.zeros((eng.MAX_LOG, 4), np.int64)
-    n_log = eng.play_hand_kernel(
+    engine, swap, q0, q1 = _engine(spec, f0, p0, f1, p1)
+    n_log = engine.play_hand_kernel(
         kinds, int(dealer), bool(dealer_east), int(streak), prevailing, hand_tables(spec.rules), spec.game, spec.sp,
-        spec.settle, spec.items_proto, bool(check), p0, p1, f0, f1, np.uint64(seed), ints, items, floats, hands,
-        melds, log,
+        spec.items_proto, bool(check), swap, q0, q1, np.uint64(seed), ints, items, floats, hands, melds, log,
     )
     if n_log < 0:
         raise EngineError(_error_text(-n_log, -1, "the hand from the given wall"))

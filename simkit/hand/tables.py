@@ -41,6 +41,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._cache import cache_dir as _cache_dir
 from .._jit import jit
 
 __all__ = [
@@ -274,17 +275,7 @@ def cache_dir() -> Path:
     ``$SIMKIT_CACHE_DIR`` if set; otherwise ``simkit/hand/_tables`` next to this file when that is
     writable (editable installs), else ``~/.cache/simkit``.
     """
-    env = os.environ.get("SIMKIT_CACHE_DIR")
-    if env:
-        return Path(env)
-    here = Path(__file__).resolve().parent / "_tables"
-    try:
-        here.mkdir(exist_ok=True)
-        if os.access(here, os.W_OK):
-            return here
-    except OSError:
-        pass
-    return Path.home() / ".cache" / "simkit"
+    return _cache_dir(Path(__file__).resolve().parent / "_tables")
 
 
 _SPECS = {  # field -> (shape, dtype)
