@@ -71,16 +71,11 @@ def close(client) -> None:
 
 
 def warm_worker(job) -> float:
-    """Compile or load the engine for ``job``'s policy pairs in this worker; seconds taken."""
-    import time
+    """Compile or load the engine for ``job`` in this worker (:func:`simkit.simulate.warm_engine`);
+    seconds taken."""
+    from .simulate import warm_engine
 
-    from .engine.matches import simulate_matches
-
-    t0 = time.perf_counter()
-    pairs = [tuple(job.runnable)] + ([tuple(job.runnable[::-1])] if job.spec["duplicate"] else [])
-    for pair in pairs:
-        simulate_matches(job.rules, pair, 1, job.spec["seed"])
-    return time.perf_counter() - t0
+    return warm_engine(job)
 
 
 def _run_chunk(job, chunk: int, first: int, n: int, numba_threads: int):

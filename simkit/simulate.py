@@ -530,19 +530,26 @@ def _remaining(spec: dict, done: dict) -> bool:
     return True
 
 
-def _warm_up(job: _Job, progress: bool) -> float:
-    """Compile (or load) the engine for the run's policy pairs with one throw-away match; seconds taken."""
-    import sys
-
+def warm_engine(job: _Job) -> float:
+    """Compile the engine for the run's rule set and policy pair, or load it from the cache, with one
+    throw-away match (a ``--duplicate`` run's two seat orders share it); seconds taken."""
     from .engine.matches import simulate_matches
 
     t0 = time.perf_counter()
-    if progress:
-        print("simkit simulate: compiling the engine (numba)...", file=sys.stderr, flush=True)
-    pairs = [tuple(job.runnable)] + ([tuple(job.runnable[::-1])] if job.spec["duplicate"] else [])
-    for pair in pairs:
-        simulate_matches(job.rules, pair, 1, job.spec["seed"])
+    simulate_matches(job.rules, tuple(job.runnable), 1, job.spec["seed"])
     return time.perf_counter() - t0
+
+
+def _warm_up(job: _Job, progress: bool) -> float:
+    import sys
+
+    if progress:
+        print(
+            "simkit simulate: loading the engine (numba compiles it on first use, 20-60 s, then caches it)...",
+            file=sys.stderr,
+            flush=True,
+        )
+    return warm_engine(job)
 
 
 def _run_chunks(job: _Job, done: dict, workers: int, progress: bool, cluster=None):
