@@ -125,7 +125,9 @@ S_ERROR_INFO = 12  #: detail of the error (the illegal action code)
 S_KEPT_BACK = 13  #: tiles at the end of the wall that are never drawn (the rule set's)
 S_BID = 14  #: for_two: the banker's bid of this hand (0 before the bid and in other rule sets)
 S_SWAP = 15  #: 1: player 0 plays the engine instance's POLICY1 and player 1 its POLICY0
-N_SC = 16
+S_SHANTEN_LB = 16  #: S_SHANTEN_LB + p: a lower bound on player p's shanten (SHANTEN_UNKNOWN: none)
+N_SC = 18
+SHANTEN_UNKNOWN = -9  #: no bound known (a meld changed the hand); also "shanten not computed"
 
 # Table.purse (float64): the match's running balances and the chips at the table
 P_BALANCE0 = 0  #: player 0's result in the match so far (received - paid - fees)
@@ -445,14 +447,16 @@ def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_w
     """Fill ``legal`` for a player holding 14 - 3k tiles (drawn tile ``drawn``, -1 if none).
 
     ``hand``/``melds``/``meld_counts`` are the player's rows; ``last``: no drawable tile is left;
-    ``can_declare``: the rule set has Declare Ready.
+    ``can_declare``: the rule set has Declare Ready and the hand may be ready (the caller's lower
+    bound on its shanten is at most 0). Returns the hand's shanten when it was computed (for the
+    declarations), else :data:`SHANTEN_UNKNOWN`.
     """
     for a in range(A.N_ACTIONS):
         legal[a] = False
     if phase == A.PHASE_DRAW and skip_win == 0 and is_win_kernel(hand, n_melds, t):
         legal[A.WIN] = True
         if declared == 2:  # a MIGI declarer can never skip a win
-            return
+            return SHANTEN_UNKNOWN
     if declared:
         # locked: the drawn tile goes out, or onto an exposed pung as an automatic added kong
         auto_kong = False
@@ -464,29 +468,29 @@ def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_w
             legal[A.ADDED_KONG + drawn] = True
         elif drawn >= 0:
             legal[A.DISCARD + drawn] = True
-        return
+        return SHANTEN_UNKNOWN
     for k in range(34):
-        if hand[k] > 0:
-            legal[A.DISCARD + k] = True
+        legal[A.DISCARD + k] = hand[k] != 0  # branch-free: stores, no unpredictable jumps
     if phase == A.PHASE_DRAW and not last:
         for k in range(34):
-            if hand[k] == 4:
-                legal[A.CONCEALED_KONG + k] = True
+            legal[A.CONCEALED_KONG + k] = hand[k] == 4
         for m in range(n_melds):
             if melds[m, 0] == 0 and hand[melds[m, 1]] > 0:
                 legal[A.ADDED_KONG + melds[m, 1]] = True
     if not can_declare:
-        return
+        return SHANTEN_UNKNOWN
     # declare: the hand after discarding k must have a real wait (only possible if the hand,
     # before that discard, is at most one tile from complete: a cheap shanten test first)
-    if shanten_kernel(hand, n_melds, t, swork) > 0:
-        return
+    sh = shanten_kernel(hand, n_melds, t, swork)
+    if sh > 0:
+        return sh
     for k in range(34):
         if hand[k] > 0:
             hand[k] -= 1
             if waits_kernel(hand, n_melds, meld_counts, t) != 0:
                 legal[A.DECLARE + k] = True
             hand[k] += 1
+    return sh
 
 
 @jit

@@ -54,9 +54,11 @@ from simkit.engine.game import (
     S_NLOG,
     S_NO_CALL,
     S_PREVAILING,
+    S_SHANTEN_LB,
     S_STREAK,
     S_SWAP,
     S_TURNS,
+    SHANTEN_UNKNOWN,
     WIN_DISCARD,
     WIN_DRAW,
     WIN_FOLD,
@@ -147,6 +149,8 @@ def _play_hand(T, t, game, sp, params0, params1, out, items_out, floats_out, han
     acted, claimed, declared, hand, items, kongs, legal, locked, log, meld_counts, melds, n_melds, n_river, river, rng, sc, seat, skip_pung, skip_win, skips, swork, wall = T.acted, T.claimed, T.declared, T.hand, T.items, T.kongs, T.legal, T.locked, T.log, T.meld_counts, T.melds, T.n_melds, T.n_river, T.river, T.rng, T.sc, T.seat, T.skip_pung, T.skip_win, T.skips, T.swork, T.wall
     dealer = sc[S_DEALER]
     sc[S_KEPT_BACK] = game.kept_back
+    sc[S_SHANTEN_LB] = SHANTEN_UNKNOWN
+    sc[S_SHANTEN_LB + 1] = SHANTEN_UNKNOWN
     _deal(T, dealer)
     check = sc[S_CHECK] != 0
     p = dealer
@@ -192,10 +196,15 @@ def _play_hand(T, t, game, sp, params0, params1, out, items_out, floats_out, han
         last = _tiles_left(sc) <= 0
         if game.skipped_pung == 2 and phase == A.PHASE_DRAW:
             skip_pung[p] = 0  # 'turn': a skipped pung lasts until your next turn
-        _legal_after_draw(
+        # Declaring needs shanten 0. A player's shanten drops by at most one per tile gained and
+        # never by a discard, so after computing it the engine skips the test while the bound,
+        # lowered at each draw, stays above 0 (a meld resets it).
+        sh = _legal_after_draw(
             legal, hand[p], melds[p], n_melds[p], meld_counts[p], declared[p], skip_win[p], last, drawn,
-            phase, game.declare, swork, t,
+            phase, game.declare and sc[S_SHANTEN_LB + p] <= 0, swork, t,
         )
+        if sh != SHANTEN_UNKNOWN:
+            sc[S_SHANTEN_LB + p] = sh
         action = _decide(legal, sc, rng[1 + p : 2 + p], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p, phase, drawn, t), p, params0, params1)
         if action < 0:
             break
@@ -231,6 +240,7 @@ def _play_hand(T, t, game, sp, params0, params1, out, items_out, floats_out, han
             _play_tile(skip_win, p, x)
             acted[p] = 1
             sc[S_NO_CALL] = 0
+            sc[S_SHANTEN_LB + p] = SHANTEN_UNKNOWN
             kongs[p] += 1
             if action < A.ADDED_KONG:
                 hand[p, x] -= 4
@@ -337,6 +347,7 @@ def _play_hand(T, t, game, sp, params0, params1, out, items_out, floats_out, han
         elif reply == A.PUNG or reply == A.KONG:
             claimed[p, n_river[p] - 1] = True
             sc[S_NO_CALL] = 0
+            sc[S_SHANTEN_LB + q] = SHANTEN_UNKNOWN
             if reply == A.PUNG:
                 hand[q, x] -= 2
                 meld_counts[q, x] += 3
@@ -365,6 +376,7 @@ def _play_hand(T, t, game, sp, params0, params1, out, items_out, floats_out, han
             s = x - j
             claimed[p, n_river[p] - 1] = True
             sc[S_NO_CALL] = 0
+            sc[S_SHANTEN_LB + q] = SHANTEN_UNKNOWN
             for d in range(3):
                 if d != j:
                     hand[q, s + d] -= 1
@@ -382,6 +394,7 @@ def _play_hand(T, t, game, sp, params0, params1, out, items_out, floats_out, han
         drawn = wall[sc[S_FRONT]]
         sc[S_FRONT] += 1
         hand[p, drawn] += 1
+        sc[S_SHANTEN_LB + p] -= 1
         _log(sc, log, EV_DRAW, p, drawn, 0)
         phase = A.PHASE_DRAW
     if sc[S_ERROR]:
@@ -422,6 +435,17 @@ def _play_hand(T, t, game, sp, params0, params1, out, items_out, floats_out, han
 # matches
 
 
+@jit(inline="always", cache=CACHE)
+def _clear_row(row, items_row, floats_row, hand_row, melds_row):  # pragma: no cover - compiled
+    """Zero a hand's result row (the result buffers are allocated uninitialised: only the rows of
+    hands played are touched)."""
+    row[:] = 0
+    items_row[:] = 0
+    floats_row[:] = 0.0
+    hand_row[:] = 0
+    melds_row[:] = 0
+
+
 @jit(cache=CACHE)
 def _play_match(seed, m, T, template, t, game, sp, params0, params1, ints, items, floats, hands, melds, log_hand):  # pragma: no cover
     """Play match ``m`` into the rows of ``ints``/``items``/``floats``/``hands``/``melds``; returns the number of hands.
@@ -446,6 +470,7 @@ def _play_match(seed, m, T, template, t, game, sp, params0, params1, ints, items
         T.rng[1] = stream_key(seed, m, 4 * h + 1)
         T.rng[2] = stream_key(seed, m, 4 * h + 2)
         row = ints[h]
+        _clear_row(row, items[h], floats[h], hands[h], melds[h])
         _shuffle_and_roll(T, template, dealer)
         T.sc[S_LOGGING] = 1 if h == log_hand else 0
         winner = _play_hand(T, t, game, sp, params0, params1, row, items[h], floats[h], hands[h], melds[h])
