@@ -75,14 +75,17 @@ def _engine(spec, f0, p0, f1, p1):
     return (engine, True, p1, p0) if swap else (engine, False, p0, p1)
 
 
-def _buffers(spec, *shape):
-    """Zeroed result buffers of ``shape`` rows: ints, items, floats, hands, melds."""
+def _buffers(spec, *shape, empty=False):
+    """Result buffers of ``shape`` rows: ints, items, floats, hands, melds; zeroed, or with
+    ``empty`` uninitialised (the match kernel zeroes each row it plays, so the pages of rows never
+    played are never touched)."""
+    alloc = np.empty if empty else np.zeros
     return (
-        np.zeros(shape + (eng.N_RESULT_INT,), np.int64),
-        np.zeros(shape + (len(spec.item_names),), spec.item_dtype),
-        np.zeros(shape + (eng.N_RESULT_FLOAT,), np.float64),
-        np.zeros(shape + (34,), np.uint8),
-        np.zeros(shape + (4, 2), np.int8),
+        alloc(shape + (eng.N_RESULT_INT,), np.int64),
+        alloc(shape + (len(spec.item_names),), spec.item_dtype),
+        alloc(shape + (eng.N_RESULT_FLOAT,), np.float64),
+        alloc(shape + (34,), np.uint8),
+        alloc(shape + (4, 2), np.int8),
     )
 
 
@@ -163,7 +166,7 @@ def simulate_matches(
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < (1 if name == "n_matches" else 0):
             raise SimkitError(f"{name} must be {'a positive' if name == 'n_matches' else 'a non-negative'} integer, got {value!r}")
     max_hands = spec.max_hands
-    ints, items, floats, hands, melds = _buffers(spec, n_matches, max_hands)
+    ints, items, floats, hands, melds = _buffers(spec, n_matches, max_hands, empty=True)
     n_hands = np.zeros(n_matches, np.int64)
     errors = np.zeros((n_matches, 2), np.int64)
     engine, swap, q0, q1 = _engine(spec, f0, p0, f1, p1)
