@@ -60,8 +60,7 @@ def random_policy(view, legal, params, rng):  # pragma: no cover - compiled
     """Uniform over the legal actions (the engine's fuzzer)."""
     n = 0
     for a in range(legal.shape[0]):
-        if legal[a]:
-            n += 1
+        n += legal[a]  # branch-free, vectorised
     j = bounded(rng, n)
     for a in range(legal.shape[0]):
         if legal[a]:
