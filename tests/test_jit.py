@@ -23,3 +23,49 @@ def test_borrowed_views_share_memory_and_shape():
     n0, n1, total, last = _fill_through_borrowed(a, b)
     assert (n0, n1, total, last) == (2, 3, 12, 3)
     assert a[0, 1] == 5 and a[1, 2] == 7
+
+
+def test_reference_counts_stay_balanced_with_null_checked_calls():
+    """simkit._jit emits reference-count calls behind an inline NULL test: arrays made, sliced,
+    put in tuples, borrowed and dropped inside jitted code are all freed (numba's allocation
+    statistics, in a fresh process so that enabling them does not slow this one)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(
+        """
+        import numba, numpy as np
+        from simkit._jit import NULL_CHECKED_REFCOUNTS, borrow, jit
+        from numba.core.runtime import rtsys, _nrt_python
+        assert NULL_CHECKED_REFCOUNTS
+        _nrt_python.memsys_enable_stats()
+
+        @jit(cache=False)
+        def inner(v, pair):
+            return v.sum() + pair[1][0]
+
+        @jit(cache=False)
+        def f(n):
+            a = np.ones(n)
+            b = a[1:]
+            pair = (a, b)
+            s = 0.0
+            for i in range(3):
+                d = np.empty(n)
+                d[:] = pair[1][0]
+                s += inner(borrow(d), pair) + inner(d, (b, d))
+            return s, a
+
+        before = rtsys.get_allocation_stats()
+        for i in range(100):
+            x = f(10)
+        del x
+        after = rtsys.get_allocation_stats()
+        print(after.alloc - before.alloc, after.free - before.free, after.mi_alloc - before.mi_alloc, after.mi_free - before.mi_free)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    alloc, free, mi_alloc, mi_free = map(int, out.stdout.split())
+    assert alloc == free == mi_alloc == mi_free == 400
