@@ -125,7 +125,7 @@ S_ERROR_INFO = 12  #: detail of the error (the illegal action code)
 S_KEPT_BACK = 13  #: tiles at the end of the wall that are never drawn (the rule set's)
 S_BID = 14  #: for_two: the banker's bid of this hand (0 before the bid and in other rule sets)
 S_SWAP = 15  #: 1: player 0 plays the engine instance's POLICY1 and player 1 its POLICY0
-S_SHANTEN_LB = 16  #: S_SHANTEN_LB + p: a lower bound on player p's shanten (SHANTEN_UNKNOWN: none)
+S_SHANTEN_LB = 16  #: S_SHANTEN_LB + p: a lower bound on player p's shanten (SHANTEN_UNKNOWN: none; see play.py)
 N_SC = 18
 SHANTEN_UNKNOWN = -9  #: no bound known (a meld changed the hand); also "shanten not computed"
 
@@ -443,20 +443,26 @@ def _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p,
 
 
 @jit
-def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_win, last, drawn, phase, can_declare, swork, t):  # pragma: no cover
+def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_win, last, drawn, phase, lb, can_declare, swork, t):  # pragma: no cover
     """Fill ``legal`` for a player holding 14 - 3k tiles (drawn tile ``drawn``, -1 if none).
 
     ``hand``/``melds``/``meld_counts`` are the player's rows; ``last``: no drawable tile is left;
-    ``can_declare``: the rule set has Declare Ready and the hand may be ready (the caller's lower
-    bound on its shanten is at most 0). Returns the hand's shanten when it was computed (for the
-    declarations), else :data:`SHANTEN_UNKNOWN`.
+    ``lb``: a lower bound on the hand's shanten (:data:`SHANTEN_UNKNOWN` if none); ``can_declare``:
+    the rule set has Declare Ready. An undeclared hand's shanten is computed when the bound allows
+    a ready or complete hand (``lb <= 0``); a complete hand has shanten -1, so the win check is
+    skipped when the shanten (or the bound) is 0 or more. Returns the shanten when it was computed,
+    else :data:`SHANTEN_UNKNOWN`.
     """
     for a in range(A.N_ACTIONS):
         legal[a] = False
-    if phase == A.PHASE_DRAW and skip_win == 0 and is_win_kernel(hand, n_melds, t):
+    sh = SHANTEN_UNKNOWN
+    if not declared and lb <= 0:
+        sh = shanten_kernel(hand, n_melds, t, swork)
+    may_win = sh == -1 or (sh == SHANTEN_UNKNOWN and lb <= -1)
+    if phase == A.PHASE_DRAW and skip_win == 0 and may_win and is_win_kernel(hand, n_melds, t):
         legal[A.WIN] = True
         if declared == 2:  # a MIGI declarer can never skip a win
-            return SHANTEN_UNKNOWN
+            return sh
     if declared:
         # locked: the drawn tile goes out, or onto an exposed pung as an automatic added kong
         auto_kong = False
@@ -468,7 +474,7 @@ def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_w
             legal[A.ADDED_KONG + drawn] = True
         elif drawn >= 0:
             legal[A.DISCARD + drawn] = True
-        return SHANTEN_UNKNOWN
+        return sh
     for k in range(34):
         legal[A.DISCARD + k] = hand[k] != 0  # branch-free: stores, no unpredictable jumps
     if phase == A.PHASE_DRAW and not last:
@@ -477,12 +483,8 @@ def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_w
         for m in range(n_melds):
             if melds[m, 0] == 0 and hand[melds[m, 1]] > 0:
                 legal[A.ADDED_KONG + melds[m, 1]] = True
-    if not can_declare:
-        return SHANTEN_UNKNOWN
-    # declare: the hand after discarding k must have a real wait (only possible if the hand,
-    # before that discard, is at most one tile from complete: a cheap shanten test first)
-    sh = shanten_kernel(hand, n_melds, t, swork)
-    if sh > 0:
+    # declare: the hand after discarding k must have a real wait (only possible at shanten 0 or -1)
+    if not can_declare or sh == SHANTEN_UNKNOWN or sh > 0:
         return sh
     for k in range(34):
         if hand[k] > 0:
@@ -494,16 +496,17 @@ def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_w
 
 
 @jit
-def _legal_react(legal, hand, meld_counts, n_melds, declared, skip_win, skip_pung, last, x, robbing, chow, t):  # pragma: no cover
+def _legal_react(legal, hand, meld_counts, n_melds, declared, skip_win, skip_pung, last, x, robbing, chow, lb, t):  # pragma: no cover
     """Fill ``legal`` for a player (rows ``hand``, ...) facing the opponent's discard ``x`` (or added
-    tile when ``robbing``); ``last``: no drawable tile is left; ``chow``: the rule set claims chows.
+    tile when ``robbing``); ``last``: no drawable tile is left; ``chow``: the rule set claims chows;
+    ``lb``: a lower bound on the player's shanten (no win is possible unless it is 0 or less).
 
     Returns whether the player has anything but PASS (otherwise nobody asks them).
     """
     for a in range(A.N_ACTIONS):
         legal[a] = False
     any_option = False
-    win = skip_win == 0 and _can_win_with(hand, n_melds, meld_counts, x, t)
+    win = skip_win == 0 and lb <= 0 and _can_win_with(hand, n_melds, meld_counts, x, t)
     if win:
         legal[A.WIN] = True
         any_option = True

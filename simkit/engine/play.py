@@ -196,12 +196,13 @@ def _play_hand(T, t, game, sp, params0, params1, out, items_out, floats_out, han
         last = _tiles_left(sc) <= 0
         if game.skipped_pung == 2 and phase == A.PHASE_DRAW:
             skip_pung[p] = 0  # 'turn': a skipped pung lasts until your next turn
-        # Declaring needs shanten 0. A player's shanten drops by at most one per tile gained and
-        # never by a discard, so after computing it the engine skips the test while the bound,
-        # lowered at each draw, stays above 0 (a meld resets it).
+        # A player's shanten drops by at most one per tile gained and never by a discard, so the
+        # engine keeps a lower bound per player (exact when computed, lowered at each draw, reset
+        # by any meld): while it is above 0 the hand cannot be ready, so no win check, no
+        # declaration test; while it is 0 or more, the hand cannot be complete.
         sh = _legal_after_draw(
             legal, hand[p], melds[p], n_melds[p], meld_counts[p], declared[p], skip_win[p], last, drawn,
-            phase, game.declare and sc[S_SHANTEN_LB + p] <= 0, swork, t,
+            phase, sc[S_SHANTEN_LB + p], game.declare, swork, t,
         )
         if sh != SHANTEN_UNKNOWN:
             sc[S_SHANTEN_LB + p] = sh
@@ -254,7 +255,7 @@ def _play_hand(T, t, game, sp, params0, params1, out, items_out, floats_out, han
                     # the opponent may rob the added tile
                     _legal_react(
                         legal, hand[q], meld_counts[q], n_melds[q], declared[q], skip_win[q], skip_pung[q],
-                        _tiles_left(sc) <= 0, x, True, False, t,
+                        _tiles_left(sc) <= 0, x, True, False, sc[S_SHANTEN_LB + q], t,
                     )
                     if legal[A.WIN]:
                         if check:
@@ -318,7 +319,7 @@ def _play_hand(T, t, game, sp, params0, params1, out, items_out, floats_out, han
         reply = A.PASS
         if _legal_react(
             legal, hand[q], meld_counts[q], n_melds[q], declared[q], skip_win[q], skip_pung[q],
-            last_discard, x, False, game.claim_chow, t,
+            last_discard, x, False, game.claim_chow, sc[S_SHANTEN_LB + q], t,
         ):
             reply = _decide(legal, sc, rng[1 + q : 2 + q], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, q, A.PHASE_REACT, x, t), q, params0, params1)
             if reply < 0:
