@@ -3,18 +3,25 @@
 * every one-suit hand of 13 and 14 tiles, and every honors-only hand (exhaustive);
 * 100,000 random hands per tile set, without and with exposed melds, plus random complete and
   ready hands (which random deals almost never produce);
-* the `mahjong` package's agari and regular shanten on random 34-kind hands without melds.
+* the `mahjong` package's agari and regular shanten on random 34-kind hands without melds;
+* discard_eval_kernel (every discard's shanten and live improving tiles, every live mode) against
+  its definition from shanten_kernel, on random, dealt, near-ready, near-complete and pair-heavy
+  hands with 0-4 exposed melds, plus hypothesis-drawn hands.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import oracle
 import reference as ref
 import simkit
 from conftest import RULE_NAMES, one_suit_vectors, random_hands
+from simkit.hand.shanten import LIVE_ALL, LIVE_BEST, LIVE_NONE, LIVE_TIES, discard_eval_kernel, shanten_kernel
 from simkit.hand.split import MAX_SPLITS, PART_NAMES, SCRATCH, splits_kernel
 from simkit.hand.tables import hand_tables
 
@@ -207,46 +214,170 @@ def test_agari_and_regular_shanten_match_mahjong_package(all_rules):
     assert wins.sum() >= 5_000
 
 
+# ---------------------------------------------------------------------------------------------
+# discard_eval_kernel: every discard's shanten and live improving tiles
+
+
+@numba.njit(cache=False)
+def _brute_discard_eval(hands, ks, visible, t, sh_out, live_out):  # pragma: no cover - compiled
+    """The definition, from shanten_kernel on every hand - k and hand - k + x (LIVE_ALL)."""
+    work = np.empty(20, np.int64)
+    for i in range(hands.shape[0]):
+        h = hands[i].copy()
+        for k in range(34):
+            sh_out[i, k] = 99
+            live_out[i, k] = -1
+        for u in range(t.kinds.shape[0]):
+            k = t.kinds[u]
+            if h[k] == 0:
+                continue
+            h[k] -= 1
+            s0 = shanten_kernel(h, ks[i], t, work)
+            live = 0
+            for v in range(t.kinds.shape[0]):
+                x = t.kinds[v]
+                if visible[i, x] < 4 and h[x] < 4:
+                    h[x] += 1
+                    if shanten_kernel(h, ks[i], t, work) < s0:
+                        live += 4 - visible[i, x]
+                    h[x] -= 1
+            h[k] += 1
+            sh_out[i, k] = s0
+            live_out[i, k] = live
+
+
+def _check_discard_eval(t, hands, ks, visible):
+    """discard_eval_kernel in every live mode against the brute-force definition; returns how many
+    hands had two or more discards tying for least shanten."""
+    n = len(hands)
+    sh_ref = np.empty((n, 34), np.int64)
+    live_ref = np.empty((n, 34), np.int64)
+    _brute_discard_eval(hands, ks, visible, t, sh_ref, live_ref)
+    sh = np.empty(34, np.int64)
+    live = np.empty(34, np.int64)
+    n_ties = 0
+    for i in range(n):
+        held = hands[i] > 0
+        best_ref = sh_ref[i][held].min()
+        on_best = sh_ref[i] == best_ref
+        ties = on_best.sum() >= 2
+        n_ties += ties
+        expect = {
+            LIVE_NONE: np.full(34, -1),
+            LIVE_ALL: live_ref[i],
+            LIVE_BEST: np.where(on_best, live_ref[i], -1),
+            LIVE_TIES: np.where(on_best & ties, live_ref[i], -1),
+        }
+        for mode, live_expected in expect.items():
+            best = discard_eval_kernel(hands[i], int(ks[i]), t, visible[i], sh, live, mode)
+            ok = best == best_ref and np.array_equal(sh, sh_ref[i]) and np.array_equal(live, live_expected)
+            assert ok, (ref.hand_text(hands[i]), int(ks[i]), visible[i].tolist(), mode, sh.tolist(), live.tolist())
+    return n_ties
+
+
+def _random_visible(rng, hands):
+    """Copies seen: the hand plus 0-4 more of some kinds (capped at 4), so that kinds with every copy
+    seen, and seen kinds of the hand, occur often; for one hand in five, any counts 0-4 (the kernel
+    does not rely on the hand being included)."""
+    extra = rng.integers(0, 5, hands.shape) * (rng.random(hands.shape) < 0.4)
+    visible = np.minimum(hands.astype(np.int64) + extra, 4)
+    free = rng.random(len(hands)) < 0.2
+    visible[free] = rng.integers(0, 5, (free.sum(), 34))
+    return visible
+
+
+def _add_random_tiles(rng, hands, kinds, n_tiles):
+    """Add ``n_tiles[i]`` random tiles of the tile set (at most 4 copies) to row i, in place."""
+    kinds = np.asarray(kinds)
+    for i in range(len(hands)):
+        for _ in range(n_tiles[i]):
+            room = kinds[hands[i, kinds] < 4]
+            hands[i, rng.choice(room)] += 1
+
+
+def _swap_random_tiles(rng, hands, kinds, n_swaps):
+    """Swap ``n_swaps[i]`` tiles of row i for random kinds of the tile set, in place."""
+    kinds = np.asarray(kinds)
+    for i in range(len(hands)):
+        for _ in range(n_swaps[i]):
+            hands[i, rng.choice(np.flatnonzero(hands[i]))] -= 1
+            room = kinds[hands[i, kinds] < 4]
+            hands[i, rng.choice(room)] += 1
+
+
+def _discard_eval_hands(rules, rng, n):
+    """``n`` hands of ``14 - 3k`` tiles, k = 0..4, in five kinds: uniform random (with exposed
+    melds), dealt, ready plus a random tile (near-ready; many discards tie), complete with 1-3 tiles
+    swapped, and pair-heavy ones (seven pairs one to three tiles away)."""
+    t = hand_tables(rules)
+    kinds = [int(x) for x in rules.kinds]
+    m = n // 5
+    parts = []
+    counts, ks, _ = random_hands(rng, kinds, m, sizes=(14,), melds=True, chows=rules.claim_chow)
+    parts.append((counts, ks))
+    dealt, _ = simkit.deal_hands(m, seed=int(rng.integers(1 << 30)), rules=rules)
+    parts.append((dealt, np.zeros(m, np.int64)))
+    ks = rng.integers(0, 5, m)
+    ready, _ = simkit.random_ready_hands(m, seed=int(rng.integers(1 << 30)), rules=rules, n_melds=ks)
+    _add_random_tiles(rng, ready, kinds, np.ones(m, np.int64))
+    parts.append((ready, ks))
+    ks = rng.integers(0, 5, m)
+    complete = simkit.random_complete_hands(m, seed=int(rng.integers(1 << 30)), rules=rules, n_melds=ks)
+    _swap_random_tiles(rng, complete, kinds, rng.integers(1, 4, m))
+    parts.append((complete, ks))
+    m = n - 4 * m
+    pairs = np.zeros((m, 34), np.uint8)
+    for i in range(m):
+        while True:
+            pairs[i] = 0
+            for kind in rng.choice(kinds, size=7):  # the same kind twice gives four of a kind
+                pairs[i, kind] += 2
+            if pairs[i].max() <= 4:
+                break
+    _swap_random_tiles(rng, pairs, kinds, rng.integers(0, 4, m))
+    parts.append((pairs, np.zeros(m, np.int64)))
+    hands = np.concatenate([p[0] for p in parts])
+    ks = np.concatenate([p[1] for p in parts]).astype(np.int64)
+    assert (hands.sum(1) == 14 - 3 * ks).all() and hands.max() <= 4
+    return t, hands, ks, _random_visible(rng, hands)
+
+
+N_DISCARD_EVAL = 4_000  #: hands per rule set for discard_eval_kernel against the definition
+
+
 @pytest.mark.parametrize("name", RULE_NAMES)
 def test_discard_eval_matches_shanten_of_every_discard(all_rules, name):
-    """discard_eval_kernel (incremental) equals shanten_kernel on every hand - k and hand - k + x."""
-    from simkit.hand.shanten import LIVE_ALL, LIVE_BEST, LIVE_TIES, discard_eval_kernel, shanten_kernel
+    """discard_eval_kernel equals shanten_kernel on every hand - k and hand - k + x, in every live
+    mode, on random, dealt, near-ready, near-complete and pair-heavy hands with 0-4 exposed melds."""
+    rules = all_rules[name]
+    rng = np.random.default_rng([RULE_NAMES.index(name), 17])
+    t, hands, ks, visible = _discard_eval_hands(rules, rng, N_DISCARD_EVAL)
+    n_ties = _check_discard_eval(t, hands, ks, visible)
+    assert set(ks.tolist()) == {0, 1, 2, 3, 4}
+    assert n_ties > N_DISCARD_EVAL // 2  # the LIVE_TIES path is well exercised
 
+
+@st.composite
+def _hand_and_visible(draw, kinds):
+    """A concealed part of ``14 - 3k`` tiles from a 4-copy wall of ``kinds``, and the copies seen."""
+    n_melds = draw(st.integers(0, 4))
+    wall = np.repeat(np.array(kinds), 4)
+    order = draw(st.permutations(range(len(wall))))
+    hand = np.bincount(wall[list(order[: 14 - 3 * n_melds])], minlength=34).astype(np.uint8)
+    extra = np.array(draw(st.lists(st.integers(0, 4), min_size=34, max_size=34)))
+    visible = np.minimum(hand.astype(np.int64) + extra, 4) if draw(st.booleans()) else extra
+    return hand, n_melds, visible
+
+
+@pytest.mark.parametrize("name", RULE_NAMES)
+def test_discard_eval_hypothesis(all_rules, name):
     rules = all_rules[name]
     t = hand_tables(rules)
-    rng = np.random.default_rng(RULE_NAMES.index(name))
-    dealt, _ = simkit.deal_hands(600, seed=4, rules=rules)
-    k = rng.integers(0, 5, 400)
-    complete = simkit.random_complete_hands(400, seed=4, rules=rules, n_melds=k)
-    hands = list(zip(dealt, np.zeros(600, int))) + list(zip(complete, k))
-    work = np.empty(20, np.int64)
-    for hand, n_melds in hands:
-        visible = np.minimum(hand.astype(np.int64) + rng.integers(0, 2, 34), 4)
-        sh = np.empty(34, np.int64)
-        live = np.empty(34, np.int64)
-        best = discard_eval_kernel(hand, n_melds, t, visible, sh, live, LIVE_ALL)
-        for kind in rules.kinds:
-            if hand[kind] == 0:
-                assert sh[kind] == 99
-                continue
-            h2 = hand.copy()
-            h2[kind] -= 1
-            s0 = shanten_kernel(h2, n_melds, t, work)
-            expected_live = 0
-            for x in rules.kinds:
-                if visible[x] < 4 and h2[x] < 4:
-                    h3 = h2.copy()
-                    h3[x] += 1
-                    if shanten_kernel(h3, n_melds, t, work) < s0:
-                        expected_live += 4 - visible[x]
-            assert (sh[kind], live[kind]) == (s0, expected_live), (ref.hand_text(hand), n_melds, kind)
-        assert best == min(sh[kind] for kind in rules.kinds if hand[kind])
-        sh2 = np.empty(34, np.int64)
-        live2 = np.empty(34, np.int64)
-        discard_eval_kernel(hand, n_melds, t, visible, sh2, live2, LIVE_BEST)
-        assert np.array_equal(sh2, sh)
-        assert all(live2[x] == (live[x] if sh[x] == best else -1) for x in range(34))
-        ties = sum(1 for x in range(34) if sh[x] == best) >= 2
-        discard_eval_kernel(hand, n_melds, t, visible, sh2, live2, LIVE_TIES)
-        assert np.array_equal(sh2, sh)
-        assert all(live2[x] == (live[x] if ties and sh[x] == best else -1) for x in range(34))
+
+    @settings(max_examples=150, deadline=None, derandomize=True)
+    @given(_hand_and_visible([int(x) for x in rules.kinds]))
+    def check(case):
+        hand, n_melds, visible = case
+        _check_discard_eval(t, hand[None, :], np.array([n_melds]), visible[None, :])
+
+    check()

@@ -18,7 +18,16 @@ from .win import pung_group, suit_code
 
 _HIST_W = np.array([0, 1, 10, 100, 1000], np.int64)  #: histogram code weight of 0..4 tiles
 
-__all__ = ["shanten_kernel", "shanten_batch_kernel", "seven_pairs_distance", "discard_eval_kernel", "LIVE_NONE", "LIVE_ALL", "LIVE_BEST"]
+__all__ = [
+    "shanten_kernel",
+    "shanten_batch_kernel",
+    "seven_pairs_distance",
+    "discard_eval_kernel",
+    "LIVE_NONE",
+    "LIVE_ALL",
+    "LIVE_BEST",
+    "LIVE_TIES",
+]
 
 
 @jit(inline="always")
@@ -106,67 +115,151 @@ def shanten_batch_kernel(counts, n_melds, t, out):  # pragma: no cover - compile
 
 # ---------------------------------------------------------------------------------------------
 # every discard at once: shanten after it and the live tiles that would improve it
+#
+# All scratch of discard_eval_kernel sits in one int64 buffer (one allocation per call). Distance
+# rows are 10 consecutive entries (entry j = 2m + p); "slot masks" have bit j set for row entry j.
+_ROWS = 0  #: rows of the hand's groups (group 0: pung-only, 1..: suits), 4 rows
+_REST = 40  #: leave-one-out: min-plus combination of every group's row but g's, 4 rows
+_PAIR = 80  #: leave-two-out: every group's row but g's and h's, row 4 * g + h for g < h (16 rows)
+_OPT = 240  #: row 4 * g + h, entry s: slot mask of h's row entries used by some least-distance
+#: assignment of the groups other than g to the (melds, pair) state s, i.e. rest[g][s] (16 rows,
+#: filled on demand)
+_KROW = 400  #: row of the discard's group after the discard
+_TMP = 410  #: combination scratch
+_CODES = 420  #: group codes of the hand (histogram code, then base-5 suit codes), 4 entries
+_MASK = 424  #: per group: slots its row is given by some least-distance assignment, 4 entries
+_HDROP = 428  #: pung-only group: slot mask adding a tile to a kind of c tiles lowers (where _HW[c] != 0)
+_HW = 432  #: pung-only group: summed weights (_WT) of its kinds of c tiles, c = 0..3
+_XDIFF = 436  #: per suit kind x: packed row of its suit minus that row after adding x (each field
+#: 0 or 1: whether adding x lowers that entry), 34 entries
+_WT = 470  #: per kind x: 4 - visible[x] when x may be added (visible[x] < 4, hand[x] < 4), else 0
+_MEMO = 504  #: per group h: key (slot mask, seven pairs) of its last live count for a discard outside
+#: h, then (at _MEMO + 4 + h) that count
+_DREG = 512  #: per kind k: regular-form distance after discarding k, 34 entries
+_PRE = 546  #: row i (1..): prefix product, the combination of group rows 0..i-1 (row 0 unused)
+_SUF = 586  #: row i (1..): suffix product, the combination of group rows i.. (row 0 unused)
+_KNOWN = 626  #: entry 4 * g + h: bit s set once _OPT row 4 * g + h entry s is computed
+_KW = 642  #: as _HW after the discard (when the discard is in the pung-only group)
+_KSH = 646  #: round 1, entry c: shanten after discarding a pung-only kind of c tiles (99 for c = 0),
+#: entry 4 + c: its regular-form distance
+_COMP = 655  #: row g: rest[g] reversed, entry j = rest[g][2 * need + 1 - j] (INF past it)
+_SEL = 695  #: scratch list of kinds (round 1: held ranks of a suit; round 2: discards to count for)
+_BUF = 729
+
+_POW5 = np.array([5**r for r in range(9)], np.int64)  #: base-5 code weight of each rank
 
 
 @jit(inline="always")
-def _suit_row(dist, code, rows, g):  # pragma: no cover - compiled
-    word = np.int64(dist[code])
+def _unpack(word, buf, o):  # pragma: no cover - compiled
+    """Packed suit distance word -> the 10 entries at ``buf[o:o + 10]``."""
     for j in range(10):
-        rows[g, j] = (word >> DIST_SHIFT[j]) & DIST_MASK[j]
+        buf[o + j] = (word >> DIST_SHIFT[j]) & DIST_MASK[j]
 
 
 @jit(inline="always")
-def _hist_row(hdist, h, rows, g):  # pragma: no cover - compiled
+def _copy_row(buf, a, o):  # pragma: no cover - compiled
     for j in range(10):
-        rows[g, j] = hdist[h, j]
+        buf[o + j] = buf[a + j]
 
 
 @jit(inline="always")
-def _combine(a, b, out, need):  # pragma: no cover - compiled
-    """Min-plus combination of two (melds, pair) rows, melds capped at ``need``."""
+def _combine(buf, a, b, o, need):  # pragma: no cover - compiled
+    """``buf[o:]`` = min-plus combination of the (melds, pair) rows at ``a`` and ``b``, melds capped at
+    ``need`` (``o`` differs from ``a`` and ``b``)."""
     for j in range(10):
-        out[j] = INF
+        buf[o + j] = INF
     for m1 in range(need + 1):
         for p1 in range(2):
-            x = a[2 * m1 + p1]
+            x = buf[a + 2 * m1 + p1]
             if x >= INF:
                 continue
             for m2 in range(need + 1 - m1):
                 for p2 in range(2 - p1):
-                    v = x + b[2 * m2 + p2]
-                    j = 2 * (m1 + m2) + p1 + p2
-                    if v < out[j]:
-                        out[j] = v
+                    j = o + 2 * (m1 + m2) + p1 + p2
+                    buf[j] = min(buf[j], x + buf[b + 2 * m2 + p2])
 
 
 @jit(inline="always")
-def _final(rest, row, need):  # pragma: no cover - compiled
-    """Least distance to (need melds, 1 pair) from the rest's row and one group's row."""
-    d = np.int64(INF)
-    for m1 in range(need + 1):
-        for p1 in range(2):
-            v = rest[2 * m1 + p1] + row[2 * (need - m1) + 1 - p1]
-            if v < d:
-                d = v
-    return d
+def _times(buf, o, src, empty, need):  # pragma: no cover - compiled
+    """``buf[o:]`` = its combination with the row at ``src`` (a copy of it when ``empty``); False."""
+    if empty:
+        _copy_row(buf, src, o)
+    else:
+        _combine(buf, o, src, _TMP, need)
+        _copy_row(buf, _TMP, o)
+    return False
 
 
-@jit
-def _leave_one_out(rows, n_groups, need, rest, tmp):  # pragma: no cover - compiled
-    """rest[g] = min-plus combination of every group's row except g's."""
-    for g in range(n_groups):
-        first = True
-        for h in range(n_groups):
-            if h == g:
-                continue
-            if first:
-                for j in range(10):
-                    rest[g, j] = rows[h, j]
-                first = False
-            else:
-                _combine(rest[g], rows[h], tmp, need)
-                for j in range(10):
-                    rest[g, j] = tmp[j]
+@jit(inline="always")
+def _opt_slots(buf, g, h, s, need):  # pragma: no cover - compiled
+    """Slot mask of group ``h``'s row entries used by the least-distance assignments of the groups
+    other than ``g`` to the state ``s = 2m + p`` (whose distance is ``rest[g][s]``): ``j`` with
+    ``row_h[j] + leave-two-out(g, h)[s - j] == rest[g][s]``. Computed on first use, then kept."""
+    target = buf[_REST + 10 * g + s]
+    o = _OPT + 10 * (4 * g + h) + s
+    known = buf[_KNOWN + 4 * g + h]
+    if (known >> s) & 1:
+        return buf[o]
+    buf[_KNOWN + 4 * g + h] = known | (np.int64(1) << s)
+    mask = np.int64(0)
+    if target < INF:
+        pair = _PAIR + 10 * (4 * min(g, h) + max(g, h))
+        row = _ROWS + 10 * h
+        m = s >> 1
+        p = s & 1
+        for mj in range(m + 1):
+            for pj in range(p + 1):
+                if buf[row + 2 * mj + pj] + buf[pair + 2 * (m - mj) + p - pj] == target:
+                    mask |= np.int64(1) << (2 * mj + pj)
+    buf[o] = mask
+    return mask
+
+
+@jit(inline="always")
+def _packed_bits(mask):  # pragma: no cover - compiled
+    """Slot mask -> the lowest bit of each of its slots' fields in a packed suit row (slot 0 has no
+    field: its distance is always 0, so no tile lowers it)."""
+    bits = np.int64(0)
+    for j in range(1, 10):
+        if (mask >> j) & 1:
+            bits |= np.int64(1) << DIST_SHIFT[j]
+    return bits
+
+
+@jit(inline="always")
+def _hist_drop(hdist, h, c):  # pragma: no cover - compiled
+    """Slot mask of the row of the pung-only group with histogram code ``h`` that adding a tile to
+    one of its kinds holding ``c`` tiles lowers."""
+    h2 = h - _HIST_W[c] + _HIST_W[c + 1]
+    mask = np.int64(0)
+    for j in range(1, 10):
+        mask |= np.int64(hdist[h2, j] < hdist[h, j]) << j
+    return mask
+
+
+@jit(inline="always")
+def _seven_from(pairs, odd):  # pragma: no cover - compiled
+    """:func:`seven_pairs_distance` from the number of pairs and of kinds with an odd count."""
+    need = 7 - pairs
+    if need <= 0:
+        return 0
+    if need <= odd:
+        return need
+    return odd + 2 * (need - odd)
+
+
+@jit(inline="always")
+def _discard_row(counts, t, buf, g, i):  # pragma: no cover - compiled
+    """Load the row of group ``g`` after discarding its ``i``-th kind into ``_KROW``; its code."""
+    if g == 0:
+        c = np.int64(counts[t.pung_kinds[i]])
+        hk = buf[_CODES] - _HIST_W[c] + _HIST_W[c - 1]
+        for j in range(10):
+            buf[_KROW + j] = t.hdist[hk, j]
+    else:
+        hk = buf[_CODES + g] - _POW5[i]
+        _unpack(np.int64(t.dist[hk]), buf, _KROW)
+    return hk
 
 
 LIVE_NONE = 0  #: discard_eval_kernel: no live-tile counts
@@ -179,110 +272,279 @@ LIVE_TIES = 3  #: discard_eval_kernel: as LIVE_BEST, but only when two or more d
 def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode):  # pragma: no cover - compiled
     """For every kind ``k`` held in a ``14 - 3k`` tile hand: the shanten after discarding ``k``
     (``sh_out[k]``) and the number of live tiles that would then lower it (``live_out[k]``: over the
-    tile set's kinds ``x``, ``4 - visible[x]`` for each ``x`` that lowers the shanten).
+    tile set's kinds ``x`` with ``visible[x] < 4`` and fewer than 4 copies left in the hand,
+    ``4 - visible[x]`` for each such ``x`` that lowers the shanten).
 
     ``visible`` int[34]: copies of each kind the player can see (hand included). ``live_mode``:
     :data:`LIVE_NONE`, :data:`LIVE_ALL`, :data:`LIVE_BEST` (only the discards of least shanten) or
     :data:`LIVE_TIES` (as LIVE_BEST when two or more kinds tie for least shanten, else none: all a
     "least shanten, then most live tiles" choice needs). Kinds not held get ``sh_out = 99``;
     ``live_out = -1`` where not computed. Returns the least shanten. The result equals evaluating
-    :func:`shanten_kernel` on every hand ``counts - k`` and ``counts - k + x``, but each step changes
-    one group only, so it recombines cached group rows instead of recomputing everything.
+    :func:`shanten_kernel` on every hand ``counts - k`` and ``counts - k + x`` (tested against that
+    definition), but no group rows are recombined per discard or per added tile:
+
+    * Shanten after discarding ``k`` (of group ``g``): the leave-one-out rows ``rest[g]`` (every
+      group but ``g`` combined; from prefix and suffix products) are built once, then it is one
+      final step with ``g``'s new row (pung-only kinds: once per count, as every kind of ``c``
+      tiles gives the same row). Seven pairs (pairs and odd counts) is updated arithmetically.
+    * Live tiles: adding a tile lowers each entry of its group's row by 0 or 1 and leaves the
+      other rows alone. So if ``D`` is the regular distance after the discard, adding ``x`` gives
+      ``D - 1`` iff some assignment of (melds, pair) slots to the groups that reaches ``D`` gives
+      ``x``'s group a slot its row is lowered at. ``g``'s slots in such assignments are the ``b``
+      with ``row_g[b] + rest[g][complement of b] == D``; another group ``h``'s are, over those
+      ``b``, its slots in the least assignments of the groups but ``g`` to the complement of ``b``
+      (``row_h[j] + leave-two-out(g, h)[complement of b - j] == rest[g][complement of b]``, kept
+      once computed). Which slots adding ``x`` lowers is one table lookup (suits: the packed row
+      difference, whose fields are 0 or 1; pung-only kinds: per count), made once per call for the
+      groups a discard leaves alone, whose live count is also reused while their slots and the
+      seven pairs case stay the same. Seven pairs drops by one iff it is above 0 and ``x`` has an
+      odd count or there are fewer odd counts than missing pairs. The shanten is
+      ``min(regular, seven pairs) - 1``, so ``x`` lowers it iff it lowers a form that reaches the
+      minimum.
+
+    Loops over kinds select held kinds and sum weights without data-dependent branches where they
+    can: which kinds a hand holds is unpredictable, and mispredicted branches would cost more than
+    the arithmetic.
     """
     need = 4 - n_melds
-    n_groups = 1 + t.n_suits  # group 0: the pung-only group; 1..: the suits
-    rows = np.empty((4, 10), np.int64)
-    rest = np.empty((4, 10), np.int64)
-    tmp = np.empty((1, 10), np.int64)
-    saved = np.empty(10, np.int64)
-    codes = np.empty(4, np.int64)
-    work = np.empty(34, np.int64)
-    kind_group = np.full(34, -1, np.int64)
-    kind_pow = np.zeros(34, np.int64)
-    for i in range(t.n_pung):
-        kind_group[t.pung_kinds[i]] = 0
-    for s in range(t.n_suits):
-        p = 1
-        for r in range(9):
-            kind_group[t.suit_base[s] + r] = 1 + s
-            kind_pow[t.suit_base[s] + r] = p
-            p *= 5
-    h, _ = pung_group(counts, t)
-    codes[0] = h
-    _hist_row(t.hdist, h, rows, 0)
-    for s in range(t.n_suits):
+    n_suits = t.n_suits
+    n_groups = 1 + n_suits  # group 0: the pung-only group; 1..: the suits
+    buf = np.empty(_BUF, np.int64)
+    h0, _ = pung_group(counts, t)
+    buf[_CODES] = h0
+    for j in range(10):
+        buf[_ROWS + j] = t.hdist[h0, j]
+    for s in range(n_suits):
         code, _ = suit_code(counts, t.suit_base[s])
-        codes[1 + s] = code
-        _suit_row(t.dist, code, rows, 1 + s)
-    for k in range(34):
-        work[k] = counts[k]
+        buf[_CODES + 1 + s] = code
+        _unpack(np.int64(t.dist[code]), buf, _ROWS + 10 * (1 + s))
+    for i in range(1, n_groups):  # prefix products P_i = rows 0..i-1, suffix products S_i = rows i..
+        j = n_groups - i
+        if i == 1:
+            _copy_row(buf, _ROWS, _PRE + 10)
+            _copy_row(buf, _ROWS + 10 * j, _SUF + 10 * j)
+        else:
+            _combine(buf, _PRE + 10 * (i - 1), _ROWS + 10 * (i - 1), _PRE + 10 * i, need)
+            _combine(buf, _ROWS + 10 * j, _SUF + 10 * (j + 1), _SUF + 10 * j, need)
+    _copy_row(buf, _SUF + 10, _REST)  # leave-one-out rows: rest[g] = P_g S_(g+1)
+    _copy_row(buf, _PRE + 10 * (n_groups - 1), _REST + 10 * (n_groups - 1))
+    for g in range(1, n_groups - 1):
+        _combine(buf, _PRE + 10 * g, _SUF + 10 * (g + 1), _REST + 10 * g, need)
+    top = 2 * need + 1  # (melds, pair) entry j of a group pairs with entry top - j of its rest row
+    for g in range(n_groups):  # the complements, so that loops over the 10 entries have fixed bounds
+        for j in range(10):
+            buf[_COMP + 10 * g + j] = buf[_REST + 10 * g + top - j] if j <= top else INF
     seven = t.seven_pairs and n_melds == 0
-    best = 99
+    pairs = 0
+    odd = 0
+    if seven:
+        for u in range(t.kinds.shape[0]):
+            c = np.int64(counts[t.kinds[u]])
+            pairs += c >> 1
+            odd += c & 1
     for k in range(34):
         sh_out[k] = 99
         live_out[k] = -1
-    for rnd in range(2):
-        if rnd == 1 and live_mode == LIVE_NONE:
-            break
-        if rnd == 1 and live_mode == LIVE_TIES:
-            n_best = 0
-            for k in range(34):
-                if sh_out[k] == best:
-                    n_best += 1
-            if n_best < 2:
-                break
+
+    # round 1: shanten after each discard (selections below are branch-free: which kinds are held
+    # is unpredictable, and mispredicted branches would dominate)
+    best = 99
+    present = 0  # the pung-only group: discarding any kind of c tiles gives the same hand shape
+    for i in range(t.n_pung):
+        present |= 1 << counts[t.pung_kinds[i]]
+    buf[_KSH] = 99  # _KSH + c: shanten after discarding a pung-only kind of c tiles (99: none held)
+    for c in range(1, 5):
+        if (present >> c) & 1:
+            hk = h0 - _HIST_W[c] + _HIST_W[c - 1]
+            d = np.int64(INF)
+            for j in range(10):
+                d = min(d, buf[_COMP + j] + t.hdist[hk, j])
+            buf[_KSH + 4 + c] = d  # the regular form's distance
+            if seven:
+                d = min(d, _seven_from(pairs - (c >> 1) + ((c - 1) >> 1), odd - (c & 1) + ((c - 1) & 1)))
+            buf[_KSH + c] = d - 1
+            best = min(best, d - 1)
+    for i in range(t.n_pung):
+        k = t.pung_kinds[i]
+        sh_out[k] = buf[_KSH + counts[k]]
+        buf[_DREG + k] = buf[_KSH + 4 + counts[k]]
+    for s in range(n_suits):
+        comp = _COMP + 10 * (1 + s)
+        base = t.suit_base[s]
+        n_held = 0
+        for r in range(9):
+            buf[_SEL + n_held] = r
+            n_held += counts[base + r] > 0
+        for u in range(n_held):
+            r = buf[_SEL + u]
+            k = base + r
+            c = np.int64(counts[k])
+            word = np.int64(t.dist[buf[_CODES + 1 + s] - _POW5[r]])
+            d = np.int64(INF)
+            for j in range(10):
+                d = min(d, buf[comp + j] + ((word >> DIST_SHIFT[j]) & DIST_MASK[j]))
+            buf[_DREG + k] = d
+            if seven:
+                d = min(d, _seven_from(pairs - (c >> 1) + ((c - 1) >> 1), odd - (c & 1) + ((c - 1) & 1)))
+            sh_out[k] = d - 1
+            best = min(best, d - 1)
+
+    # round 2: live tiles that lower it
+    if live_mode == LIVE_NONE:
+        return best
+    if live_mode == LIVE_TIES:
+        n_best = 0
         for k in range(34):
-            if counts[k] == 0 or kind_group[k] < 0:
-                continue
-            if rnd == 1 and live_mode != LIVE_ALL and sh_out[k] != best:
-                continue
-            g = kind_group[k]
+            n_best += sh_out[k] == best
+        if n_best < 2:
+            return best
+    for g in range(n_groups):  # leave-two-out rows: P_g, rows g+1..h-1, S_(h+1)
+        for h in range(g + 1, n_groups):
+            o = _PAIR + 10 * (4 * g + h)
+            empty = True
+            if g > 0:
+                empty = _times(buf, o, _PRE + 10 * g, empty, need)
+            for u in range(g + 1, h):
+                empty = _times(buf, o, _ROWS + 10 * u, empty, need)
+            if h + 1 < n_groups:
+                empty = _times(buf, o, _SUF + 10 * (h + 1), empty, need)
+            if empty:  # no other group: the neutral row
+                buf[o] = 0
+                for j in range(1, 10):
+                    buf[o + j] = INF
+    for g in range(n_groups):
+        buf[_MEMO + g] = -1
+        for h in range(n_groups):
+            buf[_KNOWN + 4 * g + h] = 0
+    for c in range(4):
+        buf[_HW + c] = 0
+    for u in range(t.n_pung):  # weights of the pung-only kinds, by count
+        x = t.pung_kinds[u]
+        c = np.int64(counts[x])
+        buf[_WT + x] = 0
+        if c < 4 and visible[x] < 4:
+            buf[_WT + x] = 4 - visible[x]
+            buf[_HW + c] += 4 - visible[x]
+    for c in range(4):  # what adding a tile to a kind of c tiles lowers
+        if buf[_HW + c] != 0:
+            buf[_HDROP + c] = _hist_drop(t.hdist, h0, c)
+    for s in range(n_suits):
+        base = t.suit_base[s]
+        code = buf[_CODES + 1 + s]
+        w0 = np.int64(t.dist[code])
+        for r in range(9):
+            x = base + r
+            buf[_WT + x] = 0
+            if counts[x] < 4:
+                if visible[x] < 4:
+                    buf[_WT + x] = 4 - visible[x]
+                buf[_XDIFF + x] = w0 - np.int64(t.dist[code + _POW5[r]])
+
+    every = np.int64(live_mode == LIVE_ALL)
+    n_sel = 0  # the discards to count live tiles for, as 16 * group + index in the group
+    for g in range(n_groups):
+        n_kinds = t.n_pung if g == 0 else 9
+        for i in range(n_kinds):
+            k = t.pung_kinds[i] if g == 0 else t.suit_base[g - 1] + i
+            buf[_SEL + n_sel] = 16 * g + i
+            n_sel += (np.int64(sh_out[k] == best) | every) & np.int64(counts[k] > 0)
+    for v in range(n_sel):
+        g = buf[_SEL + v] >> 4
+        i = buf[_SEL + v] & 15
+        k = t.pung_kinds[i] if g == 0 else t.suit_base[g - 1] + i
+        c = np.int64(counts[k])
+        hk = _discard_row(counts, t, buf, g, i)
+        m = sh_out[k] + 1
+        d = buf[_DREG + k]
+        for h in range(n_groups):
+            buf[_MASK + h] = 0
+        if d == m and d < INF:  # the regular form reaches the minimum: its slots
+            mg = np.int64(0)
             for j in range(10):
-                saved[j] = rows[g, j]
-            if g == 0:
-                c = work[k]
-                hk = codes[0] - _HIST_W[c] + _HIST_W[c - 1]
-                _hist_row(t.hdist, hk, rows, 0)
+                mg |= np.int64(buf[_KROW + j] + buf[_COMP + 10 * g + j] == d) << j
+            buf[_MASK + g] = mg
+            if n_groups == 2:  # the other group takes the complement of g's slot
+                mh = np.int64(0)
+                for j in range(top + 1):
+                    mh |= ((mg >> j) & np.int64(buf[_COMP + 10 * g + j] < INF)) << (top - j)
+                buf[_MASK + 1 - g] = mh
             else:
-                hk = codes[g] - kind_pow[k]
-                _suit_row(t.dist, hk, rows, g)
-            work[k] -= 1
-            _leave_one_out(rows, n_groups, need, rest, tmp[0])
-            if rnd == 0:
-                d = _final(rest[0], rows[0], need)
-                if seven:
-                    d7 = seven_pairs_distance(work, t)
-                    if d7 < d:
-                        d = d7
-                sh_out[k] = d - 1
-                if d - 1 < best:
-                    best = d - 1
-            else:
-                d = sh_out[k] + 1
-                live = 0
-                for u in range(t.kinds.shape[0]):
-                    x = t.kinds[u]
-                    if visible[x] >= 4 or work[x] >= 4:
+                for h in range(n_groups):
+                    if h == g:
                         continue
-                    gx = kind_group[x]
-                    if gx == 0:
-                        base = hk if g == 0 else codes[0]
-                        c = work[x]
-                        _hist_row(t.hdist, base - _HIST_W[c] + _HIST_W[c + 1], tmp, 0)
+                    mh = np.int64(0)
+                    for j in range(top + 1):
+                        if (mg >> j) & 1:
+                            mh |= _opt_slots(buf, g, h, top - j, need)
+                    buf[_MASK + h] = mh
+        sev = False
+        all7 = False
+        odd_sev = np.int64(0)  # 1 where an odd count (after the discard) means x lowers seven pairs
+        if seven:
+            need7 = 7 - (pairs - (c >> 1) + ((c - 1) >> 1))
+            odd7 = odd - (c & 1) + ((c - 1) & 1)
+            sev = need7 > 0 and _seven_from(7 - need7, odd7) == m
+            all7 = sev and need7 > odd7  # then any tile lowers seven pairs
+            odd_sev = np.int64(sev)
+        wk = 0  # weight of k itself (one copy fewer in the hand)
+        if visible[k] < 4:
+            wk = 4 - visible[k]
+        live = 0
+        for h in range(n_groups):
+            mask = buf[_MASK + h] & ~np.int64(1)
+            if mask == 0 and not sev:
+                continue
+            if all7:  # every tile counts
+                n_x = t.n_pung if h == 0 else 9
+                for u in range(n_x):
+                    x = t.pung_kinds[u] if h == 0 else t.suit_base[h - 1] + u
+                    live += wk if x == k else buf[_WT + x]
+                continue
+            bits = mask if h == 0 else _packed_bits(mask)
+            if h != g:  # depends on the discard only through (mask, sev): memoized
+                key = mask | (np.int64(sev) << 10)
+                if buf[_MEMO + h] != key:
+                    part = 0
+                    if h == 0:  # by count: every kind of c tiles lowers the same slots
+                        for cc in range(4):  # (_HDROP is unset where _HW is 0)
+                            hit = np.int64((buf[_HDROP + cc] & bits) != 0) | (odd_sev & cc)
+                            part += buf[_HW + cc] * (hit & 1)
                     else:
-                        base = hk if g == gx else codes[gx]
-                        _suit_row(t.dist, base + kind_pow[x], tmp, 0)
-                    dx = _final(rest[gx], tmp[0], need)
-                    if seven:
-                        work[x] += 1
-                        d7 = seven_pairs_distance(work, t)
-                        work[x] -= 1
-                        if d7 < dx:
-                            dx = d7
-                    if dx < d:
-                        live += 4 - visible[x]
-                live_out[k] = live
-            work[k] += 1
-            for j in range(10):
-                rows[g, j] = saved[j]
+                        for r in range(9):
+                            x = t.suit_base[h - 1] + r
+                            hit = np.int64((buf[_XDIFF + x] & bits) != 0) | (odd_sev & np.int64(counts[x]))
+                            part += buf[_WT + x] * (hit & 1)  # (_XDIFF is unset where _WT is 0)
+                    buf[_MEMO + h] = key
+                    buf[_MEMO + 4 + h] = part
+                live += buf[_MEMO + 4 + h]
+            elif g == 0:  # by count, k moved from c to c - 1 tiles
+                for cc in range(4):
+                    buf[_KW + cc] = buf[_HW + cc]
+                if c < 4:
+                    buf[_KW + c] -= buf[_WT + k]
+                buf[_KW + c - 1] += wk
+                for cc in range(4):
+                    w = buf[_KW + cc]
+                    # no kind of cc tiles when w is 0: then look at hk itself (no drop)
+                    h2 = hk - _HIST_W[cc] + _HIST_W[cc + 1] if w != 0 else hk
+                    drop = np.int64(0)
+                    for j in range(1, 10):
+                        drop |= np.int64(t.hdist[h2, j] < t.hdist[hk, j]) << j
+                    hit = np.int64((drop & bits) != 0) | (odd_sev & cc)
+                    live += w * (hit & 1)
+            else:
+                base = t.suit_base[g - 1]
+                w0 = np.int64(t.dist[hk])
+                for r in range(9):
+                    x = base + r
+                    cx = np.int64(counts[x])
+                    w = buf[_WT + x]
+                    if x == k:
+                        cx -= 1
+                        w = wk
+                    # x may be added (w != 0) only below 4 copies: otherwise look at hk itself
+                    code = hk + _POW5[r] if w != 0 else hk
+                    hit = np.int64(((w0 - np.int64(t.dist[code])) & bits) != 0) | (odd_sev & cx)
+                    live += w * (hit & 1)
+        live_out[k] = live
     return best
