@@ -76,15 +76,22 @@ def borrow(typingctx, arr):
     return arr(arr), codegen
 
 
+_NULL_CHECKED_IN = "_simkit_engine_"  #: functions of the generated engine instances (simkit.engine.compiled)
+
+
 def _null_checked_refcounts() -> bool:
-    """Emit every reference-count call behind an inline ``meminfo != NULL`` test.
+    """In the engine's policy-bound functions, emit each reference-count call behind an inline
+    ``meminfo != NULL`` test.
 
     numba's ``NRT_incref`` / ``NRT_decref`` already return at once on a NULL meminfo, but they are
-    out-of-line calls, so each array passed into a View or a helper costs a call even when it is
-    :func:`borrow` ed. With the test inline, a borrowed array's calls are skipped (or removed by
-    LLVM where the NULL is visible), which made the engine about 5-10% faster; the behaviour is
-    the same. Applied when simkit is imported, to code compiled afterwards; skipped (only speed
-    is lost) if numba's internals differ or ``NUMBA_DEBUG_NRT`` is set. Returns whether it is active.
+    out-of-line calls, so each of the many :func:`borrow` ed arrays put into a policy's View costs
+    a call per decision. With the test inline those calls are skipped: about 25% more random vs
+    random hands/s, same behaviour. Only the functions of the generated engine instances (LLVM
+    names containing ``_simkit_engine_``) get it; elsewhere the branches hamper numba's
+    reference-count pruning and cost more than they save (measured: the hand kernels compiled
+    this way made the engine slower). Applied when simkit is imported, to code compiled
+    afterwards; skipped (only speed is lost) if numba's internals differ or ``NUMBA_DEBUG_NRT``
+    is set. Returns whether it is active.
     """
     try:
         from numba.core import config
@@ -99,6 +106,10 @@ def _null_checked_refcounts() -> bool:
         return True
 
     def _call_incref_decref(self, builder, typ, value, funcname):
+        if _NULL_CHECKED_IN not in builder.function.name:
+            return original(self, builder, typ, value, funcname)
+        global NULL_CHECKED_EMITTED
+        NULL_CHECKED_EMITTED += 1
         self._require_nrt()
         for _, mi in self.get_meminfos(builder, typ, value):
             fn = cgutils.get_or_insert_function(builder.module, incref_decref_ty, funcname)
@@ -111,4 +122,5 @@ def _null_checked_refcounts() -> bool:
     return True
 
 
+NULL_CHECKED_EMITTED = 0  #: reference-count operations emitted with the inline test so far (compile time)
 NULL_CHECKED_REFCOUNTS = _null_checked_refcounts()  #: whether :func:`_null_checked_refcounts` is active
