@@ -39,12 +39,7 @@ def seven_pairs_distance(counts, t):  # pragma: no cover - compiled
         c = counts[t.kinds[i]]
         pairs += c >> 1
         odd += c & 1
-    need = 7 - pairs
-    if need <= 0:
-        return 0
-    if need <= odd:
-        return need
-    return odd + 2 * (need - odd)
+    return _seven_from(pairs, odd)
 
 
 @jit
