@@ -8,19 +8,34 @@ results must be bit-identical across machines and thread counts.
 
 import numba
 
-__all__ = ["jit", "pjit", "prange", "threading_layer", "borrow"]
+__all__ = ["jit", "pjit", "prange", "threading_layer", "borrow", "REFCOUNT_FREE"]
 
 _OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
 
 prange = numba.prange
 
 
-def jit(*args, **kwargs):
-    """Decorate a serial kernel (``@jit`` or ``@jit(inline="always")``)."""
+def jit(*args, refcounts=True, **kwargs):
+    """Decorate a serial kernel (``@jit`` or ``@jit(inline="always")``).
+
+    ``refcounts=False`` compiles the function without reference-count operations
+    (:func:`_refcount_free_patch`). Only for a function that never owns an array: every array it
+    touches (views included) must belong to a caller that outlives the call, and it must neither
+    allocate one nor call a function that returns one, nor have such a function inlined into it
+    (``inline="always"``). The engine's hand and match loops are such functions.
+    """
     opts = dict(_OPTIONS, **kwargs)
+
+    def wrap(fn):
+        if not refcounts:
+            _REFCOUNT_FREE.add("_ZN" + _refcount_free_marker(fn))
+        return numba.njit(**opts)(fn)
+
     if args and callable(args[0]):
-        return numba.njit(**opts)(args[0])
-    return numba.njit(*args, **opts)
+        return wrap(args[0])
+    if args:
+        raise TypeError("jit takes its options as keywords")
+    return wrap
 
 
 def pjit(*args, **kwargs):
@@ -76,51 +91,53 @@ def borrow(typingctx, arr):
     return arr(arr), codegen
 
 
-_NULL_CHECKED_IN = "_simkit_engine_"  #: functions of the generated engine instances (simkit.engine.compiled)
+def _refcount_free_marker(fn) -> str:
+    """The part of numba's mangled (Itanium) LLVM name that names ``fn``: its module, then its
+    qualified name, each length-prefixed."""
+    from numba.core.itanium_mangler import mangle_identifier
+
+    parts = f"{fn.__module__}.{fn.__qualname__}".split(".")
+    return "".join(mangle_identifier(part) for part in parts)
 
 
-def _null_checked_refcounts() -> bool:
-    """In the engine's policy-bound functions, emit each reference-count call behind an inline
-    ``meminfo != NULL`` test.
+_REFCOUNT_FREE: set[str] = set()  #: LLVM name prefixes of the functions compiled with ``refcounts=False``
 
-    numba's ``NRT_incref`` / ``NRT_decref`` already return at once on a NULL meminfo, but they are
-    out-of-line calls, so each of the many :func:`borrow` ed arrays put into a policy's View costs
-    a call per decision. With the test inline those calls are skipped: about 25% more random vs
-    random hands/s, same behaviour. Only the functions of the generated engine instances (LLVM
-    names containing ``_simkit_engine_``) get it; elsewhere the branches hamper numba's
-    reference-count pruning and cost more than they save (measured: the hand kernels compiled
-    this way made the engine slower). Applied when simkit is imported, to code compiled
-    afterwards; skipped (only speed is lost) if numba's internals differ or ``NUMBA_DEBUG_NRT``
-    is set. Returns whether it is active.
+
+def _refcount_free_patch() -> bool:
+    """Make numba emit no reference-count operations in the functions marked ``refcounts=False``.
+
+    numba increments and decrements an array's reference count whenever a function takes a view
+    of it, puts it in a tuple or passes it on. On :func:`borrow` ed arrays (meminfo NULL) these
+    are out-of-line calls that return at once, but the engine's hand loop made thousands per hand:
+    each decision builds a policy's View of a dozen arrays. A function compiled with
+    ``refcounts=False`` gets none of them (its Python wrapper keeps its own); its callees keep
+    theirs, which balance by themselves since numba passes arguments borrowed. With the hand loop
+    compiled so and the legal-action scans inlined into it, random vs random went from 78 k to
+    131 k hands/s on one thread. Applied when simkit is imported, to code compiled afterwards; if
+    numba's internals differ, or ``NUMBA_DEBUG_NRT`` is set, the functions are compiled with their
+    reference counts (slower, same results). Returns whether it is active.
     """
     try:
         from numba.core import config
         from numba.core.runtime import context
-        from numba.core.runtime.nrtdynmod import incref_decref_ty
     except ImportError:  # pragma: no cover - another numba layout
         return False
     original = getattr(context.NRTContext, "_call_incref_decref", None)
     if original is None or config.DEBUG_NRT:
         return False
-    if getattr(original, "_simkit_null_checked", False):
+    if getattr(original, "_simkit_refcount_free", False):
         return True
 
     def _call_incref_decref(self, builder, typ, value, funcname):
-        if _NULL_CHECKED_IN not in builder.function.name:
-            return original(self, builder, typ, value, funcname)
-        global NULL_CHECKED_EMITTED
-        NULL_CHECKED_EMITTED += 1
-        self._require_nrt()
-        for _, mi in self.get_meminfos(builder, typ, value):
-            fn = cgutils.get_or_insert_function(builder.module, incref_decref_ty, funcname)
-            fn.args[0].add_attribute("noalias")
-            with builder.if_then(cgutils.is_not_null(builder, mi), likely=True):
-                builder.call(fn, [mi])
+        # the function itself (``_ZN<module><name>B...``), not its Python wrapper ("cpython" in
+        # front), which must release the arrays it unboxes
+        if _REFCOUNT_FREE and builder.function.name.startswith(tuple(_REFCOUNT_FREE)):
+            return None
+        return original(self, builder, typ, value, funcname)
 
-    _call_incref_decref._simkit_null_checked = True
+    _call_incref_decref._simkit_refcount_free = True
     context.NRTContext._call_incref_decref = _call_incref_decref
     return True
 
 
-NULL_CHECKED_EMITTED = 0  #: reference-count operations emitted with the inline test so far (compile time)
-NULL_CHECKED_REFCOUNTS = _null_checked_refcounts()  #: whether :func:`_null_checked_refcounts` is active
+REFCOUNT_FREE = _refcount_free_patch()  #: whether ``refcounts=False`` takes effect (see :func:`_refcount_free_patch`)

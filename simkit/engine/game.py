@@ -442,7 +442,7 @@ def _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p,
     )
 
 
-@jit
+@jit(inline="always")
 def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_win, last, drawn, phase, lb, can_declare, swork, t):  # pragma: no cover
     """Fill ``legal`` for a player holding 14 - 3k tiles (drawn tile ``drawn``, -1 if none).
 
@@ -451,7 +451,8 @@ def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_w
     the rule set has Declare Ready. An undeclared hand's shanten is computed when the bound allows
     a ready or complete hand (``lb <= 0``); a complete hand has shanten -1, so the win check is
     skipped when the shanten (or the bound) is 0 or more. Returns the shanten when it was computed,
-    else :data:`SHANTEN_UNKNOWN`.
+    else :data:`SHANTEN_UNKNOWN`. Inlined into the engine's hand loop, like :func:`_legal_react`:
+    there it runs without reference counts (see :mod:`simkit.engine.play`).
     """
     for a in range(A.N_ACTIONS):
         legal[a] = False
@@ -495,7 +496,7 @@ def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_w
     return sh
 
 
-@jit
+@jit(inline="always")
 def _legal_react(legal, hand, meld_counts, n_melds, declared, skip_win, skip_pung, last, x, robbing, chow, lb, t):  # pragma: no cover
     """Fill ``legal`` for a player (rows ``hand``, ...) facing the opponent's discard ``x`` (or added
     tile when ``robbing``); ``last``: no drawable tile is left; ``chow``: the rule set claims chows;

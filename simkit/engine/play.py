@@ -11,6 +11,14 @@ on disk, so a new process (a ``--workers`` pool, a Dask worker, the next session
 engine instead of compiling it again. Passing the policies as function arguments instead would
 make them run-time values, which numba cannot cache.
 
+``_play_hand`` and ``_play_match`` are compiled without reference counts (``refcounts=False``,
+:func:`simkit._jit.jit`): every array they touch belongs to the kernel that calls them (the
+match's :class:`~simkit.engine.game.Table`, borrowed; the result rows; the shared hand tables),
+and they allocate none. Keep it so: no array may be allocated in them, returned to them, or
+inlined into them from a function that allocates (the policies are called through the
+out-of-line ``_policy0`` / ``_policy1`` for that reason). ``tests/test_jit.py`` checks that whole
+matches free every block they allocate.
+
 The template itself is never compiled: import the engine through :mod:`simkit.engine.compiled`.
 Everything that does not depend on the policies (the table, the legal-action scans, dealing,
 payments) is in :mod:`simkit.engine.game`.
@@ -113,6 +121,19 @@ CACHE = False
 # </bind>
 
 
+@jit(cache=CACHE)
+def _policy0(view, legal, params, rng):  # pragma: no cover - compiled
+    """``POLICY0``, called out of line: a policy compiled ``inline="always"`` is inlined here,
+    where reference counts are kept, and never into the reference-count-free :func:`_play_hand`."""
+    return POLICY0(view, legal, params, rng)
+
+
+@jit(cache=CACHE)
+def _policy1(view, legal, params, rng):  # pragma: no cover - compiled
+    """``POLICY1``, called out of line (see :func:`_policy0`)."""
+    return POLICY1(view, legal, params, rng)
+
+
 @jit(inline="always", cache=CACHE)
 def _decide(legal, sc, rng, view, p, params0, params1):  # pragma: no cover - compiled
     """Ask player ``p``'s policy; returns a legal action, or -1 after recording ERR_ILLEGAL_ACTION.
@@ -124,9 +145,9 @@ def _decide(legal, sc, rng, view, p, params0, params1):  # pragma: no cover - co
     as much as a decision.
     """
     if p == sc[S_SWAP]:
-        action = POLICY0(view, legal, params0, rng)
+        action = _policy0(view, legal, params0, rng)
     else:
-        action = POLICY1(view, legal, params1, rng)
+        action = _policy1(view, legal, params1, rng)
     sc[S_TURNS] += 1
     if action < 0 or action >= A.N_ACTIONS or not legal[action]:
         sc[S_ERROR] = ERR_ILLEGAL_ACTION
@@ -135,7 +156,7 @@ def _decide(legal, sc, rng, view, p, params0, params1):  # pragma: no cover - co
     return action
 
 
-@jit(cache=CACHE)
+@jit(cache=CACHE, refcounts=False)
 def _play_hand(T, t, game, sp, params0, params1, out, items_out, floats_out, hand_out, melds_out):  # pragma: no cover
     """Play one hand, dealt from ``wall`` with seats in ``seat``, to a win, a draw or (for_two) a fold.
 
@@ -447,7 +468,7 @@ def _clear_row(row, items_row, floats_row, hand_row, melds_row):  # pragma: no c
     melds_row[:] = 0
 
 
-@jit(cache=CACHE)
+@jit(cache=CACHE, refcounts=False)
 def _play_match(seed, m, T, template, t, game, sp, params0, params1, ints, items, floats, hands, melds, log_hand):  # pragma: no cover
     """Play match ``m`` into the rows of ``ints``/``items``/``floats``/``hands``/``melds``; returns the number of hands.
 
