@@ -111,6 +111,23 @@ def test_policies_that_cannot_be_imported_get_an_in_memory_instance():
     assert not Path(engine.__file__).is_relative_to(compiled.cache_root())
 
 
+def test_an_inlined_policy_is_called_out_of_line():
+    """The hand loop runs without reference counts, so a policy compiled ``inline="always"`` (which
+    numba would paste into it, allocations and all) is called through an out-of-line wrapper;
+    other policies are called directly (tests/test_jit.py runs such a policy and checks that
+    every block it allocates is freed)."""
+
+    @jit(inline="always", cache=False)
+    def inline_policy(view, legal, params, rng):  # pragma: no cover - compiled
+        return random_policy(view, legal, params, rng)
+
+    engine, swap = compiled.engine_of(settle_douque, inline_policy, greedy_policy)
+    assert swap and engine.POLICY1 is inline_policy
+    assert engine.CALL1 is engine._policy1 and engine.CALL0 is greedy_policy
+    built_in, _ = compiled.engine_of(settle_douque, greedy_policy, random_policy)
+    assert built_in.CALL0 is built_in.POLICY0 and built_in.CALL1 is built_in.POLICY1
+
+
 def test_an_unwritable_cache_falls_back_to_memory_with_a_warning(tmp_path, monkeypatch):
     blocker = tmp_path / "not_a_directory"
     blocker.write_text("")

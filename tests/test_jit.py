@@ -102,11 +102,20 @@ def delta(run):
     return after.alloc - before.alloc, after.free - before.free
 
 if sys.argv[1] == "engine":
-    for rules in ("douque", "for_two"):
-        for pair in (("random", "random"), ("greedy", "random")):
-            simulate_matches(rules, pair, 2, seed=0)  # compile / load first
-            alloc, free = delta(lambda: simulate_matches(rules, pair, 20, seed=1))
-            print(rules, *pair, alloc, free)
+    from simkit.engine.policies import random_policy
+
+    @jit(inline="always", cache=False)
+    def inlined(view, legal, params, rng):  # allocates at every decision
+        scratch = np.empty(legal.shape[0], np.int64)
+        scratch[0] = 0
+        return random_policy(view, legal, params, rng) + scratch[0]
+
+    runs = [("douque", ("random", "random")), ("douque", ("greedy", "random")), ("douque", ("random", inlined))]
+    runs += [("for_two", ("random", "random")), ("for_two", ("greedy", "random"))]
+    for rules, pair in runs:
+        simulate_matches(rules, pair, 2, seed=0)  # compile / load first
+        alloc, free = delta(lambda: simulate_matches(rules, pair, 20, seed=1))
+        print(rules, pair[0], getattr(pair[1], "__name__", pair[1]), alloc, free)
 else:
     # called from Python, a refcount-free function's wrapper still releases what it unboxes
     @jit(cache=False, refcounts=False)
@@ -142,11 +151,13 @@ def _nrt_balance(what):
 def test_engine_frees_everything_it_allocates():
     """The engine's hand and match loops run without reference counts (``refcounts=False``):
     whole matches of every policy pair allocate and free the same number of blocks (numba's
-    allocation statistics, in a fresh process so that enabling them does not slow this one).
+    allocation statistics, in a fresh process so that enabling them does not slow this one),
+    also with a policy compiled ``inline="always"`` that allocates at every decision (the engine
+    calls such a policy out of line).
     The same check passes for a refcount-free function called from Python (its wrapper keeps
     its reference counts) and catches a planted refcount-free function that allocates."""
     rows = _nrt_balance("engine")
-    assert len(rows) == 4
+    assert len(rows) == 5
     for rules, p0, p1, alloc, free in rows:
         assert int(alloc) > 0 and int(alloc) == int(free), (rules, p0, p1, alloc, free)
     (_, _, _, mi_alloc, mi_free), (_, _, _, alloc, free) = _nrt_balance("planted")

@@ -15,8 +15,8 @@ make them run-time values, which numba cannot cache.
 :func:`simkit._jit.jit`): every array they touch belongs to the kernel that calls them (the
 match's :class:`~simkit.engine.game.Table`, borrowed; the result rows; the shared hand tables),
 and they allocate none. Keep it so: no array may be allocated in them, returned to them, or
-inlined into them from a function that allocates (the policies are called through the
-out-of-line ``_policy0`` / ``_policy1`` for that reason). ``tests/test_jit.py`` checks that whole
+inlined into them from a function that allocates (a policy compiled ``inline="always"`` is
+called through the out-of-line ``_policy0`` / ``_policy1`` for that reason). ``tests/test_jit.py`` checks that whole
 matches free every block they allocate.
 
 The template itself is never compiled: import the engine through :mod:`simkit.engine.compiled`.
@@ -123,15 +123,26 @@ CACHE = False
 
 @jit(cache=CACHE)
 def _policy0(view, legal, params, rng):  # pragma: no cover - compiled
-    """``POLICY0``, called out of line: a policy compiled ``inline="always"`` is inlined here,
-    where reference counts are kept, and never into the reference-count-free :func:`_play_hand`."""
+    """``POLICY0`` called out of line, for a policy compiled ``inline="always"``: it is inlined
+    here, where reference counts are kept, not into the reference-count-free :func:`_play_hand`."""
     return POLICY0(view, legal, params, rng)
 
 
 @jit(cache=CACHE)
 def _policy1(view, legal, params, rng):  # pragma: no cover - compiled
-    """``POLICY1``, called out of line (see :func:`_policy0`)."""
+    """``POLICY1`` called out of line (see :func:`_policy0`)."""
     return POLICY1(view, legal, params, rng)
+
+
+def _inlined(fn) -> bool:
+    """Whether numba inlines ``fn`` into its callers (``inline="always"`` or a cost model)."""
+    return getattr(fn, "targetoptions", {}).get("inline", "never") != "never"
+
+
+# What _decide calls: the policy itself (the wrapper's call would cost a copy of the View per
+# decision: ~5% of a greedy or random hand), or its wrapper when the policy is inlined
+CALL0 = _policy0 if _inlined(POLICY0) else POLICY0
+CALL1 = _policy1 if _inlined(POLICY1) else POLICY1
 
 
 @jit(inline="always", cache=CACHE)
@@ -145,9 +156,9 @@ def _decide(legal, sc, rng, view, p, params0, params1):  # pragma: no cover - co
     as much as a decision.
     """
     if p == sc[S_SWAP]:
-        action = _policy0(view, legal, params0, rng)
+        action = CALL0(view, legal, params0, rng)
     else:
-        action = _policy1(view, legal, params1, rng)
+        action = CALL1(view, legal, params1, rng)
     sc[S_TURNS] += 1
     if action < 0 or action >= A.N_ACTIONS or not legal[action]:
         sc[S_ERROR] = ERR_ILLEGAL_ACTION
