@@ -15,9 +15,9 @@ make them run-time values, which numba cannot cache.
 :func:`simkit._jit.jit`): every array they touch belongs to the kernel that calls them (the
 match's :class:`~simkit.engine.game.Table`, borrowed; the result rows; the shared hand tables),
 and they allocate none. Keep it so: no array may be allocated in them, returned to them, or
-inlined into them from a function that allocates (a policy compiled ``inline="always"`` is
-called through the out-of-line ``_policy0`` / ``_policy1`` for that reason). ``tests/test_jit.py`` checks that whole
-matches free every block they allocate.
+inlined into them from a function that allocates (a policy compiled ``inline="always"`` is called
+through the out-of-line ``_policy0`` / ``_policy1`` for that reason). ``tests/test_jit.py``
+checks that whole matches free every block they allocate.
 
 The template itself is never compiled: import the engine through :mod:`simkit.engine.compiled`.
 Everything that does not depend on the policies (the table, the legal-action scans, dealing,
