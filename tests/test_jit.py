@@ -1,6 +1,10 @@
-"""simkit._jit.borrow: a reference-count-free view that reads and writes the owner's memory."""
+"""simkit._jit: ``borrow`` (a reference-count-free view of an array) and ``jit(refcounts=False)``
+(functions compiled without reference counts), and that the engine built with them frees
+everything it allocates."""
 
 from __future__ import annotations
+
+import types
 
 import numpy as np
 
@@ -73,8 +77,6 @@ def test_refcounts_false_emits_no_reference_counting():
     from simkit import _jit
 
     assert _jit.REFCOUNT_FREE
-    import types
-
     m = types.ModuleType("refcount_test")
     exec(compile(_REFCOUNT_SOURCE, "<refcount_test>", "exec"), m.__dict__)
     a = np.arange(5.0)
