@@ -15,13 +15,21 @@ batch-kernel throughput on the douque tile set:
   compile time reported separately), and greedy vs greedy for night_market, duel and for_two
   (whole matches of their default ``match_hands``);
 * the same runs end to end through ``simkit.simulate`` into Parquet shards, and the share of the run
-  the Parquet path takes.
+  the Parquet path takes;
+* compiling (``--compile``): in a fresh cache directory, the seconds to the first hand of a new
+  process for the rule set's engine (cold, then warm), for a fresh trivial policy in its own module
+  and for an edit of that module (the engine is compiled once per rule set; a policy compiles
+  only itself);
+* before/after (``--compare-python PATH``): the engine figures measured side by side with another
+  installation of simkit (e.g. the previous commit installed in a second venv), the same matches in
+  alternating fresh processes, and the ratio.
 
 The PyPI ``mahjong`` package does the same work on the same hands (a subset, it is slower) and the
 ratio simkit / mahjong is printed beside each figure. simkit runs on all cores, as a user would run
 it; the package is single-threaded pure Python. Each simkit figure is the best of ``--repeat`` runs.
 
-Usage: ``python scripts/bench.py [--n 2000000] [--peer-n 20000] [--repeat 3]``
+Usage: ``python scripts/bench.py [--n 2000000] [--peer-n 20000] [--repeat 3] [--compile]
+[--compare-python /path/to/other/venv/bin/python] [--only compile|compare]``
 """
 
 from __future__ import annotations
@@ -60,6 +68,9 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs per simkit measurement (best is kept)")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--matches", type=int, default=2000, help="greedy matches per engine measurement")
+    ap.add_argument("--compile", action="store_true", help="measure compile times in a fresh cache directory")
+    ap.add_argument("--compare-python", help="python of another simkit installation to measure side by side")
+    ap.add_argument("--only", choices=("compile", "compare"), help="run only that section")
     args = ap.parse_args(argv)
 
     import numba
@@ -78,6 +89,14 @@ def main(argv=None) -> int:
     print("simkit bench")
     print(f"  machine      {os.cpu_count()} cores ({platform.processor() or platform.machine()}), numba threads {numba.get_num_threads()}")
     print(f"  versions     simkit {simkit.__version__}, numba {numba.__version__}, numpy {np.__version__}, python {platform.python_version()}")
+    if args.only == "compile":
+        _compile_times("douque")
+        return 0
+    if args.only == "compare":
+        if not args.compare_python:
+            raise SystemExit("bench: --only compare needs --compare-python")
+        _side_by_side(args.compare_python, args.matches, args.seed, args.repeat)
+        return 0
 
     t0 = time.perf_counter()
     load_tables()
@@ -202,7 +221,108 @@ def main(argv=None) -> int:
             f"\n  mahjong {peer['version']} on the first {args.peer_n:,} of the same hands, one thread: "
             "Agari.is_agari, Shanten.calculate_shanten_for_regular_hand, waits = is_agari over the 18 kinds."
         )
+    if args.compile:
+        _compile_times("douque")
+    if args.compare_python:
+        _side_by_side(args.compare_python, args.matches, args.seed, args.repeat)
     return 0
+
+
+_FIRST_HAND = """
+import sys, time
+t0 = time.perf_counter()
+import importlib
+sys.path.insert(0, sys.argv[1])
+from simkit.engine.matches import simulate_matches
+policy = importlib.import_module(sys.argv[2]).policy if sys.argv[2] != "-" else "greedy"
+simulate_matches(sys.argv[3], (policy, "greedy"), 1, seed=0)
+print(time.perf_counter() - t0)
+"""
+
+_TRIVIAL_POLICY = """from simkit._jit import jit
+from simkit.engine import actions as A
+
+
+@jit
+def policy(view, legal, params, rng):
+    # wins when it can, else the first legal action ({edit})
+    if legal[A.WIN]:
+        return A.WIN
+    for a in range(A.N_ACTIONS):
+        if legal[a]:
+            return a
+    return -1
+"""
+
+
+def _compile_times(rules: str) -> None:
+    """Seconds to the first hand in fresh processes with a fresh cache directory: the rule set's
+    engine cold and warm, a new trivial policy, and an edit of its module."""
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    print(f"\n  compiling ({rules}; fresh processes, fresh cache directory; seconds to the first hand, import included)")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, SIMKIT_CACHE_DIR=str(Path(tmp) / "cache"), NUMBA_CACHE_DIR=str(Path(tmp) / "numba"))
+        module = Path(tmp) / "bench_trivial_policy.py"
+
+        def first_hand(policy_module: str) -> float:
+            out = subprocess.run(
+                [sys.executable, "-c", _FIRST_HAND, tmp, policy_module, rules], env=env, capture_output=True,
+                text=True, check=True,
+            )
+            return float(out.stdout.strip().splitlines()[-1])
+
+        steps = [("engine and built-in policies, cold", "-", None), ("engine, warm (loaded from the cache)", "-", None),
+                 ("a new policy (its own module)", "bench_trivial_policy", "first version"),
+                 ("the same policy, loaded", "bench_trivial_policy", None),
+                 ("an edit of the policy's module", "bench_trivial_policy", "edited")]
+        for label, mod, edit in steps:
+            if edit is not None:
+                module.write_text(_TRIVIAL_POLICY.format(edit=edit))
+                time.sleep(1.1)  # numba's cache keys on the source's modification time (seconds)
+            print(f"  {label:<46} {first_hand(mod):>8.1f} s")
+
+
+_SIDE_BY_SIDE = """
+import sys, time
+from simkit.engine.matches import simulate_matches
+rules, a, b, n, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+simulate_matches(rules, (a, b), 1, seed=seed)  # compile or load
+t0 = time.perf_counter()
+r = simulate_matches(rules, (a, b), n, seed=seed)
+dt = time.perf_counter() - t0
+print(len(r["match"]) / dt, len(r["match"]), float(r["score_0"].sum()))
+"""
+
+
+def _side_by_side(other_python: str, matches: int, seed: int, repeat: int) -> None:
+    """Engine throughput of this installation and another one on the same matches, in alternating
+    fresh processes (engine load excluded), best of ``repeat`` each, and the ratio."""
+    import subprocess
+
+    def version(python):
+        return subprocess.run([python, "-c", "import simkit, os; print(os.path.dirname(simkit.__file__))"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+
+    print(f"\n  side by side: this simkit ({version(sys.executable)}) vs {version(other_python)}")
+    print(f"  {'run':<38} {'this':>14} {'other':>14} {'ratio':>9}")
+    for rules, pair, n in (("douque", ("greedy", "greedy"), matches), ("douque", ("random", "random"), matches),
+                           ("for_two", ("greedy", "greedy"), matches // 2)):
+        best = {}
+        sums = {}
+        for _ in range(repeat):
+            for python in (sys.executable, other_python):
+                out = subprocess.run([python, "-c", _SIDE_BY_SIDE, rules, *pair, str(n), str(seed)],
+                                     capture_output=True, text=True, check=True).stdout.split()
+                best[python] = max(best.get(python, 0.0), float(out[0]))
+                sums[python] = (out[1], out[2])
+        if sums[sys.executable] != sums[other_python]:
+            raise SystemExit(f"bench: the two installations played different games ({sums})")
+        ours, theirs = best[sys.executable], best[other_python]
+        label = f"{rules} {pair[0]} vs {pair[1]}, {n:,} matches"
+        print(f"  {label:<38} {_fmt(ours):>14} {_fmt(theirs):>14} {ours / theirs:>8.3f}x")
 
 
 def _end_to_end(rules, engine: dict, seed: int, repeat: int) -> None:

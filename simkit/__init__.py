@@ -15,6 +15,8 @@ from importlib.metadata import PackageNotFoundError, version
 
 from .engine.deal import deal_hands, deal_stats
 from .engine.matches import EngineError, play_hand, replay, simulate_matches
+from .engine.position import Position, PositionError
+from .engine.state import GameState
 from .errors import HandError, MeldError, RulesError, ScoreError, SimkitError, TileCountError, TileNotationError
 from .hand import (
     is_win,
@@ -76,6 +78,9 @@ __all__ = [
     "replay",
     "play_hand",
     "EngineError",
+    "GameState",
+    "Position",
+    "PositionError",
     # simulation runs (Parquet datasets)
     "simulate",
     "summarize",

@@ -123,6 +123,14 @@ if sys.argv[1] == "engine":
     replay(1, 0, 0, policies=("random", "random"))
     alloc, free = delta(lambda: [replay(1, m, 2, policies=("random", "random")) for m in range(5)])
     print("douque", "replay", "random", alloc, free)
+    # a hand from a given state: the kernel plays a copy of the caller's table
+    from simkit.engine.deal import wall_template
+    from simkit.engine.matches import play_hand
+    from simkit.rules import resolve_rules
+    wall = np.random.default_rng(0).permutation(wall_template(resolve_rules("douque")))
+    play_hand(wall, policies=("random", "random"))
+    alloc, free = delta(lambda: [play_hand(wall, policies=("random", "random"), seed=s) for s in range(5)])
+    print("douque", "play_hand", "random", alloc, free)
 else:
     # called from Python, a refcount-free function's wrapper still releases what it unboxes
     @jit(cache=False, refcounts=False)
@@ -160,11 +168,12 @@ def test_engine_frees_everything_it_allocates():
     whole matches of every policy pair allocate and free the same number of blocks (numba's
     allocation statistics, in a fresh process so that enabling them does not slow this one),
     also with a policy compiled ``inline="always"`` that allocates at every decision (the engine
-    calls such a policy out of line), and when replaying, where the table is owned, not borrowed.
+    calls such a policy through its function pointer), when replaying, and when playing a hand
+    from a given state (the kernel copies the caller's table).
     The same check passes for a refcount-free function called from Python (its wrapper keeps
     its reference counts) and catches a planted refcount-free function that allocates."""
     rows = _nrt_balance("engine")
-    assert len(rows) == 6
+    assert len(rows) == 7
     for rules, p0, p1, alloc, free in rows:
         assert int(alloc) > 0 and int(alloc) == int(free), (rules, p0, p1, alloc, free)
     (_, _, _, mi_alloc, mi_free), (_, _, _, alloc, free) = _nrt_balance("planted")

@@ -62,6 +62,8 @@ __all__ = [
     "PHASE_ROB",
     "PHASE_BID",
     "PHASE_FOLLOW",
+    "PHASE_OVER",
+    "PHASE_NAMES",
     "View",
     "action_name",
 ]
@@ -87,6 +89,8 @@ PHASE_REACT = 2  #: on the opponent's discard
 PHASE_ROB = 3  #: on the opponent's added-kong tile
 PHASE_BID = 4  #: the banker, after the deal: bid 1, 2 or 3
 PHASE_FOLLOW = 5  #: the opponent, after the bid: follow or fold
+PHASE_OVER = 6  #: the hand is over: no decision (the state's phase, never a view's)
+PHASE_NAMES = ("after a draw", "after a claim", "on the opponent's discard", "on the opponent's added kong", "bid", "follow or fold", "hand over")
 
 
 class View(NamedTuple):

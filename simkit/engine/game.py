@@ -80,6 +80,7 @@ __all__ = [
     "Game",
     "Table",
     "new_table",
+    "copy_table",
     "EVENT_NAMES",
     "MAX_LOG",
     "ERROR_MESSAGES",
@@ -94,6 +95,9 @@ __all__ = [
     "WIN_ROBBED",
     "WIN_FOLD",
     "MAX_RIVER",
+    "POLICY_FUNCTION",
+    "POLICY_RANDOM",
+    "POLICY_GREEDY",
 ]
 
 MAX_RIVER = 64  #: capacity of a discard river (for_two's 101 drawable tiles: at most ~56 discards each)
@@ -126,7 +130,33 @@ S_KEPT_BACK = 13  #: tiles at the end of the wall that are never drawn (the rule
 S_BID = 14  #: for_two: the banker's bid of this hand (0 before the bid and in other rule sets)
 S_SWAP = 15  #: 1: player 0 plays the engine instance's POLICY1 and player 1 its POLICY0
 S_SHANTEN_LB = 16  #: S_SHANTEN_LB + p: a lower bound on player p's shanten (SHANTEN_UNKNOWN: none; see play.py)
-N_SC = 18
+# the decision the hand waits for (the state machine's position; see simkit/engine/play.py)
+S_PLAYER = 18  #: the deciding player
+S_PHASE = 19  #: PHASE_* of the decision; PHASE_OVER once the hand is over
+S_TILE = 20  #: the tile concerned (the view's ``tile``)
+S_CURRENT = 21  #: whose turn it is (the discarder or kong maker while the opponent reacts)
+S_REPLACEMENT = 22  #: 1 while the current player's last draw was a kong replacement
+# the hand's outcome, set when it ends
+S_WINNER = 23  #: -1 on a draw or a fold
+S_PAYER = 24
+S_WIN_TYPE = 25  #: WIN_*
+S_WIN_TILE = 26
+S_WIN_REPLACEMENT = 27  #: a self-draw on a kong replacement
+S_WIN_LAST = 28  #: a self-draw on the last drawable tile
+S_WIN_LAST_DISCARD = 29  #: a win on the discard made after the last drawable tile was drawn
+# the match
+S_HAND_NUMBER = 30  #: index of the hand being played in its match
+S_DEALERSHIPS = 31  #: completed dealer turns (douque: a round is two, the match eight)
+S_MATCH_OVER = 32  #: 1 once the match has ended
+S_ERROR_PHASE = 33  #: the phase of the decision whose action was refused
+N_SC = 34
+
+# S_PHASE between a step and the next decision (resolved by play._advance, never seen outside)
+PENDING_SETTLE = -1  #: the hand has ended and is to be settled
+PENDING_TURN_DRAW = -2  #: S_CURRENT's turn after a draw of S_TILE (-1: the dealt 14) is to be set up
+PENDING_TURN_CLAIM = -3  #: S_CURRENT's turn after a pung or chow is to be set up
+PENDING_PASS = -4  #: S_PLAYER can only pass S_TILE, the opponent's discard: the pass is applied at once
+PENDING_DEAL = -5  #: the wall in T.wall is to be dealt (a hand from a given wall)
 SHANTEN_UNKNOWN = -9  #: no bound known (a meld changed the hand); also "shanten not computed"
 
 # Table.purse (float64): the match's running balances and the chips at the table
@@ -149,6 +179,7 @@ ERR_KEPT_BACK = 4  #: a draw from the kept-back tiles
 ERR_LOCKED = 5  #: a declared (locked) hand changed other than by its drawn tile
 ERR_SKIPPED_WIN = 6  #: a win while under Skipped Win
 ERR_PAYMENT = 7  #: payments not zero-sum after fees, or a player's chips below zero
+ERR_FALSE_WIN = 8  #: a win action on a hand that is not complete (the engine's own check)
 ERROR_MESSAGES = (
     "",
     "a policy returned an illegal action",
@@ -158,7 +189,13 @@ ERROR_MESSAGES = (
     "invariant broken: a locked hand changed",
     "invariant broken: a win under Skipped Win",
     "invariant broken: payments not zero-sum after fees, or chips below zero",
+    "invariant broken: a win with a hand that is not complete",
 )
+
+# how the engine calls a player's policy (simkit/engine/play.py ``_ask``)
+POLICY_FUNCTION = 0  #: through a function pointer: any jitted policy, compiled on its own
+POLICY_RANDOM = 1  #: the built-in random policy, called directly
+POLICY_GREEDY = 2  #: the built-in greedy policy, called directly
 
 MAX_LOG = 512  #: capacity of the event log of one hand
 # event kinds of the log (player, tile, extra)
@@ -237,6 +274,12 @@ class Table(NamedTuple):
     locked: np.ndarray  #: uint8[2, 34], a declared player's concealed tiles at declaration
     purse: np.ndarray  #: float64[4], balances and chips (P_* indices)
     money: np.ndarray  #: float64[N_MONEY], what the settle function says is owed (M_* indices)
+    policy_legal: np.ndarray  #: bool[N_ACTIONS], the copy of ``legal`` a policy is given
+    row: np.ndarray  #: int64[N_RESULT_INT], the result row of the hand (complete once it is over)
+    row_floats: np.ndarray  #: float64[N_RESULT_FLOAT], its payments
+    row_hand: np.ndarray  #: uint8[34], the winner's concealed tiles (zeros without a winner)
+    row_melds: np.ndarray  #: int8[4, 2], the winner's melds (-1 when unused)
+    ids: np.ndarray  #: uint64[2], the match's seed and index (its random streams' keys)
 
 
 @jit
@@ -277,6 +320,12 @@ def new_table(n_tiles, items_proto):  # pragma: no cover - compiled
         np.zeros((2, 34), np.uint8),
         np.zeros(4, np.float64),
         np.zeros(N_MONEY, np.float64),
+        np.zeros(A.N_ACTIONS, np.bool_),
+        np.zeros(N_RESULT_INT, np.int64),
+        np.zeros(N_RESULT_FLOAT, np.float64),
+        np.zeros(34, np.uint8),
+        np.zeros((4, 2), np.int8),
+        np.zeros(2, np.uint64),
     )
 
 
@@ -294,8 +343,39 @@ def borrowed_table(T):  # pragma: no cover - compiled
             borrow(w.split_scratch),
         ),
         borrow(T.items), borrow(T.tmp), borrow(T.log), borrow(T.swork), borrow(T.locked), borrow(T.purse),
-        borrow(T.money),
+        borrow(T.money), borrow(T.policy_legal), borrow(T.row), borrow(T.row_floats), borrow(T.row_hand),
+        borrow(T.row_melds), borrow(T.ids),
     )
+
+
+@jit
+def copy_table(src, dst):  # pragma: no cover - compiled
+    """Copy the state of ``src`` into ``dst`` (two Tables of one rule set and wall size; scratch
+    arrays excepted)."""
+    dst.wall[:] = src.wall
+    dst.hand[:, :] = src.hand
+    dst.meld_counts[:, :] = src.meld_counts
+    dst.melds[:, :, :] = src.melds
+    dst.river[:, :] = src.river
+    dst.claimed[:, :] = src.claimed
+    dst.locked[:, :] = src.locked
+    dst.log[:, :] = src.log
+    dst.row_melds[:, :] = src.row_melds
+    for a, b in (
+        (src.n_melds, dst.n_melds), (src.n_river, dst.n_river), (src.declared, dst.declared),
+        (src.skip_win, dst.skip_win), (src.skip_pung, dst.skip_pung), (src.seat, dst.seat), (src.acted, dst.acted),
+        (src.kongs, dst.kongs), (src.skips, dst.skips), (src.sc, dst.sc), (src.row, dst.row),
+    ):
+        b[:] = a
+    dst.legal[:] = src.legal
+    dst.policy_legal[:] = src.policy_legal
+    dst.rng[:] = src.rng
+    dst.items[:] = src.items
+    dst.purse[:] = src.purse
+    dst.money[:] = src.money
+    dst.row_floats[:] = src.row_floats
+    dst.row_hand[:] = src.row_hand
+    dst.ids[:] = src.ids
 
 
 @jit

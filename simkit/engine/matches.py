@@ -13,16 +13,20 @@ from ..errors import SimkitError
 from ..hand.tables import hand_tables
 from ..rules import resolve_rules
 from . import game as eng
-from .compiled import engine_of
+from .actions import N_ACTIONS, View
+from .compiled import engine_of, prepared
 from .deal import wall_template
-from .policies import POLICIES
+from .policies import POLICIES, greedy_policy, random_policy
 from .rulesets import engine_spec
 
 __all__ = ["EngineError", "simulate_matches", "resolve_policy", "replay", "play_hand", "HandRecord"]
 
 
 def resolve_policy(policy):
-    """``(jitted function, params float64[])`` of a policy given by name, function, or (function, params)."""
+    """``(function, params float64[])`` of a policy given by name, function, or (function, params).
+
+    The function is jitted (run inside the engine) or a plain Python callable with the same
+    signature (asked from Python at every decision: slower, the same games)."""
     if isinstance(policy, str):
         if policy not in POLICIES:
             raise SimkitError(f"unknown policy {policy!r}; built-in policies: {', '.join(POLICIES)}")
@@ -35,22 +39,44 @@ def resolve_policy(policy):
 
 
 def _check_fn(fn):
-    if not hasattr(fn, "py_func"):
+    if not callable(fn) or isinstance(fn, type):
         raise SimkitError(
-            f"a policy must be a jitted function (numba.njit / simkit._jit.jit) or a built-in name, got {fn!r}"
+            f"a policy must be a built-in name, a jitted function (simkit._jit.jit / numba.njit) or a Python "
+            f"function policy(view, legal, params, rng) -> action, got {fn!r}"
         )
     return fn
+
+
+def _jitted(fn) -> bool:
+    return hasattr(fn, "py_func")
 
 
 class EngineError(SimkitError, RuntimeError):
     """The engine stopped a match: a policy returned an illegal action, or an invariant broke."""
 
 
-def _error_text(code: int, detail: int, where: str) -> str:
-    from .actions import action_name
+def _error_text(code: int, detail: int, where: str, player=None, phase=None, tile=None, legal=None) -> str:
+    """The message of an engine error; for an illegal action it names the player, the phase, the
+    tile concerned, the action and the legal actions."""
+    from ..tiles import tile_name
+    from .actions import PHASE_NAMES, action_name
 
     text = eng.ERROR_MESSAGES[code] if 0 < code < len(eng.ERROR_MESSAGES) else f"engine error {code}"
-    if code == 1 and detail >= 0:
+    if code in (eng.ERR_ILLEGAL_ACTION, eng.ERR_FALSE_WIN) and player is not None:
+        try:
+            what = action_name(detail)
+        except ValueError:
+            what = f"code {detail}, not an action"
+        phase_text = PHASE_NAMES[phase] if 0 <= phase < len(PHASE_NAMES) else f"phase {phase}"
+        text = f"a policy returned an illegal action: player {player} chose {what} ({phase_text}"
+        if tile is not None and tile >= 0:
+            text += f", tile {tile_name(tile)}"
+        text += ")"
+        if legal is not None:
+            text += "; legal: " + ", ".join(action_name(a) for a in np.flatnonzero(legal))
+        if code == eng.ERR_FALSE_WIN:
+            text += " (the hand is not complete)"
+    elif code == eng.ERR_ILLEGAL_ACTION and detail >= 0:
         try:
             text += f" ({action_name(detail)})"
         except ValueError:
@@ -68,11 +94,87 @@ def _common(rules, policies):
     return spec, f0, p0, f1, p1
 
 
-def _engine(spec, f0, p0, f1, p1):
-    """The compiled engine for the rule set and policy pair, its ``swap`` flag and the parameter
-    arrays in its order (:func:`simkit.engine.compiled.engine_of`)."""
-    engine, swap = engine_of(spec.settle, f0, f1)
-    return (engine, True, p1, p0) if swap else (engine, False, p0, p1)
+_BUILT_IN = {random_policy: eng.POLICY_RANDOM, greedy_policy: eng.POLICY_GREEDY}
+
+
+def _calls(f0, f1):
+    """``(kinds int64[2], fn0, fn1)``: how the engine calls each player's policy (a built-in
+    directly, any other through a function pointer; an unused pointer is the random policy)."""
+    kinds = np.array([_BUILT_IN.get(f0, eng.POLICY_FUNCTION), _BUILT_IN.get(f1, eng.POLICY_FUNCTION)], np.int64)
+    return kinds, (random_policy if kinds[0] else f0), (random_policy if kinds[1] else f1)
+
+
+_policy_types: dict = {}
+
+
+def policy_type(spec):
+    """The numba first-class function type of a policy of this rule set's engine:
+    ``int64(View, bool[::1], float64[::1], uint64[::1])``."""
+    import numba
+    from numba import types
+
+    name = spec.rules.name
+    if name not in _policy_types:
+        T = eng.new_table(len(wall_template(spec.rules)), spec.items_proto)
+        t = hand_tables(spec.rules)
+        view = View(
+            0, 0, T.hand[0], T.melds[0], 0, T.melds[1], 0, T.river[0], 0, T.river[1], 0, 0, 0, 0, 27, 27, True, 0, 0,
+            t, 0,
+        )
+        _policy_types[name] = types.FunctionType(
+            types.int64(numba.typeof(view), types.bool_[::1], types.float64[::1], types.uint64[::1])
+        )
+    return _policy_types[name]
+
+
+def engine_for(spec):
+    """The compiled engine instance of a rule set (:func:`simkit.engine.compiled.engine_of`)."""
+    return engine_of(spec.settle)
+
+
+_dummy_states: dict = {}
+
+
+def _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1, state=None):
+    """Call the engine's match kernel (whole matches, or with ``state`` the hand of that Table
+    from its decision); returns (buffers, n_hands, errors, error_legal, wall, log, n_log)."""
+    engine = engine_for(spec)
+    if state is None:
+        state = _dummy_states.get(spec.rules.name)
+        if state is None:
+            state = _dummy_states[spec.rules.name] = eng.new_table(1, spec.items_proto)
+        from_state = False
+    else:
+        from_state = True
+        log_hand = -1
+    kinds, fn0, fn1 = _calls(f0, f1)
+    bufs = _buffers(spec, n_matches, 1 if from_state else spec.max_hands, empty=log_hand < 0 and not from_state)
+    n_hands = np.zeros(n_matches, np.int64)
+    errors = np.zeros((n_matches, 5), np.int64)
+    error_legal = np.zeros((n_matches, N_ACTIONS), np.bool_)
+    template = wall_template(spec.rules)
+    wall = np.zeros(len(template) if log_hand >= 0 else 0, np.int8)
+    log = np.zeros((eng.MAX_LOG if log_hand >= 0 else 0, 4), np.int64)
+    n_log = np.zeros(1, np.int64)
+    args = (
+        np.uint64(seed), int(start), int(n_matches), template, hand_tables(spec.rules), spec.game, spec.sp,
+        spec.items_proto, bool(check), kinds, fn0, fn1, p0, p1, int(log_hand), from_state, state, *bufs, n_hands,
+        errors, error_legal, wall, log, n_log,
+    )
+    kernel = prepared(engine.play_matches_kernel, args, (10, 11), policy_type(spec))
+    kernel(*args)
+    return bufs, n_hands, errors, error_legal, wall, log, int(n_log[0])
+
+
+def _raise_first_error(errors, error_legal, n_hands, start, seed):
+    bad = np.flatnonzero(errors[:, 0])
+    if len(bad):
+        i = int(bad[0])
+        h = int(n_hands[i]) - 1
+        code, action, player, phase, tile = (int(v) for v in errors[i])
+        raise EngineError(
+            _error_text(code, action, f"match {start + i}, hand {h} (seed {seed})", player, phase, tile, error_legal[i])
+        )
 
 
 def _buffers(spec, *shape, empty=False):
@@ -165,22 +267,36 @@ def simulate_matches(
     for name, value in (("n_matches", n_matches), ("seed", seed), ("start", start)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < (1 if name == "n_matches" else 0):
             raise SimkitError(f"{name} must be {'a positive' if name == 'n_matches' else 'a non-negative'} integer, got {value!r}")
-    max_hands = spec.max_hands
-    ints, items, floats, hands, melds = _buffers(spec, n_matches, max_hands, empty=True)
-    n_hands = np.zeros(n_matches, np.int64)
-    errors = np.zeros((n_matches, 2), np.int64)
-    engine, swap, q0, q1 = _engine(spec, f0, p0, f1, p1)
-    engine.play_matches_kernel(
-        np.uint64(seed), int(start), int(n_matches), wall_template(spec.rules), hand_tables(spec.rules), spec.game,
-        spec.sp, spec.items_proto, bool(check), swap, q0, q1, ints, items, floats, hands, melds, n_hands, errors,
-    )
-    bad = np.flatnonzero(errors[:, 0])
-    if len(bad):
-        i = int(bad[0])
-        h = int(n_hands[i]) - 1
-        raise EngineError(_error_text(int(errors[i, 0]), int(errors[i, 1]), f"match {start + i}, hand {h} (seed {seed})"))
-    keep = np.arange(max_hands)[None, :] < n_hands[:, None]
-    return _rows(ints[keep], items[keep], floats[keep], hands[keep], melds[keep])
+    if not (_jitted(f0) and _jitted(f1)):
+        return _simulate_in_python(spec, (f0, p0), (f1, p1), n_matches, seed, start, check)
+    bufs, n_hands, errors, error_legal, _, _, _ = _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check)
+    _raise_first_error(errors, error_legal, n_hands, start, seed)
+    keep = np.arange(spec.max_hands)[None, :] < n_hands[:, None]
+    return _rows(*(b[keep] for b in bufs))
+
+
+def _simulate_in_python(spec, call0, call1, n_matches, seed, start, check) -> dict:
+    """:func:`simulate_matches` with a plain Python policy: every decision asked from Python
+    through the step API (:class:`~simkit.engine.state.GameState`), the same engine and streams."""
+    from .state import GameState
+
+    rows = []
+    for i in range(n_matches):
+        state = GameState.new_match(spec, seed, start + i, check=check)
+        while True:
+            try:
+                state.play_out(call0, call1)
+            except EngineError as exc:
+                h = int(state._T.sc[eng.S_HAND_NUMBER])
+                raise EngineError(str(exc).replace("this state", f"match {start + i}, hand {h} (seed {seed})")) from None
+            rows.append(state.result_arrays())
+            if not state.next_hand():
+                break
+    bufs = _buffers(spec, len(rows))
+    for j, row in enumerate(rows):
+        for b, v in zip(bufs, row):
+            b[j] = v
+    return _rows(*bufs)
 
 
 @dataclass(frozen=True)
@@ -293,22 +409,15 @@ def replay(seed: int, match: int, hand: int, rules="douque", policies: Sequence 
     for name, value in (("seed", seed), ("match", match), ("hand", hand)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
             raise SimkitError(f"{name} must be a non-negative integer, got {value!r}")
-    ints, items, floats, hands, melds = _buffers(spec, spec.max_hands)
-    template = wall_template(spec.rules)
-    wall = np.zeros(len(template), np.int8)
-    log = np.zeros((eng.MAX_LOG, 4), np.int64)
     if hand >= spec.max_hands:
         raise SimkitError(f"match {match} of seed {seed} has fewer than {hand + 1} hands")
-    engine, swap, q0, q1 = _engine(spec, f0, p0, f1, p1)
-    n_log = engine.replay_kernel(
-        np.uint64(seed), int(match), int(hand), template, hand_tables(spec.rules), spec.game, spec.sp,
-        spec.items_proto, swap, q0, q1, ints, items, floats, hands, melds, wall, log,
+    bufs, n_hands, errors, error_legal, wall, log, n_log = _run_matches(
+        spec, f0, p0, f1, p1, seed, match, 1, False, log_hand=hand
     )
-    if n_log < -1:
-        raise EngineError(_error_text(-1 - n_log, -1, f"match {match}, hand {hand} (seed {seed})"))
-    if n_log < 0:
+    _raise_first_error(errors, error_legal, n_hands, match, seed)
+    if n_hands[0] <= hand:
         raise SimkitError(f"match {match} of seed {seed} has fewer than {hand + 1} hands")
-    return _record(spec, ints[hand], items[hand], floats[hand], hands[hand], melds[hand], log, n_log, wall)
+    return _record(spec, *(b[0, hand] for b in bufs), log, n_log, wall)
 
 
 def play_hand(
@@ -344,13 +453,16 @@ def play_hand(
         raise SimkitError(f"dealer must be 0 or 1, got {dealer!r}")
     if isinstance(streak, bool) or not isinstance(streak, (int, np.integer)) or streak < 0:
         raise SimkitError(f"streak must be a non-negative integer, got {streak!r}")
-    ints, items, floats, hands, melds = _buffers(spec)
-    log = np.zeros((eng.MAX_LOG, 4), np.int64)
-    engine, swap, q0, q1 = _engine(spec, f0, p0, f1, p1)
-    n_log = engine.play_hand_kernel(
-        kinds, int(dealer), bool(dealer_east), int(streak), prevailing, hand_tables(spec.rules), spec.game, spec.sp,
-        spec.items_proto, bool(check), swap, q0, q1, np.uint64(seed), ints, items, floats, hands, melds, log,
+    from .state import GameState
+
+    state = GameState.from_wall(
+        spec, kinds, dealer=int(dealer), dealer_east=bool(dealer_east), streak=int(streak), prevailing=prevailing,
+        seed=seed, check=check,
     )
-    if n_log < 0:
-        raise EngineError(_error_text(-n_log, -1, "the hand from the given wall"))
-    return _record(spec, ints, items, floats, hands, melds, log, n_log, kinds)
+    if state.error:
+        raise EngineError(state.error_text("the hand from the given wall"))
+    try:
+        state.play_out((f0, p0), (f1, p1))
+    except EngineError as exc:
+        raise EngineError(str(exc).replace("this state", "the hand from the given wall")) from None
+    return state.record()

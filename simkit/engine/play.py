@@ -1,611 +1,786 @@
-"""The part of the engine bound to its policies: ``_decide``, ``_play_hand``, ``_play_match`` and
-the three kernels (``play_matches_kernel``, ``replay_kernel``, ``play_hand_kernel``).
+"""The engine's state machine: a hand advanced one decision at a time, and the loops and kernels
+that drive it.
 
-This module is a *template*. Its functions call the two players' policies and the rule set's
-settle function through the module globals ``POLICY0``, ``POLICY1`` and ``SETTLE``, so that each
-(settle, policy, policy) combination is compiled as one program with direct calls.
-:mod:`simkit.engine.compiled` makes an instance of this source per combination with those
-globals bound; when all three functions are importable (defined at the top level of a module
-file, as the built-in ones are) the instance is a generated file whose compiled code numba caches
-on disk, so a new process (a ``--workers`` pool, a Dask worker, the next session) loads the
-engine instead of compiling it again. Passing the policies as function arguments instead would
-make them run-time values, which numba cannot cache.
+A hand is a :class:`~simkit.engine.game.Table` (plain arrays) standing at a **decision point**:
+``sc[S_PLAYER]`` must choose an action in phase ``sc[S_PHASE]`` about tile ``sc[S_TILE]``, the
+legal actions are ``T.legal``. Two functions move it:
 
-``_play_hand`` and ``_play_match`` are compiled without reference counts (``refcounts=False``,
-:func:`simkit._jit.jit`): every array they touch belongs to the kernel that calls them (the
-match's :class:`~simkit.engine.game.Table`, borrowed; the result rows; the shared hand tables),
-and they allocate none. Keep it so: no array may be allocated in them, returned to them, or
-inlined into them from a function that allocates (a policy compiled ``inline="always"`` is called
-through the out-of-line ``_policy0`` / ``_policy1`` for that reason). ``tests/test_jit.py``
-checks that whole matches free every block they allocate.
+* :func:`_begin_hand` deals the wall in ``T.wall`` and advances to the first decision;
+* :func:`_step` applies an action of the deciding player (checked against the engine's own
+  ``T.legal``, a win also against the hand itself) and advances to the next decision, or ends
+  the hand (phase :data:`~simkit.engine.actions.PHASE_OVER`): then it is settled and its result
+  row is in ``T.row`` / ``T.row_floats`` / ``T.items`` / ``T.row_hand`` / ``T.row_melds``.
 
-The template itself is never compiled: import the engine through :mod:`simkit.engine.compiled`.
-Everything that does not depend on the policies (the table, the legal-action scans, dealing,
-payments) is in :mod:`simkit.engine.game`.
+Between decisions nothing is asked of anyone: draws, a pass by a player who can do nothing but
+pass, the replacement after a kong, the end of the hand. Each ``_after_*`` function below is the
+rule of one kind of decision. Whole hands (:func:`_run_hand`) and matches (:func:`_play_match`)
+are loops over ``_step`` that ask the players' policies (:func:`_ask`); so are replay, play from a
+given wall or position, and the Python step API (:mod:`simkit.engine.state`), which calls
+:func:`step_kernel` once per action.
+
+This module is a *template* bound to one rule set's settle function (``SETTLE``):
+:mod:`simkit.engine.compiled` makes one instance per rule set, cached on disk, so the engine is
+compiled once per rule set. Policies are not compiled into it: the built-in ones are called
+directly (by kind, :data:`~simkit.engine.game.POLICY_RANDOM` / ``POLICY_GREEDY``), any other
+jitted policy through a function pointer (``POLICY_FUNCTION``), compiled on its own.
+
+:func:`_run_hand` and :func:`_play_match` are compiled without reference counts
+(``refcounts=False``, :func:`simkit._jit.jit`): every array they touch belongs to the kernel that
+calls them (the match's Table, borrowed; the result rows; the shared hand tables), and they
+allocate none. Keep it so: no array may be allocated in them, returned to them, or inlined into
+them from a function that allocates. ``tests/test_jit.py`` checks that whole matches free every
+block they allocate.
 """
+
+import numpy as np
 
 from simkit._jit import borrow, jit, pjit, prange
 from simkit.engine import actions as A
-from simkit.engine.game import (
-    EV_ADDED_KONG,
-    EV_BID,
-    EV_CHOW,
-    EV_CONCEALED_KONG,
-    EV_DECLARE,
-    EV_DISCARD,
-    EV_DRAW,
-    EV_DRAW_GAME,
-    EV_FOLD,
-    EV_FOLLOW,
-    EV_KONG,
-    EV_PUNG,
-    EV_SKIP_PUNG,
-    EV_SKIP_WIN,
-    EV_WIN,
-    ERR_ILLEGAL_ACTION,
-    ERR_SKIPPED_WIN,
-    FIRST_DEALER_STREAM,
-    N_MONEY,
-    P_BALANCE0,
-    P_BALANCE1,
-    P_CHIPS0,
-    P_CHIPS1,
-    S_BID,
-    S_CHECK,
-    S_DEALER,
-    S_DISCARDS,
-    S_ERROR,
-    S_ERROR_INFO,
-    S_FRONT,
-    S_KEPT_BACK,
-    S_LOGGING,
-    S_NLOG,
-    S_NO_CALL,
-    S_PREVAILING,
-    S_SHANTEN_LB,
-    S_STREAK,
-    S_SWAP,
-    S_TURNS,
-    SHANTEN_UNKNOWN,
-    WIN_DISCARD,
-    WIN_DRAW,
-    WIN_FOLD,
-    WIN_ROBBED,
-    WIN_SELF,
-    _EAST,
-    _WEST,
-    _add_meld,
-    _bit,
-    _check,
-    _deal,
-    _draw_replacement,
-    _legal_after_draw,
-    _legal_react,
-    _log,
-    _pay,
-    _play_tile,
-    _shuffle_and_roll,
-    _tiles_left,
-    _view,
-    _waits_without,
-    borrowed_hand_tables,
-    borrowed_table,
-    new_table,
-    R_BID,
-    R_DEALER,
-    R_DECLARED0,
-    R_DECLARED1,
-    R_FIRST_DEALER_OF_ROUND,
-    R_HAND,
-    R_KONGS0,
-    R_KONGS1,
-    R_MATCH,
-    R_PAYER,
-    R_PREVAILING,
-    R_SEAT0,
-    R_SKIPS0,
-    R_SKIPS1,
-    R_STREAK,
-    R_TILES_LEFT,
-    R_TURNS,
-    R_WINNER,
-    R_WIN_TILE,
-    R_WIN_TYPE,
-)
+from simkit.engine import game as G
+from simkit.engine.policies import greedy_policy, random_policy
 from simkit.engine.rng import bounded, stream_key
+from simkit.hand.win import is_win_kernel
 from simkit.hand.waits import waits_kernel
 
 # <bind> -- replaced in every instance by simkit.engine.compiled
-POLICY0 = POLICY1 = SETTLE = None
+SETTLE = None
 CACHE = False
 # </bind>
 
-
-@jit(cache=CACHE)
-def _policy0(view, legal, params, rng):  # pragma: no cover - compiled
-    """``POLICY0`` called out of line, for a policy compiled ``inline="always"``: it is inlined
-    here, where reference counts are kept, not into the reference-count-free :func:`_play_hand`."""
-    return POLICY0(view, legal, params, rng)
-
-
-@jit(cache=CACHE)
-def _policy1(view, legal, params, rng):  # pragma: no cover - compiled
-    """``POLICY1`` called out of line (see :func:`_policy0`)."""
-    return POLICY1(view, legal, params, rng)
-
-
-def _inlined(fn) -> bool:
-    """Whether numba inlines ``fn`` into its callers (``inline="always"`` or a cost model)."""
-    return getattr(fn, "targetoptions", {}).get("inline", "never") != "never"
-
-
-# What _decide calls: the policy itself (the wrapper's call would cost a copy of the View per
-# decision: ~5% of a greedy or random hand), or its wrapper when the policy is inlined
-CALL0 = _policy0 if _inlined(POLICY0) else POLICY0
-CALL1 = _policy1 if _inlined(POLICY1) else POLICY1
-
-
-@jit(inline="always", cache=CACHE)
-def _decide(legal, sc, rng, view, p, params0, params1):  # pragma: no cover - compiled
-    """Ask player ``p``'s policy; returns a legal action, or -1 after recording ERR_ILLEGAL_ACTION.
-
-    Player ``p`` plays ``POLICY0`` with ``params0`` when ``p`` equals ``sc[S_SWAP]``, else
-    ``POLICY1`` with ``params1`` (so one instance plays a pair of policies in either seat order).
-    Hot-path helpers take the arrays they use, not the whole :class:`Table`: numba passes every
-    array of a tuple argument field by field (with its reference count), which made each call cost
-    as much as a decision.
-    """
-    if p == sc[S_SWAP]:
-        action = CALL0(view, legal, params0, rng)
-    else:
-        action = CALL1(view, legal, params1, rng)
-    sc[S_TURNS] += 1
-    if action < 0 or action >= A.N_ACTIONS or not legal[action]:
-        sc[S_ERROR] = ERR_ILLEGAL_ACTION
-        sc[S_ERROR_INFO] = action
-        return -1
-    return action
-
-
-@jit(cache=CACHE, refcounts=False)
-def _play_hand(T, t, game, sp, params0, params1, out, items_out, floats_out, hand_out, melds_out):  # pragma: no cover
-    """Play one hand, dealt from ``wall`` with seats in ``seat``, to a win, a draw or (for_two) a fold.
-
-    ``out`` int64[N_RESULT_INT] gets the row's fields (match-level fields are filled by the caller);
-    ``items_out`` [N_ITEMS] the winner's items; ``floats_out`` float64[N_RESULT_FLOAT] the payments;
-    ``hand_out`` uint8[34] the winner's concealed tiles (winning tile included) and ``melds_out``
-    int8[4, 2] the winner's melds (type, kind; -1 when unused); both zero / -1 without a winner.
-    The hand is settled by ``SETTLE``, the rule set's settle function. Returns the winner
-    (-1 on a draw or a fold).
-    """
-    acted, claimed, declared, hand, items, kongs, legal, locked, log, meld_counts, melds, n_melds, n_river, river, rng, sc, seat, skip_pung, skip_win, skips, swork, wall = T.acted, T.claimed, T.declared, T.hand, T.items, T.kongs, T.legal, T.locked, T.log, T.meld_counts, T.melds, T.n_melds, T.n_river, T.river, T.rng, T.sc, T.seat, T.skip_pung, T.skip_win, T.skips, T.swork, T.wall
-    dealer = sc[S_DEALER]
-    sc[S_KEPT_BACK] = game.kept_back
-    sc[S_SHANTEN_LB] = SHANTEN_UNKNOWN
-    sc[S_SHANTEN_LB + 1] = SHANTEN_UNKNOWN
-    _deal(T, dealer)
-    check = sc[S_CHECK] != 0
-    p = dealer
-    phase = A.PHASE_DRAW
-    drawn = -1  # the dealer's dealt 14 have no drawn tile
-    replacement = False
-    winner = -1
-    payer = -1
-    win_type = WIN_DRAW
-    win_tile = -1
-    win_replacement = False
-    win_last = False  # a self-draw on the last drawable tile
-    win_last_discard = False  # a win on the discard made after the last drawable tile was drawn
-    playing = True
-    if game.bidding:
-        playing = False
-        q = 1 - dealer
-        if not check or _check(T, dealer, True):
-            for a in range(A.N_ACTIONS):
-                legal[a] = False
-            for b in range(3):
-                legal[A.BID + b] = True
-            action = _decide(legal, sc, rng[1 + dealer : 2 + dealer], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, dealer, A.PHASE_BID, -1, t), dealer, params0, params1)
-            if action >= 0:
-                sc[S_BID] = 1 + action - A.BID
-                _log(sc, log, EV_BID, dealer, -1, sc[S_BID])
-                for a in range(A.N_ACTIONS):
-                    legal[a] = False
-                legal[A.FOLLOW] = True
-                legal[A.FOLD] = True
-                reply = _decide(legal, sc, rng[1 + q : 2 + q], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, q, A.PHASE_FOLLOW, -1, t), q, params0, params1)
-                if reply == A.FOLLOW:
-                    _log(sc, log, EV_FOLLOW, q, -1, sc[S_BID])
-                    playing = True
-                elif reply == A.FOLD:
-                    _log(sc, log, EV_FOLD, q, -1, sc[S_BID])
-                    payer = q
-                    win_type = WIN_FOLD
-    while playing:
-        if check and not _check(T, p, True):
-            break
-        q = 1 - p
-        last = _tiles_left(sc) <= 0
-        if game.skipped_pung == 2 and phase == A.PHASE_DRAW:
-            skip_pung[p] = 0  # 'turn': a skipped pung lasts until your next turn
-        # A player's shanten drops by at most one per tile gained and never by a discard, so the
-        # engine keeps a lower bound per player (exact when computed, lowered at each draw, reset
-        # by any meld): while it is above 0 the hand cannot be ready, so no win check, no
-        # declaration test; while it is 0 or more, the hand cannot be complete.
-        sh = _legal_after_draw(
-            legal, hand[p], melds[p], n_melds[p], meld_counts[p], declared[p], skip_win[p], last, drawn,
-            phase, sc[S_SHANTEN_LB + p], game.declare, swork, t,
-        )
-        if sh != SHANTEN_UNKNOWN:
-            sc[S_SHANTEN_LB + p] = sh
-        action = _decide(legal, sc, rng[1 + p : 2 + p], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p, phase, drawn, t), p, params0, params1)
-        if action < 0:
-            break
-        if action == A.WIN:
-            if check and skip_win[p] != 0:
-                sc[S_ERROR] = ERR_SKIPPED_WIN
-                break
-            winner = p
-            payer = q
-            win_type = WIN_SELF
-            win_tile = drawn
-            if win_tile < 0:  # heavenly: any tile of the hand
-                for k in range(34):
-                    if hand[p, k] > 0:
-                        win_tile = k
-                        break
-            win_replacement = replacement
-            win_last = last
-            _log(sc, log, EV_WIN, p, win_tile, WIN_SELF)
-            break
-        if legal[A.WIN] and phase == A.PHASE_DRAW and game.skipped_win:
-            # declined a self-draw win: Skipped Win on the wait set of the hand before the draw
-            if drawn >= 0:
-                skip_win[p] |= _waits_without(hand[p], n_melds[p], meld_counts[p], drawn, t)
-            else:
-                for k in range(34):
-                    if hand[p, k] > 0:
-                        skip_win[p] |= _waits_without(hand[p], n_melds[p], meld_counts[p], k, t)
-            skips[p] += 1
-            _log(sc, log, EV_SKIP_WIN, p, drawn, skip_win[p])
-        if action >= A.CONCEALED_KONG and action < A.ADDED_KONG + 34:
-            x = action - A.CONCEALED_KONG if action < A.ADDED_KONG else action - A.ADDED_KONG
-            _play_tile(skip_win, p, x)
-            acted[p] = 1
-            sc[S_NO_CALL] = 0
-            sc[S_SHANTEN_LB + p] = SHANTEN_UNKNOWN
-            kongs[p] += 1
-            if action < A.ADDED_KONG:
-                hand[p, x] -= 4
-                meld_counts[p, x] += 4
-                _add_meld(melds, n_melds, p, 3, x)
-                _log(sc, log, EV_CONCEALED_KONG, p, x, 0)
-            else:
-                _log(sc, log, EV_ADDED_KONG, p, x, 0)
-                hand[p, x] -= 1
-                if game.robbing:
-                    # the opponent may rob the added tile
-                    _legal_react(
-                        legal, hand[q], meld_counts[q], n_melds[q], declared[q], skip_win[q], skip_pung[q],
-                        _tiles_left(sc) <= 0, x, True, False, sc[S_SHANTEN_LB + q], t,
-                    )
-                    if legal[A.WIN]:
-                        if check:
-                            hand[p, x] += 1  # the tile is in flight: count it with its owner
-                            ok = _check(T, p, True)
-                            hand[p, x] -= 1
-                            if not ok:
-                                break
-                        reply = _decide(legal, sc, rng[1 + q : 2 + q], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, q, A.PHASE_ROB, x, t), q, params0, params1)
-                        if reply < 0:
-                            break
-                        if reply == A.WIN:
-                            if check and skip_win[q] != 0:
-                                sc[S_ERROR] = ERR_SKIPPED_WIN
-                                break
-                            hand[q, x] += 1
-                            kongs[p] -= 1  # the kong is undone: the pung stays
-                            winner = q
-                            payer = p
-                            win_type = WIN_ROBBED
-                            win_tile = x
-                            _log(sc, log, EV_WIN, q, x, WIN_ROBBED)
-                            break
-                        if game.skipped_win:
-                            skip_win[q] |= waits_kernel(hand[q], n_melds[q], meld_counts[q], t)
-                            skips[q] += 1
-                            _log(sc, log, EV_SKIP_WIN, q, x, skip_win[q])
-                for m in range(n_melds[p]):
-                    if melds[p, m, 0] == 0 and melds[p, m, 1] == x:
-                        melds[p, m, 0] = 2
-                meld_counts[p, x] += 1
-            # replacement from the tail
-            if _tiles_left(sc) <= 0:
-                break  # exhaustive draw: a replacement is needed and only the kept-back tiles remain
-            drawn = _draw_replacement(wall, sc, hand[p], log, p)
-            replacement = True
-            phase = A.PHASE_DRAW
-            continue
-        # a discard (possibly with a declaration)
-        declaring = action >= A.DECLARE and action < A.DECLARE + 34
-        x = action - A.DECLARE if declaring else action - A.DISCARD
-        if declaring:
-            migi = sc[S_DISCARDS] < 4 and sc[S_NO_CALL] == 1
-            declared[p] = 2 if migi else 1
-        hand[p, x] -= 1
-        if declaring:
-            for k in range(34):
-                locked[p, k] = hand[p, k]
-        _play_tile(skip_win, p, x)
-        acted[p] = 1
-        river[p, n_river[p]] = x
-        claimed[p, n_river[p]] = False
-        n_river[p] += 1
-        sc[S_DISCARDS] += 1
-        _log(sc, log, EV_DECLARE if declaring else EV_DISCARD, p, x, declared[p])
-        replacement = False
-        if check and not _check(T, p, False):
-            break
-        # the opponent reacts
-        last_discard = _tiles_left(sc) <= 0
-        reply = A.PASS
-        if _legal_react(
-            legal, hand[q], meld_counts[q], n_melds[q], declared[q], skip_win[q], skip_pung[q],
-            last_discard, x, False, game.claim_chow, sc[S_SHANTEN_LB + q], t,
-        ):
-            reply = _decide(legal, sc, rng[1 + q : 2 + q], _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, q, A.PHASE_REACT, x, t), q, params0, params1)
-            if reply < 0:
-                break
-        if reply == A.WIN:
-            if check and skip_win[q] != 0:
-                sc[S_ERROR] = ERR_SKIPPED_WIN
-                break
-            hand[q, x] += 1
-            claimed[p, n_river[p] - 1] = True
-            winner = q
-            payer = p
-            win_type = WIN_DISCARD
-            win_tile = x
-            win_last_discard = last_discard
-            _log(sc, log, EV_WIN, q, x, WIN_DISCARD)
-            break
-        if legal[A.WIN] and game.skipped_win:
-            skip_win[q] |= waits_kernel(hand[q], n_melds[q], meld_counts[q], t)  # declined (passed, or claimed instead of winning)
-            skips[q] += 1
-            _log(sc, log, EV_SKIP_WIN, q, x, skip_win[q])
-        if reply == A.PASS:
-            if legal[A.PUNG] and game.skipped_pung != 0:
-                skip_pung[q] |= _bit(x)
-                _log(sc, log, EV_SKIP_PUNG, q, x, 0)
-        elif reply == A.PUNG or reply == A.KONG:
-            claimed[p, n_river[p] - 1] = True
-            sc[S_NO_CALL] = 0
-            sc[S_SHANTEN_LB + q] = SHANTEN_UNKNOWN
-            if reply == A.PUNG:
-                hand[q, x] -= 2
-                meld_counts[q, x] += 3
-                _add_meld(melds, n_melds, q, 0, x)
-                _log(sc, log, EV_PUNG, q, x, 0)
-                p = q
-                phase = A.PHASE_PUNG
-                drawn = -1
-                continue
-            hand[q, x] -= 3
-            meld_counts[q, x] += 4
-            _add_meld(melds, n_melds, q, 1, x)
-            _log(sc, log, EV_KONG, q, x, 0)
-            kongs[q] += 1
-            acted[q] = 1
-            p = q
-            if _tiles_left(sc) <= 0:
-                break
-            drawn = _draw_replacement(wall, sc, hand[p], log, p)
-            replacement = True
-            phase = A.PHASE_DRAW
-            continue
-        else:
-            # a chow: the discard is the (reply - CHOW)-th tile of the run
-            j = reply - A.CHOW
-            s = x - j
-            claimed[p, n_river[p] - 1] = True
-            sc[S_NO_CALL] = 0
-            sc[S_SHANTEN_LB + q] = SHANTEN_UNKNOWN
-            for d in range(3):
-                if d != j:
-                    hand[q, s + d] -= 1
-                meld_counts[q, s + d] += 1
-            _add_meld(melds, n_melds, q, 4, s)
-            _log(sc, log, EV_CHOW, q, s, x)
-            p = q
-            phase = A.PHASE_PUNG
-            drawn = -1
-            continue
-        # pass: the opponent draws, unless only the kept-back tiles remain
-        if last or _tiles_left(sc) <= 0:
-            break
-        p = q
-        drawn = wall[sc[S_FRONT]]
-        sc[S_FRONT] += 1
-        hand[p, drawn] += 1
-        sc[S_SHANTEN_LB + p] -= 1
-        _log(sc, log, EV_DRAW, p, drawn, 0)
-        phase = A.PHASE_DRAW
-    if sc[S_ERROR]:
-        return -1
-    if winner < 0 and win_type == WIN_DRAW:
-        _log(sc, log, EV_DRAW_GAME, -1, -1, _tiles_left(sc))
-    money = T.money
-    for i in range(N_MONEY):
-        money[i] = 0.0
-    SETTLE(T, winner, win_type, win_tile, win_replacement, win_last, win_last_discard, t, sp, out, floats_out)
-    receiver = winner if winner >= 0 else (dealer if win_type == WIN_FOLD else -1)
-    _pay(money, T.purse, sc, receiver, payer, game.fee, check, floats_out)
-    out[R_WINNER] = winner
-    out[R_PAYER] = payer
-    out[R_WIN_TYPE] = win_type
-    out[R_WIN_TILE] = win_tile
-    out[R_TURNS] = sc[S_TURNS]
-    out[R_TILES_LEFT] = _tiles_left(sc)
-    out[R_KONGS0] = kongs[0]
-    out[R_KONGS1] = kongs[1]
-    out[R_DECLARED0] = declared[0]
-    out[R_DECLARED1] = declared[1]
-    out[R_SKIPS0] = skips[0]
-    out[R_SKIPS1] = skips[1]
-    out[R_BID] = sc[S_BID]
-    for i in range(items.shape[0]):
-        items_out[i] = items[i] if winner >= 0 else 0
-    for k in range(34):
-        hand_out[k] = hand[winner, k] if winner >= 0 else 0
-    for m in range(4):
-        used = winner >= 0 and m < n_melds[winner]
-        melds_out[m, 0] = melds[winner, m, 0] if used else -1
-        melds_out[m, 1] = melds[winner, m, 1] if used else -1
-    return winner
+_SETTLE_PENDING = G.PENDING_SETTLE
+_TURN_PENDING_DRAW = G.PENDING_TURN_DRAW
+_TURN_PENDING_CLAIM = G.PENDING_TURN_CLAIM
+_PASS_PENDING = G.PENDING_PASS
 
 
 # ---------------------------------------------------------------------------------------------
-# matches
+# decision points
 
 
 @jit(inline="always", cache=CACHE)
-def _clear_row(row, items_row, floats_row, hand_row, melds_row):  # pragma: no cover - compiled
-    """Zero a hand's result row (the result buffers are allocated uninitialised: only the rows of
-    hands played are touched)."""
-    row[:] = 0
-    items_row[:] = 0
-    floats_row[:] = 0.0
-    hand_row[:] = 0
-    melds_row[:] = 0
+def _decision(sc, player, phase, tile):  # pragma: no cover - compiled
+    """Stop at a decision: ``player`` chooses in ``phase`` about ``tile`` (T.legal is filled)."""
+    sc[G.S_PLAYER] = player
+    sc[G.S_PHASE] = phase
+    sc[G.S_TILE] = tile
+
+
+@jit(inline="always", cache=CACHE)
+def _end(sc, winner, payer, win_type, win_tile):  # pragma: no cover - compiled
+    """The hand ends (a win, an exhaustive draw, a fold, or an engine error): settled by _step."""
+    sc[G.S_WINNER] = winner
+    sc[G.S_PAYER] = payer
+    sc[G.S_WIN_TYPE] = win_type
+    sc[G.S_WIN_TILE] = win_tile
+    sc[G.S_PHASE] = _SETTLE_PENDING
+
+
+@jit(inline="always", cache=CACHE)
+def _next_turn(sc, p, claim, drawn, replacement):  # pragma: no cover - compiled
+    """Player ``p`` is next on turn, after drawing ``drawn`` (``replacement``: from the tail) or
+    after a claim: their decision is set up by :func:`_advance`."""
+    sc[G.S_CURRENT] = p
+    sc[G.S_PHASE] = _TURN_PENDING_CLAIM if claim else _TURN_PENDING_DRAW
+    sc[G.S_TILE] = drawn
+    sc[G.S_REPLACEMENT] = 1 if replacement else 0
+
+
+@jit(inline="always", cache=CACHE)
+def _to_turn(T, t, game, p, phase, drawn, replacement):  # pragma: no cover - compiled
+    """Player ``p`` holds 14 - 3k tiles (after a draw, a replacement (``replacement``), the deal, or
+    a claim in PHASE_PUNG): stop at their decision with its legal actions."""
+    sc = T.sc
+    sc[G.S_CURRENT] = p
+    sc[G.S_REPLACEMENT] = 1 if replacement else 0
+    if sc[G.S_CHECK] and not G._check(T, p, True):
+        _end(sc, -1, -1, G.WIN_DRAW, -1)
+        return
+    last = G._tiles_left(sc) <= 0
+    if game.skipped_pung == 2 and phase == A.PHASE_DRAW:
+        T.skip_pung[p] = 0  # 'turn': a skipped pung lasts until your next turn
+    # A player's shanten drops by at most one per tile gained and never by a discard, so the
+    # engine keeps a lower bound per player (exact when computed, lowered at each draw, reset by
+    # any meld): while it is above 0 the hand cannot be ready, so no win check, no declaration
+    # test; while it is 0 or more, the hand cannot be complete.
+    sh = G._legal_after_draw(
+        T.legal, T.hand[p], T.melds[p], T.n_melds[p], T.meld_counts[p], T.declared[p], T.skip_win[p], last, drawn,
+        phase, sc[G.S_SHANTEN_LB + p], game.declare, T.swork, t,
+    )
+    if sh != G.SHANTEN_UNKNOWN:
+        sc[G.S_SHANTEN_LB + p] = sh
+    _decision(sc, p, phase, drawn)
+
+
+@jit(inline="always", cache=CACHE)
+def _replace(T, t, game, p):  # pragma: no cover - compiled
+    """After a kong, ``p`` draws a replacement from the tail (an exhaustive draw if only the
+    kept-back tiles remain)."""
+    if G._tiles_left(T.sc) <= 0:
+        _end(T.sc, -1, -1, G.WIN_DRAW, -1)
+        return
+    drawn = G._draw_replacement(T.wall, T.sc, T.hand[p], T.log, p)
+    _next_turn(T.sc, p, False, drawn, True)
+
+
+@jit(inline="always", cache=CACHE)
+def _complete_added_kong(T, p, x):  # pragma: no cover - compiled
+    """``p``'s exposed pung of ``x`` becomes an added kong (its tile was not robbed)."""
+    for m in range(T.n_melds[p]):
+        if T.melds[p, m, 0] == 0 and T.melds[p, m, 1] == x:
+            T.melds[p, m, 0] = 2
+    T.meld_counts[p, x] += 1
+
+
+# ---------------------------------------------------------------------------------------------
+# the rules of each decision
+
+
+@jit(inline="always", cache=CACHE)
+def _after_bid(T, action):  # pragma: no cover - compiled
+    """for_two: the banker bid; the opponent follows or folds."""
+    sc = T.sc
+    dealer = sc[G.S_DEALER]
+    sc[G.S_BID] = 1 + action - A.BID
+    G._log(sc, T.log, G.EV_BID, dealer, -1, sc[G.S_BID])
+    for a in range(A.N_ACTIONS):
+        T.legal[a] = False
+    T.legal[A.FOLLOW] = True
+    T.legal[A.FOLD] = True
+    _decision(sc, 1 - dealer, A.PHASE_FOLLOW, -1)
+
+
+@jit(inline="always", cache=CACHE)
+def _after_follow(T, action):  # pragma: no cover - compiled
+    """for_two: the opponent follows (the dealer plays first) or folds (the hand is not played)."""
+    sc = T.sc
+    q = sc[G.S_PLAYER]
+    if action == A.FOLLOW:
+        G._log(sc, T.log, G.EV_FOLLOW, q, -1, sc[G.S_BID])
+        _next_turn(sc, sc[G.S_DEALER], False, -1, False)
+    else:
+        G._log(sc, T.log, G.EV_FOLD, q, -1, sc[G.S_BID])
+        _end(sc, -1, q, G.WIN_FOLD, -1)
+
+
+@jit(inline="always", cache=CACHE)
+def _after_turn(T, t, game, action):  # pragma: no cover - compiled
+    """The player on turn (after a draw, or after a claim) wins, makes a kong, or discards (with a
+    declaration)."""
+    sc = T.sc
+    hand, legal, log = T.hand, T.legal, T.log
+    p = sc[G.S_PLAYER]
+    q = 1 - p
+    phase = sc[G.S_PHASE]
+    drawn = sc[G.S_TILE]
+    check = sc[G.S_CHECK] != 0
+    if action == A.WIN:
+        if check and T.skip_win[p] != 0:
+            sc[G.S_ERROR] = G.ERR_SKIPPED_WIN
+            _end(sc, -1, -1, G.WIN_DRAW, -1)
+            return
+        win_tile = drawn
+        if win_tile < 0:  # heavenly: any tile of the hand
+            for k in range(34):
+                if hand[p, k] > 0:
+                    win_tile = k
+                    break
+        sc[G.S_WIN_REPLACEMENT] = sc[G.S_REPLACEMENT]
+        sc[G.S_WIN_LAST] = 1 if G._tiles_left(sc) <= 0 else 0
+        G._log(sc, log, G.EV_WIN, p, win_tile, G.WIN_SELF)
+        _end(sc, p, q, G.WIN_SELF, win_tile)
+        return
+    if legal[A.WIN] and phase == A.PHASE_DRAW and game.skipped_win:
+        # declined a self-draw win: Skipped Win on the wait set of the hand before the draw
+        if drawn >= 0:
+            T.skip_win[p] |= G._waits_without(hand[p], T.n_melds[p], T.meld_counts[p], drawn, t)
+        else:
+            for k in range(34):
+                if hand[p, k] > 0:
+                    T.skip_win[p] |= G._waits_without(hand[p], T.n_melds[p], T.meld_counts[p], k, t)
+        T.skips[p] += 1
+        G._log(sc, log, G.EV_SKIP_WIN, p, drawn, T.skip_win[p])
+    if action >= A.CONCEALED_KONG and action < A.ADDED_KONG + 34:
+        x = action - A.CONCEALED_KONG if action < A.ADDED_KONG else action - A.ADDED_KONG
+        G._play_tile(T.skip_win, p, x)
+        T.acted[p] = 1
+        sc[G.S_NO_CALL] = 0
+        sc[G.S_SHANTEN_LB + p] = G.SHANTEN_UNKNOWN
+        T.kongs[p] += 1
+        if action < A.ADDED_KONG:
+            hand[p, x] -= 4
+            T.meld_counts[p, x] += 4
+            G._add_meld(T.melds, T.n_melds, p, 3, x)
+            G._log(sc, log, G.EV_CONCEALED_KONG, p, x, 0)
+        else:
+            G._log(sc, log, G.EV_ADDED_KONG, p, x, 0)
+            hand[p, x] -= 1
+            if game.robbing:
+                # the opponent may rob the added tile
+                G._legal_react(
+                    legal, hand[q], T.meld_counts[q], T.n_melds[q], T.declared[q], T.skip_win[q], T.skip_pung[q],
+                    G._tiles_left(sc) <= 0, x, True, False, sc[G.S_SHANTEN_LB + q], t,
+                )
+                if legal[A.WIN]:
+                    if check:
+                        hand[p, x] += 1  # the tile is in flight: count it with its owner
+                        ok = G._check(T, p, True)
+                        hand[p, x] -= 1
+                        if not ok:
+                            _end(sc, -1, -1, G.WIN_DRAW, -1)
+                            return
+                    _decision(sc, q, A.PHASE_ROB, x)
+                    return
+            _complete_added_kong(T, p, x)
+        _replace(T, t, game, p)
+        return
+    # a discard (possibly with a declaration)
+    declaring = action >= A.DECLARE and action < A.DECLARE + 34
+    x = action - A.DECLARE if declaring else action - A.DISCARD
+    if declaring:
+        migi = sc[G.S_DISCARDS] < 4 and sc[G.S_NO_CALL] == 1
+        T.declared[p] = 2 if migi else 1
+    hand[p, x] -= 1
+    if declaring:
+        for k in range(34):
+            T.locked[p, k] = hand[p, k]
+    G._play_tile(T.skip_win, p, x)
+    T.acted[p] = 1
+    n = T.n_river[p]
+    T.river[p, n] = x
+    T.claimed[p, n] = False
+    T.n_river[p] = n + 1
+    sc[G.S_DISCARDS] += 1
+    G._log(sc, log, G.EV_DECLARE if declaring else G.EV_DISCARD, p, x, T.declared[p])
+    sc[G.S_REPLACEMENT] = 0
+    if check and not G._check(T, p, False):
+        _end(sc, -1, -1, G.WIN_DRAW, -1)
+        return
+    # the opponent reacts, if they can do anything but pass
+    if G._legal_react(
+        legal, hand[q], T.meld_counts[q], T.n_melds[q], T.declared[q], T.skip_win[q], T.skip_pung[q],
+        G._tiles_left(sc) <= 0, x, False, game.claim_chow, sc[G.S_SHANTEN_LB + q], t,
+    ):
+        _decision(sc, q, A.PHASE_REACT, x)
+    else:
+        _decision(sc, q, _PASS_PENDING, x)
+
+
+@jit(inline="always", cache=CACHE)
+def _after_react(T, t, game, q, x, reply):  # pragma: no cover - compiled
+    """Player ``q`` wins on, claims or passes the opponent's discard ``x`` (``T.legal``: what they
+    could do; only PASS when they were not asked)."""
+    sc = T.sc
+    hand, legal, log = T.hand, T.legal, T.log
+    p = 1 - q
+    if reply == A.WIN:
+        if sc[G.S_CHECK] and T.skip_win[q] != 0:
+            sc[G.S_ERROR] = G.ERR_SKIPPED_WIN
+            _end(sc, -1, -1, G.WIN_DRAW, -1)
+            return
+        hand[q, x] += 1
+        T.claimed[p, T.n_river[p] - 1] = True
+        sc[G.S_WIN_LAST_DISCARD] = 1 if G._tiles_left(sc) <= 0 else 0
+        G._log(sc, log, G.EV_WIN, q, x, G.WIN_DISCARD)
+        _end(sc, q, p, G.WIN_DISCARD, x)
+        return
+    if legal[A.WIN] and game.skipped_win:
+        # declined (passed, or claimed instead of winning)
+        T.skip_win[q] |= waits_kernel(hand[q], T.n_melds[q], T.meld_counts[q], t)
+        T.skips[q] += 1
+        G._log(sc, log, G.EV_SKIP_WIN, q, x, T.skip_win[q])
+    if reply == A.PASS:
+        if legal[A.PUNG] and game.skipped_pung != 0:
+            T.skip_pung[q] |= G._bit(x)
+            G._log(sc, log, G.EV_SKIP_PUNG, q, x, 0)
+        # the opponent draws, unless only the kept-back tiles remain
+        if G._tiles_left(sc) <= 0:
+            _end(sc, -1, -1, G.WIN_DRAW, -1)
+            return
+        drawn = T.wall[sc[G.S_FRONT]]
+        sc[G.S_FRONT] += 1
+        hand[q, drawn] += 1
+        sc[G.S_SHANTEN_LB + q] -= 1
+        G._log(sc, log, G.EV_DRAW, q, drawn, 0)
+        _next_turn(sc, q, False, drawn, False)
+        return
+    T.claimed[p, T.n_river[p] - 1] = True
+    sc[G.S_NO_CALL] = 0
+    sc[G.S_SHANTEN_LB + q] = G.SHANTEN_UNKNOWN
+    if reply == A.PUNG:
+        hand[q, x] -= 2
+        T.meld_counts[q, x] += 3
+        G._add_meld(T.melds, T.n_melds, q, 0, x)
+        G._log(sc, log, G.EV_PUNG, q, x, 0)
+        _next_turn(sc, q, True, -1, False)
+    elif reply == A.KONG:
+        hand[q, x] -= 3
+        T.meld_counts[q, x] += 4
+        G._add_meld(T.melds, T.n_melds, q, 1, x)
+        G._log(sc, log, G.EV_KONG, q, x, 0)
+        T.kongs[q] += 1
+        T.acted[q] = 1
+        _replace(T, t, game, q)
+    else:
+        # a chow: the discard is the (reply - CHOW)-th tile of the run
+        j = reply - A.CHOW
+        s = x - j
+        for d in range(3):
+            if d != j:
+                hand[q, s + d] -= 1
+            T.meld_counts[q, s + d] += 1
+        G._add_meld(T.melds, T.n_melds, q, 4, s)
+        G._log(sc, log, G.EV_CHOW, q, s, x)
+        _next_turn(sc, q, True, -1, False)
+
+
+@jit(inline="always", cache=CACHE)
+def _after_rob(T, t, game, reply):  # pragma: no cover - compiled
+    """Player ``q`` robs the opponent's added kong (a win) or lets it stand."""
+    sc = T.sc
+    q = sc[G.S_PLAYER]
+    p = 1 - q
+    x = sc[G.S_TILE]
+    if reply == A.WIN:
+        if sc[G.S_CHECK] and T.skip_win[q] != 0:
+            sc[G.S_ERROR] = G.ERR_SKIPPED_WIN
+            _end(sc, -1, -1, G.WIN_DRAW, -1)
+            return
+        T.hand[q, x] += 1
+        T.kongs[p] -= 1  # the kong is undone: the pung stays
+        G._log(sc, T.log, G.EV_WIN, q, x, G.WIN_ROBBED)
+        _end(sc, q, p, G.WIN_ROBBED, x)
+        return
+    if game.skipped_win:
+        T.skip_win[q] |= waits_kernel(T.hand[q], T.n_melds[q], T.meld_counts[q], t)
+        T.skips[q] += 1
+        G._log(sc, T.log, G.EV_SKIP_WIN, q, x, T.skip_win[q])
+    _complete_added_kong(T, p, x)
+    _replace(T, t, game, p)
+
+
+# ---------------------------------------------------------------------------------------------
+# the step function
+
+
+@jit(inline="always", cache=CACHE)
+def _complete_win(T, t):  # pragma: no cover - compiled
+    """Whether the deciding player's WIN is a complete hand (the engine's own check, besides its mask)."""
+    sc = T.sc
+    p = sc[G.S_PLAYER]
+    phase = sc[G.S_PHASE]
+    hand = T.hand[p]
+    if phase == A.PHASE_DRAW:
+        return is_win_kernel(hand, T.n_melds[p], t)
+    if phase == A.PHASE_REACT or phase == A.PHASE_ROB:
+        x = sc[G.S_TILE]
+        hand[x] += 1
+        ok = is_win_kernel(hand, T.n_melds[p], t)
+        hand[x] -= 1
+        return ok
+    return False
+
+
+@jit(inline="always", cache=CACHE)
+def _settle_hand(T, t, game, sp):  # pragma: no cover - compiled
+    """Score and pay the ended hand and fill its result row (``T.row`` ...); phase PHASE_OVER."""
+    sc = T.sc
+    sc[G.S_PHASE] = A.PHASE_OVER
+    if sc[G.S_ERROR]:
+        return
+    winner = sc[G.S_WINNER]
+    payer = sc[G.S_PAYER]
+    win_type = sc[G.S_WIN_TYPE]
+    if winner < 0 and win_type == G.WIN_DRAW:
+        G._log(sc, T.log, G.EV_DRAW_GAME, -1, -1, G._tiles_left(sc))
+    money = T.money
+    for i in range(G.N_MONEY):
+        money[i] = 0.0
+    out = T.row
+    SETTLE(
+        T, winner, win_type, sc[G.S_WIN_TILE], sc[G.S_WIN_REPLACEMENT] != 0, sc[G.S_WIN_LAST] != 0,
+        sc[G.S_WIN_LAST_DISCARD] != 0, t, sp, out, T.row_floats,
+    )
+    receiver = winner if winner >= 0 else (sc[G.S_DEALER] if win_type == G.WIN_FOLD else -1)
+    G._pay(money, T.purse, sc, receiver, payer, game.fee, sc[G.S_CHECK] != 0, T.row_floats)
+    out[G.R_WINNER] = winner
+    out[G.R_PAYER] = payer
+    out[G.R_WIN_TYPE] = win_type
+    out[G.R_WIN_TILE] = sc[G.S_WIN_TILE]
+    out[G.R_TURNS] = sc[G.S_TURNS]
+    out[G.R_TILES_LEFT] = G._tiles_left(sc)
+    out[G.R_KONGS0] = T.kongs[0]
+    out[G.R_KONGS1] = T.kongs[1]
+    out[G.R_DECLARED0] = T.declared[0]
+    out[G.R_DECLARED1] = T.declared[1]
+    out[G.R_SKIPS0] = T.skips[0]
+    out[G.R_SKIPS1] = T.skips[1]
+    out[G.R_BID] = sc[G.S_BID]
+    out[G.R_DEALER] = sc[G.S_DEALER]
+    out[G.R_STREAK] = sc[G.S_STREAK]
+    out[G.R_PREVAILING] = sc[G.S_PREVAILING]
+    out[G.R_SEAT0] = T.seat[0]
+    out[G.R_FIRST_DEALER_OF_ROUND] = sc[G.S_DEALERSHIPS] % 2
+    out[G.R_MATCH] = np.int64(T.ids[1])
+    out[G.R_HAND] = sc[G.S_HAND_NUMBER]
+    for k in range(34):
+        T.row_hand[k] = T.hand[winner, k] if winner >= 0 else 0
+    for m in range(4):
+        used = winner >= 0 and m < T.n_melds[winner]
+        T.row_melds[m, 0] = T.melds[winner, m, 0] if used else -1
+        T.row_melds[m, 1] = T.melds[winner, m, 1] if used else -1
+    if winner < 0:
+        for i in range(T.items.shape[0]):
+            T.items[i] = 0
+
+
+@jit(inline="always", cache=CACHE)
+def _apply(T, t, game, action):  # pragma: no cover - compiled
+    """Apply the deciding player's ``action`` (the rule of the decision's kind); what follows up to
+    the next decision is left pending for :func:`_advance`. An action outside the engine's own
+    ``T.legal``, or a win with an incomplete hand, stops the hand with ERR_ILLEGAL_ACTION /
+    ERR_FALSE_WIN (the state keeps the decision, for the message)."""
+    sc = T.sc
+    sc[G.S_TURNS] += 1
+    if action < 0 or action >= A.N_ACTIONS or not T.legal[action]:
+        sc[G.S_ERROR] = G.ERR_ILLEGAL_ACTION
+        sc[G.S_ERROR_INFO] = action
+        sc[G.S_ERROR_PHASE] = sc[G.S_PHASE]
+        return
+    if action == A.WIN and not _complete_win(T, t):
+        sc[G.S_ERROR] = G.ERR_FALSE_WIN
+        sc[G.S_ERROR_INFO] = action
+        sc[G.S_ERROR_PHASE] = sc[G.S_PHASE]
+        return
+    phase = sc[G.S_PHASE]
+    if phase == A.PHASE_DRAW or phase == A.PHASE_PUNG:
+        _after_turn(T, t, game, action)
+    elif phase == A.PHASE_ROB:
+        _after_rob(T, t, game, action)
+    elif phase == A.PHASE_BID:
+        _after_bid(T, action)
+    elif phase == A.PHASE_FOLLOW:
+        _after_follow(T, action)
+    if phase == A.PHASE_REACT or sc[G.S_PHASE] == _PASS_PENDING:
+        _after_react(T, t, game, sc[G.S_PLAYER], sc[G.S_TILE], action if phase == A.PHASE_REACT else A.PASS)
+
+
+@jit(inline="always", cache=CACHE)
+def _advance(T, t, game, sp):  # pragma: no cover - compiled
+    """Resolve what an action (or the deal) left pending: set up the next player's turn, or
+    settle the ended hand. After it the state stands at a decision, or is over."""
+    sc = T.sc
+    phase = sc[G.S_PHASE]
+    if phase == _TURN_PENDING_DRAW or phase == _TURN_PENDING_CLAIM:
+        claim = phase == _TURN_PENDING_CLAIM
+        _to_turn(
+            T, t, game, sc[G.S_CURRENT], A.PHASE_PUNG if claim else A.PHASE_DRAW, sc[G.S_TILE],
+            sc[G.S_REPLACEMENT] != 0,
+        )
+    if sc[G.S_PHASE] == _SETTLE_PENDING:
+        _settle_hand(T, t, game, sp)
+
+
+@jit(inline="always", cache=CACHE)
+def _step(T, t, game, sp, action):  # pragma: no cover - compiled
+    """The step function: apply ``action`` and advance to the next decision or the hand's end
+    (an engine error ends it at once, unsettled)."""
+    _apply(T, t, game, action)
+    if T.sc[G.S_ERROR]:
+        T.sc[G.S_PHASE] = A.PHASE_OVER
+        return
+    _advance(T, t, game, sp)
 
 
 @jit(cache=CACHE, refcounts=False)
-def _play_match(seed, m, T, template, t, game, sp, params0, params1, ints, items, floats, hands, melds, log_hand):  # pragma: no cover
-    """Play match ``m`` into the rows of ``ints``/``items``/``floats``/``hands``/``melds``; returns the number of hands.
+def _begin_hand(T, t, game):  # pragma: no cover - compiled
+    """Deal the wall in ``T.wall`` (seats, dealer, streak and prevailing wind already set); the
+    first decision (the banker's bid in for_two, else the dealer's turn on 14 tiles) is then set
+    up by :func:`_advance`."""
+    sc = T.sc
+    sc[G.S_KEPT_BACK] = game.kept_back
+    sc[G.S_SHANTEN_LB] = G.SHANTEN_UNKNOWN
+    sc[G.S_SHANTEN_LB + 1] = G.SHANTEN_UNKNOWN
+    sc[G.S_ERROR] = 0
+    sc[G.S_ERROR_INFO] = 0
+    for i in range(G.S_WINNER, G.S_WIN_LAST_DISCARD + 1):
+        sc[i] = 0
+    sc[G.S_WINNER] = -1
+    sc[G.S_PAYER] = -1
+    sc[G.S_WIN_TILE] = -1
+    for i in range(T.row.shape[0]):
+        T.row[i] = 0
+    for i in range(T.row_floats.shape[0]):
+        T.row_floats[i] = 0.0
+    dealer = sc[G.S_DEALER]
+    G._deal(T, dealer)
+    if not game.bidding:
+        _next_turn(sc, dealer, False, -1, False)
+        return
+    sc[G.S_CURRENT] = dealer
+    if sc[G.S_CHECK] and not G._check(T, dealer, True):
+        _end(sc, -1, -1, G.WIN_DRAW, -1)
+        return
+    for a in range(A.N_ACTIONS):
+        T.legal[a] = False
+    for b in range(3):
+        T.legal[A.BID + b] = True
+    _decision(sc, dealer, A.PHASE_BID, -1)
 
-    With ``log_hand >= 0`` the events of that hand are recorded in ``T.log`` and the match stops
-    after it (replay).
-    """
-    T.rng[0] = stream_key(seed, m, FIRST_DEALER_STREAM)
-    dealer = bounded(T.rng[0:1], 2)
-    streak = 0
-    dealerships = 0  # completed dealer turns (douque: a round is two, the match eight)
-    T.purse[P_BALANCE0] = 0.0
-    T.purse[P_BALANCE1] = 0.0
-    T.purse[P_CHIPS0] = game.chips
-    T.purse[P_CHIPS1] = game.chips
-    h = 0
-    while h < game.match_hands and (game.dealer_turns == 0 or dealerships < game.dealer_turns):
-        T.sc[S_DEALER] = dealer
-        T.sc[S_STREAK] = streak
-        T.sc[S_PREVAILING] = _EAST + (dealerships // 2 if game.rounds else 0)
-        T.rng[0] = stream_key(seed, m, 4 * h)
-        T.rng[1] = stream_key(seed, m, 4 * h + 1)
-        T.rng[2] = stream_key(seed, m, 4 * h + 2)
-        row = ints[h]
-        _clear_row(row, items[h], floats[h], hands[h], melds[h])
-        _shuffle_and_roll(T, template, dealer)
-        T.sc[S_LOGGING] = 1 if h == log_hand else 0
-        winner = _play_hand(T, t, game, sp, params0, params1, row, items[h], floats[h], hands[h], melds[h])
-        row[R_MATCH] = m
-        row[R_HAND] = h
-        if T.sc[S_ERROR]:
+
+# ---------------------------------------------------------------------------------------------
+# matches: the dealer, the streak, the rounds
+
+
+@jit(inline="always", cache=CACHE)
+def _begin_match(T, game, seed, m):  # pragma: no cover - compiled
+    """Start match ``m`` of ``seed``: the first dealer from its own stream, balances at zero."""
+    sc = T.sc
+    T.ids[0] = seed
+    T.ids[1] = m
+    T.rng[0] = stream_key(seed, m, G.FIRST_DEALER_STREAM)
+    sc[G.S_DEALER] = bounded(T.rng[0:1], 2)
+    sc[G.S_STREAK] = 0
+    sc[G.S_DEALERSHIPS] = 0
+    sc[G.S_HAND_NUMBER] = 0
+    sc[G.S_MATCH_OVER] = 0
+    T.purse[G.P_BALANCE0] = 0.0
+    T.purse[G.P_BALANCE1] = 0.0
+    T.purse[G.P_CHIPS0] = game.chips
+    T.purse[G.P_CHIPS1] = game.chips
+    if game.match_hands <= 0:
+        sc[G.S_MATCH_OVER] = 1
+
+
+@jit(inline="always", cache=CACHE)
+def _deal_match_hand(T, template, t, game, log_hand):  # pragma: no cover - compiled
+    """Shuffle, roll and deal the match's next hand (number ``sc[S_HAND_NUMBER]``) from its streams
+    ``(seed, m, 4h)`` (wall, dice) and ``(seed, m, 4h + 1 + p)`` (player ``p``'s policy); record its
+    events when its number is ``log_hand``."""
+    sc = T.sc
+    seed = T.ids[0]
+    m = T.ids[1]
+    h = sc[G.S_HAND_NUMBER]
+    sc[G.S_PREVAILING] = G._EAST + (sc[G.S_DEALERSHIPS] // 2 if game.rounds else 0)
+    T.rng[0] = stream_key(seed, m, 4 * h)
+    T.rng[1] = stream_key(seed, m, 4 * h + 1)
+    T.rng[2] = stream_key(seed, m, 4 * h + 2)
+    G._shuffle_and_roll(T, template, sc[G.S_DEALER])
+    sc[G.S_LOGGING] = 1 if h == log_hand else 0
+    _begin_hand(T, t, game)
+
+
+@jit(inline="always", cache=CACHE)
+def _next_hand_of_match(T, game):  # pragma: no cover - compiled
+    """After a settled hand: pass or keep the deal; whether the match goes on (else S_MATCH_OVER)."""
+    sc = T.sc
+    dealer = sc[G.S_DEALER]
+    winner = sc[G.S_WINNER]
+    h = sc[G.S_HAND_NUMBER] + 1
+    sc[G.S_HAND_NUMBER] = h
+    if T.purse[G.P_CHIPS0] <= 0.0 or T.purse[G.P_CHIPS1] <= 0.0:
+        sc[G.S_MATCH_OVER] = 1  # a player has no chips left
+        return False
+    if (winner == dealer or winner < 0) and sc[G.S_STREAK] < game.streak_cap:
+        sc[G.S_STREAK] += 1
+    else:
+        sc[G.S_DEALER] = 1 - dealer
+        sc[G.S_STREAK] = 0
+        sc[G.S_DEALERSHIPS] += 1
+    if h >= game.match_hands or (game.dealer_turns != 0 and sc[G.S_DEALERSHIPS] >= game.dealer_turns):
+        sc[G.S_MATCH_OVER] = 1
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# policies and loops
+
+
+@jit(inline="always", cache=CACHE)
+def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
+    """The deciding player's action: their policy is given a view and a copy of the legal mask."""
+    sc = T.sc
+    p = sc[G.S_PLAYER]
+    pl = T.policy_legal
+    for a in range(A.N_ACTIONS):
+        pl[a] = T.legal[a]
+    view = G._view(
+        T.hand, T.melds, T.n_melds, T.river, T.n_river, T.declared, T.seat, T.skip_win, sc, p, sc[G.S_PHASE],
+        sc[G.S_TILE], t,
+    )
+    rng = T.rng[1 + p : 2 + p]
+    params = params0 if p == 0 else params1
+    kind = kinds[p]
+    if kind == G.POLICY_GREEDY:
+        return greedy_policy(view, pl, params, rng)
+    if kind == G.POLICY_RANDOM:
+        return random_policy(view, pl, params, rng)
+    if p == 0:
+        return fn0(view, pl, params, rng)
+    return fn1(view, pl, params, rng)
+
+
+@jit(cache=CACHE, refcounts=False)
+def _run_hand(T, t, game, sp, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
+    """Play the hand in ``T`` from its current decision (or a pending one) to its end with the
+    players' policies."""
+    sc = T.sc
+    while True:
+        _advance(T, t, game, sp)
+        if sc[G.S_PHASE] == A.PHASE_OVER:
+            return
+        _apply(T, t, game, _ask(T, t, kinds, fn0, fn1, params0, params1))
+        if sc[G.S_ERROR]:
+            sc[G.S_PHASE] = A.PHASE_OVER
+            return
+
+
+@jit(inline="always", cache=CACHE)
+def _copy_row(T, row, items_row, floats_row, hand_row, melds_row):  # pragma: no cover - compiled
+    for i in range(row.shape[0]):
+        row[i] = T.row[i]
+    for i in range(items_row.shape[0]):
+        items_row[i] = T.items[i]
+    for i in range(floats_row.shape[0]):
+        floats_row[i] = T.row_floats[i]
+    for k in range(34):
+        hand_row[k] = T.row_hand[k]
+    for m in range(4):
+        melds_row[m, 0] = T.row_melds[m, 0]
+        melds_row[m, 1] = T.row_melds[m, 1]
+
+
+@jit(cache=CACHE, refcounts=False)
+def _play_match(seed, m, T, template, t, game, sp, kinds, fn0, fn1, params0, params1, ints, items, floats, hands, melds, log_hand):  # pragma: no cover
+    """Play match ``m`` into the rows of ``ints``/``items``/``floats``/``hands``/``melds``; returns
+    the number of hands. With ``log_hand >= 0`` the events of that hand are recorded in ``T.log``
+    and the match stops after it (replay)."""
+    sc = T.sc
+    _begin_match(T, game, seed, m)
+    while sc[G.S_MATCH_OVER] == 0:
+        h = sc[G.S_HAND_NUMBER]
+        _deal_match_hand(T, template, t, game, log_hand)
+        _run_hand(T, t, game, sp, kinds, fn0, fn1, params0, params1)
+        if sc[G.S_ERROR]:
+            ints[h, G.R_MATCH] = m
+            ints[h, G.R_HAND] = h
             return h + 1
-        row[R_PREVAILING] = T.sc[S_PREVAILING]
-        row[R_DEALER] = dealer
-        row[R_STREAK] = streak
-        row[R_SEAT0] = T.seat[0]
-        row[R_FIRST_DEALER_OF_ROUND] = dealerships % 2
-        h += 1
-        if h - 1 == log_hand:
-            break
-        if T.purse[P_CHIPS0] <= 0.0 or T.purse[P_CHIPS1] <= 0.0:
-            break  # a player has no chips left
-        keep = (winner == dealer or winner < 0) and streak < game.streak_cap
-        if keep:
-            streak += 1
-        else:
-            dealer = 1 - dealer
-            streak = 0
-            dealerships += 1
-    return h
+        _copy_row(T, ints[h], items[h], floats[h], hands[h], melds[h])
+        if h == log_hand:
+            return h + 1
+        _next_hand_of_match(T, game)
+    return sc[G.S_HAND_NUMBER]
+
+
+# ---------------------------------------------------------------------------------------------
+# kernels
+
+
+@jit(inline="always", cache=CACHE)
+def _report(T, errors, error_legal):  # pragma: no cover - compiled
+    """(ERR_* code, action, player, phase, tile) of an engine error and the legal actions then."""
+    sc = T.sc
+    errors[0] = sc[G.S_ERROR]
+    errors[1] = sc[G.S_ERROR_INFO]
+    errors[2] = sc[G.S_PLAYER]
+    errors[3] = sc[G.S_ERROR_PHASE]
+    errors[4] = sc[G.S_TILE]
+    for a in range(A.N_ACTIONS):
+        error_legal[a] = T.legal[a]
 
 
 @pjit(cache=CACHE)
-def play_matches_kernel(seed, start, n_matches, template, t, game, sp, items_proto, check, swap, params0, params1, ints, items, floats, hands, melds, n_hands, errors):  # pragma: no cover
+def play_matches_kernel(seed, start, n_matches, template, t, game, sp, items_proto, check, kinds, fn0, fn1, params0, params1, log_hand, from_state, state, ints, items, floats, hands, melds, n_hands, errors, error_legal, wall_out, log_out, n_log):  # pragma: no cover
     """Play matches ``start .. start + n_matches - 1`` on all cores.
 
     ``ints`` int64[n_matches, max_hands, N_RESULT_INT], ``items`` [n_matches, max_hands, N_ITEMS]
     (the rule set's item dtype), ``floats`` float64[n_matches, max_hands, N_RESULT_FLOAT],
     ``hands`` uint8[n_matches, max_hands, 34] (winner's concealed tiles), ``melds``
     int8[n_matches, max_hands, 4, 2] (winner's melds), ``n_hands`` int64[n_matches] are filled per
-    match; ``errors`` int64[n_matches, 2] gets (ERR_* code, detail), zero when the match completed.
-    ``game``: :class:`~simkit.engine.game.Game`; ``sp``, ``items_proto``: the rule set's scoring
-    parameters and zero item vector (:func:`simkit.engine.rulesets.engine_spec`).
+    match (rows of hands not played are not touched); ``errors`` int64[n_matches, 5] gets (ERR_*
+    code, action, player, phase, tile), zero when the match completed, and ``error_legal``
+    bool[n_matches, N_ACTIONS] the legal actions at the error. ``kinds`` int64[2]: how each
+    player's policy is called (POLICY_*; ``fn0`` / ``fn1`` for POLICY_FUNCTION). With
+    ``log_hand >= 0`` (replay: one match) that hand's dealt wall goes to ``wall_out``, its events to
+    ``log_out`` int64[MAX_LOG, 4] and their number to ``n_log[0]``, and the match stops after it.
+
+    With ``from_state`` each of the ``n_matches`` plays the hand of the Table ``state`` (standing
+    at a decision, or with its wall to be dealt: PENDING_DEAL) to its end from a copy of it, into row 0 of its match (``seed``, ``start`` and
+    ``check`` are then the state's own); with ``n_matches == 1`` the state is left where the hand
+    ended. Otherwise ``state`` is not used.
     """
+    if from_state:
+        for i in range(n_matches):
+            owner = G.new_table(template.shape[0], items_proto)
+            G.copy_table(state, owner)
+            if owner.sc[G.S_PHASE] == G.PENDING_DEAL:
+                _begin_hand(G.borrowed_table(owner), G.borrowed_hand_tables(t), game)
+            _run_hand(
+                G.borrowed_table(owner), G.borrowed_hand_tables(t), game, sp, kinds, fn0, fn1, borrow(params0),
+                borrow(params1),
+            )
+            n_hands[i] = 1
+            if owner.sc[G.S_ERROR]:
+                _report(owner, errors[i], error_legal[i])
+            else:
+                _copy_row(owner, ints[i, 0], items[i, 0], floats[i, 0], hands[i, 0], melds[i, 0])
+            if n_matches == 1:
+                G.copy_table(owner, state)
+        return
     for i in prange(n_matches):
-        owner = new_table(template.shape[0], items_proto)
-        T = borrowed_table(owner)
-        T.sc[S_CHECK] = 1 if check else 0
-        T.sc[S_SWAP] = 1 if swap else 0
+        owner = G.new_table(template.shape[0], items_proto)
+        T = G.borrowed_table(owner)
+        T.sc[G.S_CHECK] = 1 if check else 0
         n_hands[i] = _play_match(
-            seed, start + i, T, borrow(template), borrowed_hand_tables(t), game, sp,
-            borrow(params0), borrow(params1), ints[i], items[i], floats[i], hands[i], melds[i], -1,
+            seed, start + i, T, borrow(template), G.borrowed_hand_tables(t), game, sp, kinds, fn0, fn1,
+            borrow(params0), borrow(params1), ints[i], items[i], floats[i], hands[i], melds[i], log_hand,
         )
-        errors[i, 0] = owner.sc[S_ERROR]  # the owner stays alive until the borrowed views are done
-        errors[i, 1] = owner.sc[S_ERROR_INFO]
+        if owner.sc[G.S_ERROR]:  # the owner stays alive until the borrowed views are done
+            _report(owner, errors[i], error_legal[i])
+        if log_hand >= 0:
+            for j in range(owner.wall.shape[0]):
+                wall_out[j] = owner.wall[j]
+            for j in range(owner.sc[G.S_NLOG]):
+                for c in range(4):
+                    log_out[j, c] = owner.log[j, c]
+            n_log[0] = owner.sc[G.S_NLOG]
+
+
+OP_BEGIN_HAND = 0  #: deal the wall in T.wall and stop at the first decision
+OP_STEP = 1  #: apply ``action``
+OP_BEGIN_MATCH = 2  #: start match (seed, m) and deal its first hand
+OP_NEXT_HAND = 3  #: after a settled hand: go on to the match's next hand (False when it is over)
+OP_ADVANCE = 4  #: resolve a pending turn (a position after a draw or a claim)
+OP_REACT = 5  #: S_PLAYER decides on S_TILE, the opponent's last discard (a position)
 
 
 @jit(cache=CACHE)
-def replay_kernel(seed, m, hand, template, t, game, sp, items_proto, swap, params0, params1, ints, items, floats, hands, melds, wall_out, log_out):  # pragma: no cover
-    """Replay match ``m`` up to hand ``hand``, recording that hand's events.
-
-    Fills the rows of the hands played, the hand's dealt wall (``wall_out``) and its events
-    (``log_out`` int64[MAX_LOG, 4]); returns the number of events (-1 if the match ended earlier,
-    ``-1 - code`` on an engine error).
-    """
-    T = new_table(template.shape[0], items_proto)
-    T.sc[S_SWAP] = 1 if swap else 0
-    n = _play_match(seed, m, T, template, t, game, sp, params0, params1, ints, items, floats, hands, melds, hand)
-    if T.sc[S_ERROR]:
-        return -1 - T.sc[S_ERROR]
-    if n <= hand:
-        return -1
-    for i in range(T.wall.shape[0]):
-        wall_out[i] = T.wall[i]
-    for i in range(T.sc[S_NLOG]):
-        for j in range(4):
-            log_out[i, j] = T.log[i, j]
-    return T.sc[S_NLOG]
-
-
-@jit(cache=CACHE)
-def play_hand_kernel(wall, dealer, dealer_east, streak, prevailing, t, game, sp, items_proto, check, swap, params0, params1, seed, row, items_row, floats_row, hand_row, melds_row, log_out):  # pragma: no cover
-    """Play one hand from a given wall (hand-built scenarios); returns the number of events logged
-    (``-code`` on an engine error). Balances start at zero and chips at ``game.chips``."""
-    T = new_table(wall.shape[0], items_proto)
-    for i in range(wall.shape[0]):
-        T.wall[i] = wall[i]
-    T.seat[dealer] = _EAST if dealer_east else _WEST
-    T.seat[1 - dealer] = _WEST if dealer_east else _EAST
-    T.sc[S_DEALER] = dealer
-    T.sc[S_STREAK] = streak
-    T.sc[S_PREVAILING] = prevailing
-    T.sc[S_CHECK] = 1 if check else 0
-    T.sc[S_SWAP] = 1 if swap else 0
-    T.sc[S_LOGGING] = 1
-    T.rng[1] = stream_key(seed, 0, 1)
-    T.rng[2] = stream_key(seed, 0, 2)
-    T.purse[P_CHIPS0] = game.chips
-    T.purse[P_CHIPS1] = game.chips
-    _play_hand(T, t, game, sp, params0, params1, row, items_row, floats_row, hand_row, melds_row)
-    if T.sc[S_ERROR]:
-        return -T.sc[S_ERROR]
-    row[R_DEALER] = dealer
-    row[R_STREAK] = streak
-    row[R_PREVAILING] = prevailing
-    row[R_SEAT0] = T.seat[0]
-    for i in range(T.sc[S_NLOG]):
-        for j in range(4):
-            log_out[i, j] = T.log[i, j]
-    return T.sc[S_NLOG]
+def step_kernel(op, T, template, t, game, sp, action, seed, m):  # pragma: no cover - compiled
+    """The step API in one kernel (:mod:`simkit.engine.state` calls it once per operation); the
+    state is left at a decision, or over. Returns False when OP_NEXT_HAND finds the match over."""
+    sc = T.sc
+    if op == OP_STEP:
+        _step(T, t, game, sp, action)
+        return True
+    if op == OP_BEGIN_HAND:
+        _begin_hand(T, t, game)
+    elif op == OP_BEGIN_MATCH:
+        _begin_match(T, game, seed, m)
+        if sc[G.S_MATCH_OVER]:
+            return False
+        _deal_match_hand(T, template, t, game, 0)
+    elif op == OP_NEXT_HAND:
+        if not _next_hand_of_match(T, game):
+            return False
+        _deal_match_hand(T, template, t, game, sc[G.S_HAND_NUMBER])
+    elif op == OP_REACT:
+        q = sc[G.S_PLAYER]
+        x = sc[G.S_TILE]
+        sc[G.S_CURRENT] = 1 - q
+        G._legal_react(
+            T.legal, T.hand[q], T.meld_counts[q], T.n_melds[q], T.declared[q], T.skip_win[q], T.skip_pung[q],
+            G._tiles_left(sc) <= 0, x, False, game.claim_chow, sc[G.S_SHANTEN_LB + q], t,
+        )
+        _decision(sc, q, A.PHASE_REACT, x)
+    _advance(T, t, game, sp)
+    return True

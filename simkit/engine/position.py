@@ -1,0 +1,418 @@
+"""Positions: a hand as one player sees it, turned into an engine state.
+
+A :class:`Position` is what the deciding player (the *viewer*) knows: their concealed tiles, both
+players' melds, both rivers in order, declarations, drawable tiles left, who deals, the streak, the
+winds and the decision they face -- after a draw (``phase="draw"``), after a claim
+(``phase="claim"``: they must discard) or on the opponent's last discard (``phase="discard"``).
+:meth:`Position.state` completes it with what the viewer cannot see -- the opponent's concealed
+tiles and the order of the wall -- either given or sampled uniformly from the unseen tiles by a
+counter-based stream (``seed``), and returns a :class:`~simkit.engine.state.GameState` standing at
+the viewer's decision: step it, or play it out with any policies.
+
+In the state the viewer is player 0. Rivers are written in order; a ``*`` after a tile marks a
+discard the other player claimed (it is in their meld now)::
+
+    Position("douque", hand="123456789m1122z 5z", river="9p 1s*", opponent_river="3s 4s",
+             opponent_melds=["pung 111s"], dealer=True, phase="draw", drawn="5z")
+    Position.from_string("douque: hand 123456789m11225z; drawn 5z; river 9p 1s*; "
+                         "opponent_river 3s 4s; opponent_melds pung 111s; dealer")
+
+What a Position does not say, the state takes as: no Skipped Win or Skipped Pung in force, no
+first-turn hands (nobody has "not yet acted" unless both rivers are empty and no meld was made).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+from ..errors import SimkitError
+from ..melds import meld_counts, melds_array, parse_melds
+from ..rules import resolve_rules
+from ..tiles import format_tile_list, parse_tile_list, parse_tiles, tile_name
+from . import game as eng
+from .rng import stream_key
+from .rulesets import engine_spec
+
+__all__ = ["Position", "PositionError", "COMPLETION_STREAM"]
+
+COMPLETION_STREAM = 1 << 41  #: sub-stream of ``(seed, 0, COMPLETION_STREAM)`` that samples a completion
+_WINDS = {"E": 27, "S": 28, "W": 29, "N": 30}
+_PHASES = ("draw", "claim", "discard")
+_EXPOSED = (0, 1, 2, 4)  #: meld codes made by claiming the opponent's discard (pung, kong, added kong, chow)
+_KONGS = (1, 2, 3)
+
+
+class PositionError(SimkitError, ValueError):
+    """A position that cannot occur (the message names what is wrong)."""
+
+
+def _river(text, rules, label):
+    """Kinds in order and claimed flags of a river string (``*`` after a claimed tile)."""
+    if text is None:
+        return [], []
+    if not isinstance(text, str):
+        kinds = [int(k) for k in text]
+        return kinds, [False] * len(kinds)
+    kinds, claimed = [], []
+    for token in re.findall(r"[^\s*]+\*?", text.replace(",", " ")):
+        star = token.endswith("*")
+        body = token.rstrip("*")
+        try:
+            got = parse_tile_list(body, rules)
+        except ValueError as exc:
+            raise PositionError(f"{label}: {exc}") from None
+        kinds += got
+        claimed += [False] * len(got)
+        if star:
+            claimed[-1] = True
+    return kinds, claimed
+
+
+@dataclass(frozen=True, eq=False)
+class Position:
+    """What the deciding player sees; see the module docstring. Validated on construction
+    (:class:`PositionError`, a ``ValueError``, names the problem)."""
+
+    rules: object = "douque"  #: rule set name or Rules
+    hand: object = ""  #: own concealed tiles (notation or counts), the drawn tile included
+    melds: object = ()  #: own melds (``"pung 555z"``, ...)
+    opponent_melds: object = ()
+    river: object = ""  #: own discards in order (notation; ``*`` after a tile the opponent claimed)
+    opponent_river: object = ""
+    declared: int = 0  #: own declaration: 0 none, 1 ready, 2 MIGI (douque)
+    opponent_declared: int = 0
+    tiles_left: int | None = None  #: drawable tiles left (None: derived from the tiles seen)
+    dealer: bool = True  #: whether the viewer deals
+    streak: int = 0
+    seat_wind: str = "E"  #: the viewer's seat wind, E or W (the opponent has the other)
+    prevailing_wind: str = "E"
+    phase: str = "draw"  #: "draw", "claim" (after a pung or chow: discard) or "discard" (the opponent's last)
+    drawn: object = None  #: phase "draw": the tile just drawn (required when the viewer has declared)
+    replacement: bool = False  #: the drawn tile was a kong replacement
+    bid: int = 0  #: for_two: the banker's bid (1-3); required there
+    _derived: dict = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "_derived", self._validate())
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Position) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    # -- notation -----------------------------------------------------------------------------
+
+    @classmethod
+    def from_string(cls, text: str, rules=None) -> "Position":
+        """A Position from ``"[rules:] key value; key value; flag; ..."``: keys are the field names
+        (``hand``, ``melds``, ``opponent_melds`` (several melds separated by ``,``), ``river``,
+        ``opponent_river``, ``declared``, ``opponent_declared``, ``tiles_left``, ``streak``,
+        ``seat_wind``, ``prevailing_wind``, ``phase``, ``drawn``, ``bid``); the flags ``dealer``,
+        ``not_dealer`` and ``replacement``."""
+        if not isinstance(text, str):
+            raise PositionError(f"a position string is a str, got {text!r}")
+        head, sep, body = text.partition(":")
+        if sep and re.fullmatch(r"\s*[a-z_]+\s*", head) and not head.strip() in {f.name for f in fields(cls)}:
+            rules = head.strip() if rules is None else rules
+        else:
+            body = text
+        kwargs = {"rules": rules or "douque", "dealer": False}
+        names = {f.name for f in fields(cls) if f.name not in ("rules", "_derived")}
+        for part in body.split(";"):
+            part = part.strip()
+            if not part:
+                continue
+            key, _, value = part.partition(" ")
+            key, value = key.strip(), value.strip()
+            if key in ("dealer", "not_dealer", "replacement") and not value:
+                kwargs["dealer" if key != "replacement" else "replacement"] = key != "not_dealer"
+                continue
+            if key not in names:
+                raise PositionError(f"unknown position field {key!r}; fields: {', '.join(sorted(names))}")
+            if key in ("declared", "opponent_declared", "tiles_left", "streak", "bid"):
+                try:
+                    kwargs[key] = int(value)
+                except ValueError:
+                    raise PositionError(f"{key} must be an integer, got {value!r}") from None
+            elif key in ("melds", "opponent_melds"):
+                kwargs[key] = value
+            else:
+                kwargs[key] = value
+        return cls(**kwargs)
+
+    def __str__(self) -> str:
+        d = self._derived
+        parts = [f"hand {format_tile_list(np.repeat(np.arange(34), d['hand']))}"]
+        if self.drawn is not None:
+            parts.append(f"drawn {tile_name(d['drawn'])}")
+        for label, melds in (("melds", d["melds"][0]), ("opponent_melds", d["melds"][1])):
+            if melds:
+                parts.append(f"{label} " + ", ".join(str(m) for m in melds))
+        for label, (kinds, claimed) in (("river", d["rivers"][0]), ("opponent_river", d["rivers"][1])):
+            if kinds:
+                parts.append(f"{label} " + " ".join(tile_name(k) + ("*" if c else "") for k, c in zip(kinds, claimed)))
+        parts += [f"tiles_left {d['tiles_left']}", "dealer" if self.dealer else "not_dealer", f"phase {self.phase}"]
+        return f"{d['rules'].name}: " + "; ".join(parts)
+
+    # -- validation ---------------------------------------------------------------------------
+
+    def _validate(self) -> dict:
+        try:
+            rules = resolve_rules(self.rules)
+        except ValueError as exc:
+            raise PositionError(str(exc)) from None
+        spec = engine_spec(rules)
+        if self.phase not in _PHASES:
+            raise PositionError(f"phase must be one of {', '.join(_PHASES)}, got {self.phase!r}")
+        try:
+            hand = parse_tiles(self.hand, rules) if isinstance(self.hand, str) else np.asarray(self.hand, np.int64)
+        except ValueError as exc:
+            raise PositionError(f"hand: {exc}") from None
+        if hand.shape != (34,) or hand.min() < 0 or hand.max() > 4:
+            raise PositionError("hand must be tile notation or 34 counts of 0-4")
+        melds, mcounts = [], []
+        for label, value in (("melds", self.melds), ("opponent_melds", self.opponent_melds)):
+            try:
+                parsed = parse_melds(value or None, rules)
+            except (ValueError, TypeError) as exc:
+                raise PositionError(f"{label}: {exc}") from None
+            melds.append(parsed)
+            mcounts.append(meld_counts(parsed).astype(np.int64) if parsed else np.zeros(34, np.int64))
+        rivers = [_river(self.river, rules, "river"), _river(self.opponent_river, rules, "opponent_river")]
+        for name, value, allowed in (
+            ("declared", self.declared, (0, 1, 2) if rules.name == "douque" else (0,)),
+            ("opponent_declared", self.opponent_declared, (0, 1, 2) if rules.name == "douque" else (0,)),
+            ("bid", self.bid, (1, 2, 3) if rules.name == "for_two" else (0,)),
+        ):
+            if isinstance(value, bool) or value not in allowed:
+                raise PositionError(f"{name} must be one of {allowed} in {rules.name}, got {value!r}")
+        if self.seat_wind not in ("E", "W"):
+            raise PositionError(f"seat_wind must be E or W (two players sit East and West), got {self.seat_wind!r}")
+        if self.prevailing_wind not in _WINDS:
+            raise PositionError(f"prevailing_wind must be one of E, S, W, N, got {self.prevailing_wind!r}")
+        if isinstance(self.streak, bool) or not isinstance(self.streak, (int, np.integer)) or self.streak < 0:
+            raise PositionError(f"streak must be a non-negative integer, got {self.streak!r}")
+        # hand size for the melds and the phase
+        on_turn = self.phase in ("draw", "claim")
+        want = 13 - 3 * len(melds[0]) + (1 if on_turn else 0)
+        if int(hand.sum()) != want:
+            raise PositionError(
+                f"hand has {int(hand.sum())} tiles; with {len(melds[0])} meld(s) and phase {self.phase!r} it must have {want}"
+            )
+        # tiles seen
+        seen = hand + mcounts[0] + mcounts[1]
+        for kinds, claimed in rivers:
+            for k, c in zip(kinds, claimed):
+                if not c:
+                    seen[k] += 1
+        over = [tile_name(k) for k in range(34) if seen[k] > 4]
+        if over:
+            raise PositionError(f"more than 4 copies seen of {', '.join(over)} (hand, melds and unclaimed discards)")
+        outside = [tile_name(k) for k in range(34) if seen[k] and k not in rules.kinds]
+        if outside:
+            raise PositionError(f"{', '.join(outside)} not in the tile set of {rules.name}")
+        # claims: each exposed meld took one of the other player's discards
+        for p in (0, 1):
+            exposed = sum(1 for m in melds[p] if m.code in _EXPOSED)
+            taken = sum(rivers[1 - p][1])
+            if exposed != taken:
+                who = "the viewer" if p == 0 else "the opponent"
+                river = "opponent_river" if p == 0 else "river"
+                raise PositionError(
+                    f"{who} has {exposed} claimed meld(s) (pung, kong, added kong, chow) but {taken} discard(s) of "
+                    f"{river} are marked claimed ('*')"
+                )
+        unseen = np.array([4 if k in rules.kinds else 0 for k in range(34)], np.int64) - seen
+        opp_concealed = 13 - 3 * len(melds[1])
+        kept = int(spec.game.kept_back)
+        tiles_left = int(unseen.sum()) - opp_concealed - kept
+        if self.tiles_left is not None:
+            if isinstance(self.tiles_left, bool) or not isinstance(self.tiles_left, (int, np.integer)):
+                raise PositionError(f"tiles_left must be an integer, got {self.tiles_left!r}")
+            if int(self.tiles_left) != tiles_left:
+                raise PositionError(
+                    f"tiles_left is {self.tiles_left}, but the tiles seen leave {tiles_left}: {int(unseen.sum())} unseen = "
+                    f"{opp_concealed} in the opponent's hand + drawable + {kept} kept back"
+                )
+        if tiles_left < 0:
+            raise PositionError(f"more tiles seen than the deal allows ({-tiles_left} too many)")
+        # draws: hand + melds + discards = dealt + drawn + claimed
+        dealer = 0 if self.dealer else 1
+        kongs = 0
+        for p, concealed in ((0, int(hand.sum())), (1, opp_concealed)):
+            dealt = 14 if p == dealer else 13
+            claimed_in = sum(rivers[1 - p][1])
+            draws = concealed + int(mcounts[p].sum()) + len(rivers[p][0]) - dealt - claimed_in
+            if draws < 0:
+                who = "the viewer" if p == 0 else "the opponent"
+                raise PositionError(
+                    f"{who} would hold fewer tiles than dealt: {concealed} concealed + {int(mcounts[p].sum())} in melds + "
+                    f"{len(rivers[p][0])} discarded < {dealt} dealt + {claimed_in} claimed"
+                )
+            kongs += sum(1 for m in melds[p] if m.code in _KONGS)
+        # discards alternate from the dealer's first (a claim or a kong does not change whose turn is next)
+        # (so at the viewer's decision the dealer has made as many discards as the other player, or one more)
+        n_own, n_opp = len(rivers[0][0]), len(rivers[1][0])
+        expected_own = n_opp if dealer == 0 else n_opp - 1
+        if n_own != expected_own:
+            raise PositionError(
+                f"the rivers do not alternate: discards alternate from the dealer's first, so at the viewer's decision "
+                f"the viewer ({'dealer' if dealer == 0 else 'not dealer'}) with {n_opp} opponent discard(s) must have "
+                f"made {max(expected_own, 0)}, not {n_own}"
+            )
+        if len(rivers[0][0]) > eng.MAX_RIVER or len(rivers[1][0]) > eng.MAX_RIVER:
+            raise PositionError(f"a river holds at most {eng.MAX_RIVER} discards")
+        # the decision
+        drawn = -1
+        if self.phase == "draw":
+            if self.drawn is not None:
+                try:
+                    got = parse_tile_list(self.drawn, rules) if isinstance(self.drawn, str) else [int(self.drawn)]
+                except ValueError as exc:
+                    raise PositionError(f"drawn: {exc}") from None
+                if len(got) != 1 or hand[got[0]] == 0:
+                    raise PositionError(f"drawn must be one tile of the hand, got {self.drawn!r}")
+                drawn = got[0]
+            elif self.declared:
+                raise PositionError("a declared (locked) hand needs its drawn tile: give drawn=")
+            elif self.replacement:
+                raise PositionError("replacement=True needs the drawn tile: give drawn=")
+            if self.replacement and not any(m.code in _KONGS for m in melds[0]):
+                raise PositionError("a replacement draw needs a kong of the viewer's")
+        elif self.drawn is not None:
+            raise PositionError(f"drawn is only for phase 'draw', not {self.phase!r}")
+        if self.phase == "claim":
+            last = rivers[1]
+            if not last[0] or not last[1][-1] or not any(m.code in (0, 4) for m in melds[0]):
+                raise PositionError("phase 'claim' needs the opponent's last discard claimed ('*') by a pung or chow of the viewer's")
+            if self.declared:
+                raise PositionError("a declared player cannot claim")
+        if self.phase == "discard":
+            if not rivers[1][0]:
+                raise PositionError("phase 'discard' needs the opponent's discard: opponent_river is empty")
+            if rivers[1][1][-1]:
+                raise PositionError("phase 'discard': the opponent's last discard is marked claimed")
+        n = 4 * len(rules.kinds)
+        if n - kongs - tiles_left - kept < 27:
+            raise PositionError(f"{kongs} kong replacement(s) but fewer tiles drawn from the wall than that")
+        return dict(
+            rules=rules, spec=spec, hand=hand, melds=melds, mcounts=mcounts, rivers=rivers, unseen=unseen,
+            opp_concealed=opp_concealed, tiles_left=tiles_left, kongs=kongs, drawn=drawn, dealer=dealer,
+        )
+
+    # -- the state ----------------------------------------------------------------------------
+
+    @property
+    def unseen(self) -> np.ndarray:
+        """Counts (int64[34]) of the tiles the viewer cannot see: the opponent's concealed tiles
+        and the wall (drawable and kept back)."""
+        return self._derived["unseen"].copy()
+
+    def completion(self, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """A uniformly random completion from stream ``(seed, 0, COMPLETION_STREAM)``: the
+        opponent's concealed tiles (kinds) and the wall from the next draw on (kinds, the
+        kept-back tiles last)."""
+        from .deal import shuffle_wall
+
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise PositionError(f"seed must be a non-negative integer, got {seed!r}")
+        d = self._derived
+        tiles = np.repeat(np.arange(34, dtype=np.int8), d["unseen"])
+        state = np.array([stream_key(np.uint64(seed), 0, COMPLETION_STREAM)], np.uint64)
+        shuffle_wall(state, tiles, len(tiles))
+        return tiles[: d["opp_concealed"]].copy(), tiles[d["opp_concealed"] :].copy()
+
+    def state(self, seed: int = 0, *, opponent_hand=None, wall=None, check: bool = True):
+        """The :class:`~simkit.engine.state.GameState` of this position at the viewer's decision
+        (the viewer is player 0), completed by ``opponent_hand`` and ``wall`` (notation or kinds:
+        the opponent's concealed tiles; the wall from the next draw on, kept-back tiles last) or,
+        when they are not given, by :meth:`completion` of ``seed``. The players' policy streams
+        are ``(seed, 0, 1 + p)``."""
+        from .state import GameState, _OP_ADVANCE, _OP_REACT
+
+        d = self._derived
+        rules, spec = d["rules"], d["spec"]
+        if (opponent_hand is None) != (wall is None):
+            raise PositionError("give both opponent_hand and wall, or neither (then they are sampled)")
+        if opponent_hand is None:
+            opp, rest = self.completion(seed)
+        else:
+            opp = np.asarray(parse_tile_list(opponent_hand, rules) if isinstance(opponent_hand, str) else opponent_hand, np.int8)
+            rest = np.asarray(parse_tile_list(wall, rules) if isinstance(wall, str) else wall, np.int8)
+            if len(opp) != d["opp_concealed"]:
+                raise PositionError(f"opponent_hand must have {d['opp_concealed']} tiles, got {len(opp)}")
+            given = np.bincount(np.concatenate([opp, rest]).astype(np.int64), minlength=34)
+            if not np.array_equal(given, d["unseen"]):
+                raise PositionError(
+                    "opponent_hand and wall must hold exactly the unseen tiles: "
+                    + format_tile_list(np.repeat(np.arange(34), d["unseen"]))
+                )
+        n = len(rules.kinds) * 4
+        kept = int(spec.game.kept_back)
+        T = eng.new_table(n, spec.items_proto)
+        # hands, melds, rivers (the viewer is player 0)
+        T.hand[0] = d["hand"]
+        T.hand[1] = np.bincount(opp.astype(np.int64), minlength=34)
+        for p in (0, 1):
+            arr = melds_array(d["melds"][p]) if d["melds"][p] else np.zeros((0, 2), np.int8)
+            T.melds[p, : len(arr)] = arr
+            T.n_melds[p] = len(arr)
+            T.meld_counts[p] = d["mcounts"][p]
+            kinds, claimed = d["rivers"][p]
+            T.river[p, : len(kinds)] = kinds
+            T.claimed[p, : len(kinds)] = claimed
+            T.n_river[p] = len(kinds)
+            T.kongs[p] = sum(1 for m in d["melds"][p] if m.code in _KONGS)
+            T.acted[p] = 1 if (len(kinds) or T.kongs[p] or any(m.code in _EXPOSED for m in d["melds"][p])) else 0
+        T.declared[0], T.declared[1] = self.declared, self.opponent_declared
+        T.locked[0] = T.hand[0]
+        if d["drawn"] >= 0:
+            T.locked[0, d["drawn"]] -= 1
+        T.locked[1] = T.hand[1]
+        seat = _WINDS[self.seat_wind]
+        T.seat[0], T.seat[1] = seat, (_WINDS["W"] if seat == _WINDS["E"] else _WINDS["E"])
+        # the wall: tiles taken so far at both ends (any order), the unseen wall in between
+        back = n - 1 - d["kongs"]
+        front = back + 1 - len(rest)
+        taken = np.repeat(np.arange(34, dtype=np.int8), 4 * np.isin(np.arange(34), rules.kinds) - d["unseen"])
+        taken = np.concatenate([taken, opp])
+        taken = np.sort(taken)
+        T.wall[:front] = taken[:front]
+        T.wall[front : back + 1] = rest
+        T.wall[back + 1 :] = taken[front:]
+        sc = T.sc
+        sc[eng.S_FRONT], sc[eng.S_BACK] = front, back
+        sc[eng.S_KEPT_BACK] = kept
+        sc[eng.S_NO_CALL] = 0 if (T.n_melds[0] or T.n_melds[1]) else 1
+        sc[eng.S_DISCARDS] = T.n_river[0] + T.n_river[1]
+        sc[eng.S_DEALER] = d["dealer"]
+        sc[eng.S_STREAK] = self.streak
+        sc[eng.S_PREVAILING] = _WINDS[self.prevailing_wind]
+        sc[eng.S_CHECK] = 1 if check else 0
+        sc[eng.S_LOGGING] = 1
+        sc[eng.S_BID] = self.bid
+        sc[eng.S_SHANTEN_LB] = sc[eng.S_SHANTEN_LB + 1] = eng.SHANTEN_UNKNOWN
+        sc[eng.S_WINNER] = sc[eng.S_PAYER] = sc[eng.S_WIN_TILE] = -1
+        sc[eng.S_MATCH_OVER] = 1  # a position is one hand
+        T.ids[0], T.ids[1] = np.uint64(seed), 0
+        T.rng[1] = stream_key(np.uint64(seed), 0, 1)
+        T.rng[2] = stream_key(np.uint64(seed), 0, 2)
+        T.purse[eng.P_CHIPS0] = T.purse[eng.P_CHIPS1] = spec.game.chips
+        state = GameState(spec, T, _private=True)
+        if self.phase == "discard":
+            sc[eng.S_PLAYER] = 0
+            sc[eng.S_TILE] = d["rivers"][1][0][-1]
+            state._call(_OP_REACT)
+        else:
+            sc[eng.S_CURRENT] = 0
+            sc[eng.S_PHASE] = eng.PENDING_TURN_CLAIM if self.phase == "claim" else eng.PENDING_TURN_DRAW
+            sc[eng.S_TILE] = d["drawn"]
+            sc[eng.S_REPLACEMENT] = 1 if self.replacement else 0
+            state._call(_OP_ADVANCE)
+        if state.error:
+            raise PositionError(f"the completed position breaks an engine invariant: {state.error_text('the position')}")
+        return state

@@ -1,0 +1,351 @@
+"""Driving the engine from Python: a hand at a decision point, stepped one action at a time.
+
+A :class:`GameState` holds the engine's state (a :class:`~simkit.engine.game.Table` of plain
+arrays) standing at a decision: :attr:`~GameState.player` must choose in
+:attr:`~GameState.phase` (``PHASE_*`` of :mod:`simkit.engine.actions`) about
+:attr:`~GameState.tile`; :attr:`~GameState.legal` is a copy of the legal-action mask and
+:meth:`~GameState.view` what that player may know. :meth:`~GameState.apply` plays an action and
+advances to the next decision, or to the end of the hand (:attr:`~GameState.over`; the hand is
+then settled and :attr:`~GameState.row` is its result row, as :func:`simkit.simulate_matches`
+gives it). :meth:`~GameState.next_hand` goes on to the match's next hand.
+
+Each call runs the rule set's compiled engine (:func:`simkit.engine.play._step`, the function
+the match loop runs), so a game stepped from Python is the game the engine plays: a policy written
+in plain Python gives the same rows as the same code jitted. ::
+
+    from simkit.engine.state import GameState
+
+    s = GameState.new_match("douque", seed=1)
+    while not s.over:
+        s.apply(my_policy(s.view(), s.legal))     # any Python callable
+    s.row["winner"], s.row["points"], s.lines()
+
+From numba, the same functions are :func:`simkit.engine.play._begin_hand` and
+:func:`simkit.engine.play._step` of the rule set's engine instance (:func:`engine_for`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import SimkitError
+from ..hand.tables import hand_tables
+from ..rules import resolve_rules
+from . import actions as A
+from . import game as eng
+from .deal import wall_template
+from .rng import stream_key
+from .rulesets import engine_spec
+
+__all__ = ["GameState"]
+
+_OP_BEGIN_HAND, _OP_STEP, _OP_BEGIN_MATCH, _OP_NEXT_HAND, _OP_ADVANCE, _OP_REACT = range(6)  #: the step kernel's operations (play.py OP_*)
+_EAST, _WEST = 27, 29
+
+
+class GameState:
+    """A hand of a rule set at a decision point (or over), stepped from Python.
+
+    Build one with :meth:`new_match` (hand 0 of a seeded match, exactly as
+    :func:`simkit.simulate_matches` deals it) or :meth:`from_wall` (one hand from a given wall);
+    :meth:`copy` to branch.
+    """
+
+    def __init__(self, spec, table, *, _private=False):
+        if not _private:
+            raise TypeError("build a GameState with GameState.new_match(...) or GameState.from_wall(...)")
+        self.spec = spec
+        self._T = table
+        self._tables = hand_tables(spec.rules)
+        self._template = wall_template(spec.rules)
+
+    # -- construction ---------------------------------------------------------------------------
+
+    @classmethod
+    def new_match(cls, rules="douque", seed: int = 0, match: int = 0, *, check: bool = False) -> "GameState":
+        """Match ``match`` of ``seed``, dealt and standing at its first decision (the streams are
+        those of :func:`simkit.simulate_matches`, so it plays the same hands)."""
+        spec = rules if hasattr(rules, "settle") else engine_spec(resolve_rules(rules))
+        for name, value in (("seed", seed), ("match", match)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise SimkitError(f"{name} must be a non-negative integer, got {value!r}")
+        state = cls(spec, eng.new_table(len(wall_template(spec.rules)), spec.items_proto), _private=True)
+        state._T.sc[eng.S_CHECK] = 1 if check else 0
+        state._call(_OP_BEGIN_MATCH, seed=seed, match=match)
+        return state
+
+    @classmethod
+    def from_wall(
+        cls, rules, wall, *, dealer=0, dealer_east=True, streak=0, prevailing=_EAST, seed=0, check=True
+    ) -> "GameState":
+        """One hand dealt from ``wall`` (kinds in wall order: the dealer takes wall[0:14], the
+        opponent wall[14:27], draws continue from wall[27], replacements come from the end),
+        standing at its first decision; the players' policy streams are ``(seed, 0, 1 + p)``."""
+        spec = rules if hasattr(rules, "settle") else engine_spec(resolve_rules(rules))
+        T = eng.new_table(len(wall_template(spec.rules)), spec.items_proto)
+        T.wall[:] = np.asarray(wall, np.int8)
+        T.seat[dealer] = _EAST if dealer_east else _WEST
+        T.seat[1 - dealer] = _WEST if dealer_east else _EAST
+        T.sc[eng.S_DEALER] = dealer
+        T.sc[eng.S_STREAK] = streak
+        T.sc[eng.S_PREVAILING] = prevailing
+        T.sc[eng.S_CHECK] = 1 if check else 0
+        T.sc[eng.S_LOGGING] = 1
+        T.rng[1] = stream_key(np.uint64(seed), 0, 1)
+        T.rng[2] = stream_key(np.uint64(seed), 0, 2)
+        T.purse[eng.P_CHIPS0] = spec.game.chips
+        T.purse[eng.P_CHIPS1] = spec.game.chips
+        T.sc[eng.S_PHASE] = eng.PENDING_DEAL  # dealt at the first look (play_out deals in the match kernel)
+        return cls(spec, T, _private=True)
+
+    def _dealt(self):
+        """The table, dealt if its wall was still to be dealt."""
+        if self._T.sc[eng.S_PHASE] == eng.PENDING_DEAL:
+            self._call(_OP_BEGIN_HAND)
+        return self._T
+
+    def copy(self) -> "GameState":
+        """An independent copy (the same decision, the same random streams)."""
+        T = eng.new_table(len(self._template), self.spec.items_proto)
+        eng.copy_table(self._T, T)
+        return GameState(self.spec, T, _private=True)
+
+    # -- the decision ---------------------------------------------------------------------------
+
+    @property
+    def rules(self):
+        return self.spec.rules
+
+    @property
+    def over(self) -> bool:
+        """Whether the hand is over (settled, or stopped by an engine error)."""
+        return int(self._dealt().sc[eng.S_PHASE]) == A.PHASE_OVER
+
+    @property
+    def match_over(self) -> bool:
+        """Whether the match has ended (after :meth:`next_hand` found no next hand)."""
+        return bool(self._T.sc[eng.S_MATCH_OVER])
+
+    @property
+    def player(self) -> int:
+        """The deciding player (0 or 1)."""
+        return int(self._dealt().sc[eng.S_PLAYER])
+
+    @property
+    def phase(self) -> int:
+        """The decision's phase (``PHASE_*``; ``PHASE_OVER`` once the hand is over)."""
+        return int(self._dealt().sc[eng.S_PHASE])
+
+    @property
+    def tile(self) -> int:
+        """The tile concerned (the drawn tile, the opponent's discard or added tile; -1 if none)."""
+        return int(self._dealt().sc[eng.S_TILE])
+
+    @property
+    def legal(self) -> np.ndarray:
+        """A copy of the legal-action mask (bool[N_ACTIONS]); all False once the hand is over."""
+        if self.over:
+            return np.zeros(A.N_ACTIONS, np.bool_)
+        return self._T.legal.copy()
+
+    def legal_actions(self) -> list[int]:
+        """The legal action codes."""
+        return [int(a) for a in np.flatnonzero(self.legal)]
+
+    def view(self, player: int | None = None) -> A.View:
+        """What ``player`` (default: the deciding one) may know, as a policy's :class:`View` of copies."""
+        T, sc = self._T, self._T.sc
+        p = self.player if player is None else int(player)
+        q = 1 - p
+        deciding = p == self.player and not self.over
+        tiles_left = int(sc[eng.S_BACK] - sc[eng.S_FRONT] + 1 - sc[eng.S_KEPT_BACK])
+        return A.View(
+            self.phase if deciding else A.PHASE_OVER, self.tile if deciding else -1, T.hand[p].copy(),
+            T.melds[p].copy(), int(T.n_melds[p]), T.melds[q].copy(), int(T.n_melds[q]), T.river[p].copy(),
+            int(T.n_river[p]), T.river[q].copy(), int(T.n_river[q]), int(T.declared[p]), int(T.declared[q]), tiles_left,
+            int(T.seat[p]), int(sc[eng.S_PREVAILING]), bool(sc[eng.S_DEALER] == p), int(sc[eng.S_STREAK]),
+            int(T.skip_win[p]), self._tables, int(sc[eng.S_BID]),
+        )
+
+    def position(self):
+        """The :class:`~simkit.engine.position.Position` the deciding player sees (after a draw,
+        after a claim, or on the opponent's discard); ``position().state(opponent_hand=...,
+        wall=...)`` with the true completion stands at the same decision (Skipped Win / Skipped
+        Pung in force are not part of a position)."""
+        from ..melds import MELD_SIZES, MELD_TYPES
+        from ..tiles import format_tile_list
+        from .position import Position, PositionError
+
+        T, sc = self._dealt(), self._T.sc
+        phase = {A.PHASE_DRAW: "draw", A.PHASE_PUNG: "claim", A.PHASE_REACT: "discard"}.get(self.phase)
+        if phase is None:
+            raise PositionError(f"a position is after a draw, after a claim or on a discard, not {A.PHASE_NAMES[self.phase]}")
+        p = self.player
+        winds = {27: "E", 28: "S", 29: "W", 30: "N"}
+
+        def melds_of(q):
+            out = []
+            for code, kind in T.melds[q, : T.n_melds[q]]:
+                kinds = [kind, kind + 1, kind + 2] if code == 4 else [kind] * MELD_SIZES[code]
+                out.append(f"{MELD_TYPES[code]} {format_tile_list(kinds)}")
+            return out
+
+        def river_of(q):
+            return " ".join(
+                format_tile_list([int(k)]) + ("*" if c else "") for k, c in zip(T.river[q, : T.n_river[q]], T.claimed[q, : T.n_river[q]])
+            )
+
+        return Position(
+            self.rules, hand=T.hand[p].astype(np.int64), melds=melds_of(p), opponent_melds=melds_of(1 - p),
+            river=river_of(p), opponent_river=river_of(1 - p), declared=int(T.declared[p]),
+            opponent_declared=int(T.declared[1 - p]), tiles_left=int(sc[eng.S_BACK] - sc[eng.S_FRONT] + 1 - sc[eng.S_KEPT_BACK]),
+            dealer=bool(sc[eng.S_DEALER] == p), streak=int(sc[eng.S_STREAK]), seat_wind=winds[int(T.seat[p])],
+            prevailing_wind=winds[int(sc[eng.S_PREVAILING])], phase=phase,
+            drawn=int(self.tile) if phase == "draw" and self.tile >= 0 else None,
+            replacement=bool(sc[eng.S_REPLACEMENT]) if phase == "draw" and self.tile >= 0 else False, bid=int(sc[eng.S_BID]),
+        )
+
+    def unseen_completion(self):
+        """The true completion of the deciding player's :meth:`position`: the opponent's concealed
+        tiles and the wall from the next draw on (kinds, kept-back tiles last)."""
+        T, sc = self._dealt(), self._T.sc
+        q = 1 - self.player
+        opp = np.repeat(np.arange(34, dtype=np.int8), T.hand[q])
+        return opp, T.wall[sc[eng.S_FRONT] : sc[eng.S_BACK] + 1].copy()
+
+    def policy_stream(self, player: int | None = None) -> np.ndarray:
+        """The uint64[1] random stream of ``player``'s policy (the engine's own: drawing advances it)."""
+        p = self.player if player is None else int(player)
+        return self._T.rng[1 + p : 2 + p]
+
+    # -- stepping -------------------------------------------------------------------------------
+
+    def apply(self, action: int) -> "GameState":
+        """Play the deciding player's ``action`` and advance to the next decision or the hand's end.
+
+        Raises :class:`~simkit.engine.matches.EngineError` (naming the player, the phase, the tile,
+        the action and the legal actions) for an action that is not legal; the state is unchanged.
+        """
+        from .matches import EngineError
+
+        if self.over:
+            raise SimkitError("the hand is over: no action to apply (next_hand() goes on to the next)")
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise SimkitError(f"an action is an integer code (simkit.engine.actions), got {action!r}")
+        action = int(action)
+        if not 0 <= action < A.N_ACTIONS or not self._T.legal[action]:
+            raise EngineError(self._illegal_text(action, "this state"))
+        self._call(_OP_STEP, action=action)
+        if self.error:
+            raise EngineError(self.error_text("this state"))
+        return self
+
+    def next_hand(self) -> bool:
+        """After a hand of a match (:meth:`new_match`) is over: deal the match's next hand; False
+        (and :attr:`match_over`) when the match has ended."""
+        if not self.over:
+            raise SimkitError("the hand is not over yet")
+        if self.error:
+            raise SimkitError("the hand stopped on an engine error")
+        if self.match_over:
+            return False
+        return bool(self._call(_OP_NEXT_HAND))
+
+    def play_out(self, policy0="greedy", policy1="greedy") -> "GameState":
+        """Play the hand to its end with the two players' policies (names, jitted functions,
+        ``(function, params)``, or plain Python callables ``policy(view, legal, params, rng)``).
+
+        Jitted and built-in policies run in the compiled engine (the kernel that plays matches);
+        with a plain Python policy every decision is asked from Python."""
+        from .matches import EngineError, _raise_first_error, _run_matches, resolve_policy
+
+        (f0, p0), (f1, p1) = resolve_policy(policy0), resolve_policy(policy1)
+        if hasattr(f0, "py_func") and hasattr(f1, "py_func"):
+            if int(self._T.sc[eng.S_PHASE]) == A.PHASE_OVER:
+                return self
+            _, n_hands, errors, error_legal, _, _, _ = _run_matches(
+                self.spec, f0, p0, f1, p1, 0, 0, 1, False, state=self._T
+            )
+            if errors[0, 0]:
+                code, action, player, phase, tile = (int(v) for v in errors[0])
+                from .matches import _error_text
+
+                raise EngineError(_error_text(code, action, "this state", player, phase, tile, error_legal[0]))
+            return self
+        calls = ((f0, p0), (f1, p1))
+        while not self.over:
+            p = self.player
+            f, params = calls[p]
+            self.apply(f(self.view(), self.legal, params, self.policy_stream()))
+        return self
+
+    # -- results --------------------------------------------------------------------------------
+
+    @property
+    def error(self) -> int:
+        """0, or the ERR_* code that stopped the hand."""
+        return int(self._T.sc[eng.S_ERROR])
+
+    def error_text(self, where: str) -> str:
+        from .matches import _error_text
+
+        sc = self._T.sc
+        return _error_text(
+            self.error, int(sc[eng.S_ERROR_INFO]), where, int(sc[eng.S_PLAYER]), int(sc[eng.S_ERROR_PHASE]),
+            int(sc[eng.S_TILE]), self._T.legal,
+        )
+
+    def _illegal_text(self, action, where):
+        from .matches import _error_text
+
+        return _error_text(eng.ERR_ILLEGAL_ACTION, action, where, self.player, self.phase, self.tile, self._T.legal)
+
+    @property
+    def row(self) -> dict:
+        """The hand's result row (the columns of :func:`simkit.simulate_matches`), once it is over."""
+        return self.record().row
+
+    def record(self):
+        """The hand as a :class:`~simkit.engine.matches.HandRecord` (row, events, wall, items)."""
+        from .matches import _record
+
+        if int(self._T.sc[eng.S_PHASE]) != A.PHASE_OVER or self.error:
+            raise SimkitError("the hand is not over yet" if not self.over else "the hand stopped on an engine error")
+        T = self._T
+        items = np.asarray(T.items, self.spec.item_dtype)
+        return _record(
+            self.spec, T.row, items, T.row_floats, T.row_hand, T.row_melds, T.log, int(T.sc[eng.S_NLOG]), T.wall
+        )
+
+    def result_arrays(self):
+        """The hand's row as the engine's column buffers (ints, items, floats, hand, melds)."""
+        T = self._T
+        return T.row.copy(), np.array(T.items, self.spec.item_dtype), T.row_floats.copy(), T.row_hand.copy(), T.row_melds.copy()
+
+    def events(self) -> list:
+        """The hand's events so far: (event name, player, tile kind or -1, extra)."""
+        T = self._T
+        return [(eng.EVENT_NAMES[int(k)], int(p), int(t), int(e)) for k, p, t, e in T.log[: int(T.sc[eng.S_NLOG])]]
+
+    def lines(self) -> list[str]:
+        """The finished hand's events in tile notation (as ``simkit replay`` prints them)."""
+        return self.record().lines()
+
+    def __repr__(self) -> str:
+        if self.over:
+            return f"<GameState {self.rules.name}: hand over{' (error)' if self.error else ''}>"
+        return (
+            f"<GameState {self.rules.name}: player {self.player} to act, {A.PHASE_NAMES[self.phase]}, "
+            f"{len(self.legal_actions())} legal actions>"
+        )
+
+    # -- the engine call ------------------------------------------------------------------------
+
+    def _call(self, op, action=0, seed=0, match=0):
+        from .matches import engine_for
+
+        engine = engine_for(self.spec)
+        return engine.step_kernel(
+            op, self._T, self._template, self._tables, self.spec.game, self.spec.sp, int(action), np.uint64(seed),
+            int(match),
+        )

@@ -1,0 +1,219 @@
+"""The engine as a resumable state machine (issue 14): stepping from Python, plain-Python policies,
+legality kept by the engine, positions built from what one player sees."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simkit
+from simkit._jit import jit
+from simkit.engine import actions as A
+from simkit.engine.matches import EngineError, simulate_matches
+from simkit.engine.policies import GREEDY_DEFAULTS, greedy_policy, random_policy
+from simkit.engine.position import Position, PositionError
+from simkit.engine.state import GameState
+
+GREEDY_PY = (greedy_policy.py_func, GREEDY_DEFAULTS)  # the built-in greedy's own code, run as Python
+
+
+def _same_rows(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    for name in a:
+        np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+
+
+@pytest.mark.parametrize("rules,n", [("douque", 3), ("for_two", 2)])
+def test_python_policies_play_the_games_of_the_same_code_jitted(rules, n):
+    """greedy's and random's source run as plain Python (every decision asked from Python through
+    the step API) give the rows of the jitted policies inside the engine, bit for bit."""
+    _same_rows(simulate_matches(rules, (GREEDY_PY, random_policy.py_func), n, seed=4, check=True),
+               simulate_matches(rules, ("greedy", "random"), n, seed=4, check=True))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", ["night_market", "duel"])
+def test_python_policies_play_the_same_games_in_the_other_rule_sets(rules):
+    _same_rows(simulate_matches(rules, (random_policy.py_func, GREEDY_PY), 2, seed=9, check=True),
+               simulate_matches(rules, ("random", "greedy"), 2, seed=9, check=True))
+
+
+def test_stepping_a_match_by_hand_gives_the_engine_rows():
+    rows = simulate_matches("douque", ("greedy", "greedy"), 1, seed=21)
+    s = GameState.new_match("douque", seed=21, match=0, check=True)
+    hands = []
+    while True:
+        while not s.over:
+            view, legal = s.view(), s.legal
+            assert legal.any() and view.phase == s.phase and view.tile == s.tile
+            s.apply(greedy_policy(view, legal, GREEDY_DEFAULTS, s.policy_stream()))
+        hands.append(s.row)
+        if not s.next_hand():
+            break
+    assert s.match_over and len(hands) == len(rows["match"])
+    for h, row in enumerate(hands):
+        for name in ("winner", "win_tile", "hand_tai", "turns", "points", "balance_0", "dealer", "streak"):
+            assert row[name] == rows[name][h], (h, name)
+
+
+def test_the_legal_mask_a_policy_gets_is_a_copy():
+    s = GameState.new_match("douque", seed=2)
+    legal = s.legal
+    legal[:] = True
+    assert not s.legal.all()
+    assert s.legal_actions() == [int(a) for a in np.flatnonzero(s.legal)]
+
+
+def test_an_illegal_action_names_the_player_phase_tile_action_and_legal_actions():
+    s = GameState.new_match("douque", seed=2)
+    before = s.view()
+    illegal = next(a for a in range(A.N_ACTIONS) if not s.legal[a])
+    with pytest.raises(EngineError) as info:
+        s.apply(illegal)
+    text = str(info.value)
+    assert f"player {s.player}" in text and A.PHASE_NAMES[s.phase] in text
+    assert A.action_name(illegal) in text and "legal: " + A.action_name(s.legal_actions()[0]) in text
+    np.testing.assert_array_equal(s.view().hand, before.hand)  # the state did not move
+    with pytest.raises(simkit.SimkitError, match="integer code"):
+        s.apply("discard 1m")
+
+
+@jit(cache=False)
+def _self_granted_win(view, legal, params, rng):  # pragma: no cover - compiled
+    """Marks WIN legal in its own copy of the mask and claims it."""
+    legal[A.WIN] = True
+    return A.WIN
+
+
+def test_a_policy_cannot_grant_itself_a_win():
+    """The engine checks the action against its own mask (a policy writes only its copy): the
+    'win with an incomplete hand' of the issue is refused, jitted or in Python, check or not."""
+    for policy in (_self_granted_win, _self_granted_win.py_func):
+        for check in (False, True):
+            with pytest.raises(EngineError, match=r"illegal action: player \d chose win \(after a draw"):
+                simulate_matches("douque", (policy, "greedy"), 2, seed=1, check=check)
+
+
+def test_copies_branch_independently():
+    s = GameState.new_match("douque", seed=5)
+    t = s.copy()
+    a, b = s.legal_actions()[0], s.legal_actions()[-1]
+    s.apply(a)
+    t.apply(b)
+    assert s.events() != t.events()
+    u = GameState.new_match("douque", seed=5).apply(a)
+    assert u.events() == s.events()
+
+
+# ---------------------------------------------------------------------------------------------
+# positions
+
+
+def _mid_game(seed=3, decisions=30):
+    """A greedy-vs-greedy douque hand after some decisions, at a decision of player 0 with no
+    Skipped Win or Skipped Pung in force (those are not part of a position)."""
+    s = GameState.new_match("douque", seed=seed)
+    n = 0
+    while not s.over:
+        T = s._T
+        if n >= decisions and s.player == 0 and s.phase in (A.PHASE_DRAW, A.PHASE_REACT) and not T.skip_win.any() and not T.skip_pung.any():
+            return s
+        s.apply(greedy_policy(s.view(), s.legal, GREEDY_DEFAULTS, s.policy_stream()))
+        n += 1
+    return None
+
+
+@pytest.mark.parametrize("seed", [3, 4, 8])
+def test_a_position_with_its_true_completion_is_the_same_decision_and_plays_the_same_hand(seed):
+    s = _mid_game(seed)
+    assert s is not None
+    pos = s.position()
+    opp, wall = s.unseen_completion()
+    r = pos.state(opponent_hand=opp, wall=wall, check=True)
+    assert (r.player, r.phase, r.tile) == (0, s.phase, s.tile)
+    np.testing.assert_array_equal(r.legal, s.legal)
+    for field in ("hand", "river", "opp_river", "melds", "opp_melds"):
+        np.testing.assert_array_equal(getattr(r.view(), field), getattr(s.view(), field), err_msg=field)
+    assert r.view().tiles_left == s.view().tiles_left
+    # greedy draws nothing from its stream: the rest of the hand is the engine's own
+    s.play_out("greedy", "greedy")
+    r.play_out("greedy", "greedy")
+    for name in ("winner", "win_type", "win_tile", "hand_tai", "points", "turns", "tiles_left"):
+        if name == "turns":
+            continue  # counted from the start of the hand in one, from the position in the other
+        assert r.row[name] == s.row[name], name
+
+
+def test_sampled_completions_are_reproducible_and_uniform():
+    pos = Position("douque", hand="123456789m1122z5z", river="9p 4z*", opponent_river="9p 6z",
+                   opponent_melds=["pung 444z"], dealer=True, phase="draw", drawn="5z")
+    a, b = pos.completion(7), pos.completion(7)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    assert not np.array_equal(pos.completion(8)[1], a[1])
+    unseen = pos.unseen
+    assert unseen.sum() == len(a[0]) + len(a[1]) and np.array_equal(np.bincount(np.concatenate(a), minlength=34), unseen)
+    # each unseen tile is equally likely to be in the opponent's hand: expected count per kind
+    n = 3000
+    held = np.zeros(34)
+    for seed in range(n):
+        held += np.bincount(pos.completion(seed)[0], minlength=34)
+    expected = n * unseen * len(a[0]) / unseen.sum()
+    kinds = unseen > 0
+    chi2 = float((((held - expected) ** 2) / expected)[kinds].sum())
+    assert chi2 < 60, chi2  # 17 degrees of freedom: p < 1e-6 beyond 60
+    # a planted bias is caught by the same statistic
+    biased = held.copy()
+    biased[np.flatnonzero(kinds)[0]] *= 1.1
+    assert float((((biased - expected) ** 2) / expected)[kinds].sum()) > 60
+
+
+def test_a_position_state_is_a_decision_the_engine_can_play():
+    pos = Position("douque", hand="123456789m1122z", river="9p 5z", opponent_river="9p 6z 2z",
+                   dealer=False, phase="discard", seat_wind="W")
+    s = pos.state(seed=1, check=True)
+    assert (s.player, s.phase, s.tile) == (0, A.PHASE_REACT, simkit.tiles.kind_of("2z"))
+    assert [A.action_name(a) for a in s.legal_actions()] == ["win", "pung", "pass"]
+    s.apply(A.WIN)
+    assert s.over and s.row["winner"] == 0 and s.row["win_type"] == 2
+    assert Position.from_string(str(pos)) == pos
+    again = Position.from_string("douque: hand 123456789m1122z; river 9p 5z; opponent_river 9p 6z 2z; seat_wind W; phase discard")
+    assert again == pos
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        (dict(hand="123456789m112z"), "hand has 12 tiles"),
+        (dict(hand="123456789m11111z"), "5 copies of 1z"),
+        (dict(hand="123456789m1122z5z", drawn="5z", opponent_melds=["pung 555z"], river="5z*"), "more than 4 copies seen of 5z"),
+        (dict(hand="123456789m1122z5z", drawn="5z", river="1m 2m 3m 4m 5m"), "rivers do not alternate"),
+        (dict(hand="123456789m1122z", phase="discard"), "fewer tiles than dealt"),
+        (dict(hand="123456789m1122z", phase="discard", dealer=False), "opponent_river is empty"),
+        (dict(hand="123456789m1122z5z", drawn="5z", tiles_left=3), "tiles_left is 3"),
+        (dict(hand="123456789m1122z5z", drawn="6z"), "drawn must be one tile of the hand"),
+        (dict(hand="123456789m1122z5z", phase="react"), "phase must be one of"),
+        (dict(hand="123456789m1122z5z", declared=1), "locked"),
+        (dict(hand="123456789m1122z5z", drawn="5z", seat_wind="S"), "seat_wind must be E or W"),
+        (dict(hand="123456789m1122z5z", drawn="5z", opponent_melds=["pung 444z"]), "are marked claimed"),
+        (dict(hand="12345678m1122z5z", melds=["pung 999m"], drawn="5z"), "hand has 13 tiles"),
+        (dict(rules="night_market", hand="123456789m1122z5z", declared=1), "declared must be one of"),
+        (dict(rules="for_two", hand="123456789m1122z5z"), "bid must be one of"),
+        (dict(hand="123456789s1122z5z"), "not a tile of rule set"),
+    ],
+)
+def test_impossible_positions_are_one_line_value_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message) as info:
+        Position(**kwargs)
+    assert isinstance(info.value, PositionError) and "\n" not in str(info.value)
+
+
+def test_a_given_completion_must_be_the_unseen_tiles():
+    pos = Position("douque", hand="123456789m1122z5z", drawn="5z")
+    opp, wall = pos.completion(0)
+    with pytest.raises(PositionError, match="exactly the unseen tiles"):
+        pos.state(opponent_hand=opp, wall=wall[::-1][1:].tolist() + [int(opp[0])])
+    with pytest.raises(PositionError, match="both"):
+        pos.state(opponent_hand=opp)
+    s = pos.state(opponent_hand=opp, wall=wall)
+    np.testing.assert_array_equal(s.unseen_completion()[1], wall)
