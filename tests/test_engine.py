@@ -169,7 +169,7 @@ def test_illegal_policy_output_is_an_error():
     def cheater(view, legal, params, rng):
         return A.WIN
 
-    with pytest.raises(simkit.SimkitError, match=r"illegal action \(win\) in match 0"):
+    with pytest.raises(simkit.SimkitError, match=r"illegal action: player \d chose win \(after a draw, tile \w+\); legal: .* in match 0"):
         simulate_matches("douque", (cheater, "greedy"), 1, seed=0)
 
 
@@ -178,7 +178,8 @@ def test_illegal_policy_output_is_an_error():
     [
         (dict(policies=("greedy", "nope")), "unknown policy"),
         (dict(policies=("greedy",)), "two players"),
-        (dict(policies=("greedy", len)), "jitted function"),
+        (dict(policies=("greedy", len)), r"takes \(view, legal, params, rng\)"),
+        (dict(policies=("greedy", 42)), "jitted function"),
         (dict(n_matches=0), "n_matches"),
         (dict(seed=-1), "seed"),
         (dict(rules="mahjong"), "unknown rule set"),

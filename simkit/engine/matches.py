@@ -44,6 +44,15 @@ def _check_fn(fn):
             f"a policy must be a built-in name, a jitted function (simkit._jit.jit / numba.njit) or a Python "
             f"function policy(view, legal, params, rng) -> action, got {fn!r}"
         )
+    if not hasattr(fn, "py_func"):
+        import inspect
+
+        try:
+            inspect.signature(fn).bind(None, None, None, None)
+        except TypeError:
+            raise SimkitError(f"a policy takes (view, legal, params, rng) and returns an action; {fn!r} does not") from None
+        except ValueError:
+            pass  # no signature to check (some builtins)
     return fn
 
 

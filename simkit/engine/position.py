@@ -203,6 +203,11 @@ class Position:
             raise PositionError(
                 f"hand has {int(hand.sum())} tiles; with {len(melds[0])} meld(s) and phase {self.phase!r} it must have {want}"
             )
+        if self.phase == "discard":
+            if not rivers[1][0]:
+                raise PositionError("phase 'discard' needs the opponent's discard: opponent_river is empty")
+            if rivers[1][1][-1]:
+                raise PositionError("phase 'discard': the opponent's last discard is marked claimed")
         # tiles seen
         seen = hand + mcounts[0] + mcounts[1]
         for kinds, claimed in rivers:
@@ -291,11 +296,6 @@ class Position:
                 raise PositionError("phase 'claim' needs the opponent's last discard claimed ('*') by a pung or chow of the viewer's")
             if self.declared:
                 raise PositionError("a declared player cannot claim")
-        if self.phase == "discard":
-            if not rivers[1][0]:
-                raise PositionError("phase 'discard' needs the opponent's discard: opponent_river is empty")
-            if rivers[1][1][-1]:
-                raise PositionError("phase 'discard': the opponent's last discard is marked claimed")
         n = 4 * len(rules.kinds)
         if n - kongs - tiles_left - kept < 27:
             raise PositionError(f"{kongs} kong replacement(s) but fewer tiles drawn from the wall than that")
