@@ -531,8 +531,8 @@ def _remaining(spec: dict, done: dict) -> bool:
 
 
 def warm_engine(job: _Job) -> float:
-    """Compile the engine for the run's rule set and policy pair, or load it from the cache, with one
-    throw-away match (a ``--duplicate`` run's two seat orders share it); seconds taken."""
+    """Compile the engine for the run's rule set (and the policies that are not built in), or load
+    it from the cache, with one throw-away match; seconds taken."""
     from .engine.matches import simulate_matches
 
     t0 = time.perf_counter()
@@ -545,7 +545,7 @@ def _warm_up(job: _Job, progress: bool) -> float:
 
     if progress:
         print(
-            "simkit simulate: loading the engine (numba compiles it on first use, 20-60 s, then caches it)...",
+            "simkit simulate: loading the engine (numba compiles it once per rule set, then caches it)...",
             file=sys.stderr,
             flush=True,
         )

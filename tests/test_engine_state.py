@@ -195,7 +195,7 @@ def test_a_position_state_is_a_decision_the_engine_can_play():
         (dict(hand="123456789m11111z"), "5 copies of 1z"),
         (dict(hand="123456789m1122z5z", drawn="5z", opponent_melds=["kong 5555z"], river="5z*"), "more than 4 copies seen of 5z"),
         (dict(hand="123456789m1122z5z", drawn="5z", river="1m 2m 3m 4m 5m"), "rivers do not alternate"),
-        (dict(hand="123456789m1122z", phase="discard"), "fewer tiles than dealt"),
+        (dict(hand="123456789m1122z", phase="discard", opponent_river="9p"), "fewer tiles than dealt"),
         (dict(hand="123456789m1122z", phase="discard", dealer=False), "opponent_river is empty"),
         (dict(hand="123456789m1122z5z", drawn="5z", tiles_left=3), "tiles_left is 3"),
         (dict(hand="123456789m1122z5z", drawn="6z"), "drawn must be one tile of the hand"),
@@ -224,3 +224,16 @@ def test_a_given_completion_must_be_the_unseen_tiles():
         pos.state(opponent_hand=opp)
     s = pos.state(opponent_hand=opp, wall=wall)
     np.testing.assert_array_equal(s.unseen_completion()[1], wall)
+
+
+def test_the_readme_example_of_driving_the_engine_runs_and_prints_what_it_says(capsys):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = text[text.index("### Driving the engine"):]
+    code = section[section.index("```python\n") + 10 : section.index("\n```", section.index("```python\n"))]
+    exec(compile(code, "README.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    promised = [line.strip()[2:] for line in code.splitlines() if line.strip().startswith("# <GameState")]
+    assert promised and promised[0] == printed[0][: len(promised[0])] and printed[0] in code
+    assert any(line.startswith("player") or line.startswith("exhaustive draw") for line in printed[1:])
