@@ -255,6 +255,28 @@ def policy(view, legal, params, rng):
 """
 
 
+_PATIENT_POLICY = """import numpy as np
+from simkit._jit import jit
+from simkit.engine import actions as A
+from simkit.engine.policies import count_waits_after, greedy_policy
+
+
+@jit
+def policy(view, legal, params, rng):
+    # the example of simkit/engine/policies.py ({edit}): greedy without claims, declaring only
+    # with two or more winning kinds
+    if legal[A.WIN]:
+        return A.WIN
+    if view.phase == A.PHASE_REACT or view.phase == A.PHASE_ROB:
+        return A.PASS
+    a = greedy_policy(view, legal, np.zeros(3), rng)
+    k = a - A.DISCARD
+    if 0 <= k < 34 and legal[A.DECLARE + k] and count_waits_after(view, k) >= 2:
+        return A.DECLARE + k
+    return a
+"""
+
+
 def _compile_times(rules: str) -> None:
     """Seconds to the first hand in fresh processes with a fresh cache directory: the rule set's
     engine cold and warm, a new trivial policy, and an edit of its module."""
@@ -274,13 +296,17 @@ def _compile_times(rules: str) -> None:
             )
             return float(out.stdout.strip().splitlines()[-1])
 
-        steps = [("engine and built-in policies, cold", "-", None), ("engine, warm (loaded from the cache)", "-", None),
-                 ("a new policy (its own module)", "bench_trivial_policy", "first version"),
-                 ("the same policy, loaded", "bench_trivial_policy", None),
-                 ("an edit of the policy's module", "bench_trivial_policy", "edited")]
-        for label, mod, edit in steps:
-            if edit is not None:
-                module.write_text(_TRIVIAL_POLICY.format(edit=edit))
+        patient = Path(tmp) / "bench_patient_policy.py"
+        steps = [("engine and built-in policies, cold", "-", None, None),
+                 ("engine, warm (loaded from the cache)", "-", None, None),
+                 ("a new trivial policy (its own module)", "bench_trivial_policy", module, _TRIVIAL_POLICY.format(edit="new")),
+                 ("an edit of the trivial policy's module", "bench_trivial_policy", module, _TRIVIAL_POLICY.format(edit="edited")),
+                 ("a new policy calling greedy and waits", "bench_patient_policy", patient, _PATIENT_POLICY.format(edit="new")),
+                 ("the same policy, loaded", "bench_patient_policy", None, None),
+                 ("an edit of its module", "bench_patient_policy", patient, _PATIENT_POLICY.format(edit="edited"))]
+        for label, mod, path, text in steps:
+            if path is not None:
+                path.write_text(text)
                 time.sleep(1.1)  # numba's cache keys on the source's modification time (seconds)
             print(f"  {label:<46} {first_hand(mod):>8.1f} s")
 
@@ -302,9 +328,13 @@ def _side_by_side(other_python: str, matches: int, seed: int, repeat: int) -> No
     fresh processes (engine load excluded), best of ``repeat`` each, and the ratio."""
     import subprocess
 
+    import tempfile
+
+    neutral = tempfile.gettempdir()  # not the checkout: `python -c` imports from its working directory first
+
     def version(python):
         return subprocess.run([python, "-c", "import simkit, os; print(os.path.dirname(simkit.__file__))"],
-                              capture_output=True, text=True, check=True).stdout.strip()
+                              capture_output=True, text=True, check=True, cwd=neutral).stdout.strip()
 
     print(f"\n  side by side: this simkit ({version(sys.executable)}) vs {version(other_python)}")
     print(f"  {'run':<38} {'this':>14} {'other':>14} {'ratio':>9}")
@@ -315,7 +345,7 @@ def _side_by_side(other_python: str, matches: int, seed: int, repeat: int) -> No
         for _ in range(repeat):
             for python in (sys.executable, other_python):
                 out = subprocess.run([python, "-c", _SIDE_BY_SIDE, rules, *pair, str(n), str(seed)],
-                                     capture_output=True, text=True, check=True).stdout.split()
+                                     capture_output=True, text=True, check=True, cwd=neutral).stdout.split()
                 best[python] = max(best.get(python, 0.0), float(out[0]))
                 sums[python] = (out[1], out[2])
         if sums[sys.executable] != sums[other_python]:

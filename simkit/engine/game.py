@@ -448,7 +448,7 @@ def _play_tile(skip_win, p, x):  # pragma: no cover - compiled
         skip_win[p] = 0
 
 
-@jit(inline="always")
+@jit
 def _draw_replacement(wall, sc, hand, log, p):  # pragma: no cover - compiled
     """Player ``p`` (concealed tiles ``hand``) draws a kong replacement from the tail; returns its kind."""
     drawn = wall[sc[S_BACK]]

@@ -4,7 +4,9 @@ function: :mod:`simkit.engine.rulesets`)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -144,9 +146,32 @@ def engine_for(spec):
 _dummy_states: dict = {}
 
 
+_pool = None
+_pool_lock = threading.Lock()
+
+
+def _threads() -> int:
+    """Threads that play matches: numba's thread count (``NUMBA_NUM_THREADS``, all cores by default)."""
+    import numba
+
+    return max(1, int(numba.get_num_threads()))
+
+
+def _executor(n: int):
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool._max_workers != n:
+            _pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="simkit-engine")
+        return _pool
+
+
 def _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1, state=None):
     """Call the engine's match kernel (whole matches, or with ``state`` the hand of that Table
-    from its decision); returns (buffers, n_hands, errors, error_legal, wall, log, n_log)."""
+    from its decision); returns (buffers, n_hands, errors, error_legal, wall, log, n_log).
+
+    Whole matches run in blocks on all threads: the kernel releases the GIL, each block plays on a
+    Table of its own, and a match's rows depend only on (seed, match), so the split never changes them.
+    """
     engine = engine_for(spec)
     if state is None:
         state = _dummy_states.get(spec.rules.name)
@@ -162,16 +187,33 @@ def _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-
     errors = np.zeros((n_matches, 5), np.int64)
     error_legal = np.zeros((n_matches, N_ACTIONS), np.bool_)
     template = wall_template(spec.rules)
+    tables = hand_tables(spec.rules)
     wall = np.zeros(len(template) if log_hand >= 0 else 0, np.int8)
     log = np.zeros((eng.MAX_LOG if log_hand >= 0 else 0, 4), np.int64)
     n_log = np.zeros(1, np.int64)
-    args = (
-        np.uint64(seed), int(start), int(n_matches), template, hand_tables(spec.rules), spec.game, spec.sp,
-        spec.items_proto, bool(check), kinds, fn0, fn1, p0, p1, int(log_hand), from_state, state, *bufs, n_hands,
-        errors, error_legal, wall, log, n_log,
-    )
-    kernel = prepared(engine.play_matches_kernel, args, (10, 11), policy_type(spec))
-    kernel(*args)
+
+    def args_of(a: int, b: int) -> tuple:
+        table = eng.new_table(len(template), spec.items_proto)
+        table.sc[eng.S_CHECK] = 1 if check else 0
+        return (
+            table, np.uint64(seed), int(start + a), int(b - a), template, tables, spec.game, spec.sp, kinds, fn0, fn1,
+            p0, p1, int(log_hand), from_state, state, *(x[a:b] for x in bufs), n_hands[a:b], errors[a:b],
+            error_legal[a:b], wall, log, n_log,
+        )
+
+    kernel = prepared(engine.play_matches_kernel, args_of(0, 1), (9, 10), policy_type(spec))  # compiles or loads, once
+    threads = _threads()
+    if n_matches == 1 or threads == 1 or log_hand >= 0 or from_state:
+        kernel(*args_of(0, n_matches))
+    else:
+        # blocks of at least 8 matches, about 16 per thread, handed out in order: an even finish
+        size = max(8, -(-n_matches // (16 * threads)))
+        futures = [
+            _executor(threads).submit(lambda a=a: kernel(*args_of(a, min(a + size, n_matches))))
+            for a in range(0, n_matches, size)
+        ]
+        for future in futures:
+            future.result()
     return bufs, n_hands, errors, error_legal, wall, log, int(n_log[0])
 
 

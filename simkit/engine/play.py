@@ -24,17 +24,25 @@ compiled once per rule set. Policies are not compiled into it: the built-in ones
 directly (by kind, :data:`~simkit.engine.game.POLICY_RANDOM` / ``POLICY_GREEDY``), any other
 jitted policy through a function pointer (``POLICY_FUNCTION``), compiled on its own.
 
-:func:`_run_hand` and :func:`_play_match` are compiled without reference counts
-(``refcounts=False``, :func:`simkit._jit.jit`): every array they touch belongs to the kernel that
-calls them (the match's Table, borrowed; the result rows; the shared hand tables), and they
-allocate none. Keep it so: no array may be allocated in them, returned to them, or inlined into
-them from a function that allocates. ``tests/test_jit.py`` checks that whole matches free every
-block they allocate.
+:func:`play_matches_kernel` (with the match loop inlined), :func:`_run_hand` and
+:func:`_begin_hand` are compiled without reference counts (``refcounts=False``,
+:func:`simkit._jit.jit`): every array they touch belongs to their caller (the Table a thread plays
+on, borrowed; the result rows; the shared hand tables), and they allocate none. Keep it so: no
+array may be allocated in them, returned to them (a borrowed view excepted), or inlined into them
+from a function that allocates. ``tests/test_jit.py`` checks that whole matches free every block
+they allocate.
+
+Compile time: every function a kernel calls without inlining is linked into it and optimised by
+LLVM again with it, and numba copies the code of an ``inline="always"`` function at every call
+site, nested ones included. So the hand loop is one function (:func:`_run_hand`, about 15 s of the
+engine's 25-30 s), called by one kernel; tiny helpers are inlined where they are hot and left to
+LLVM where they are not (a kong replacement, a row copy), and the parallel loop is Python threads
+over blocks of matches rather than a ``prange`` (whose compilation cost as much again).
 """
 
 import numpy as np
 
-from simkit._jit import borrow, jit, pjit, prange
+from simkit._jit import jit
 from simkit.engine import actions as A
 from simkit.engine import game as G
 from simkit.engine.policies import greedy_policy, random_policy
@@ -122,7 +130,7 @@ def _replace(T, t, game, p):  # pragma: no cover - compiled
     _next_turn(T.sc, p, False, drawn, True)
 
 
-@jit(inline="always", cache=CACHE)
+@jit(cache=CACHE)
 def _complete_added_kong(T, p, x):  # pragma: no cover - compiled
     """``p``'s exposed pung of ``x`` becomes an added kong (its tile was not robbed)."""
     for m in range(T.n_melds[p]):
@@ -635,7 +643,7 @@ def _run_hand(T, t, game, sp, kinds, fn0, fn1, params0, params1):  # pragma: no 
             return
 
 
-@jit(inline="always", cache=CACHE)
+@jit(cache=CACHE)
 def _copy_row(T, row, items_row, floats_row, hand_row, melds_row):  # pragma: no cover - compiled
     for i in range(row.shape[0]):
         row[i] = T.row[i]
@@ -650,7 +658,7 @@ def _copy_row(T, row, items_row, floats_row, hand_row, melds_row):  # pragma: no
         melds_row[m, 1] = T.row_melds[m, 1]
 
 
-@jit(cache=CACHE, refcounts=False)
+@jit(inline="always", cache=CACHE)
 def _play_match(seed, m, T, template, t, game, sp, kinds, fn0, fn1, params0, params1, ints, items, floats, hands, melds, log_hand):  # pragma: no cover
     """Play match ``m`` into the rows of ``ints``/``items``/``floats``/``hands``/``melds``; returns
     the number of hands. With ``log_hand >= 0`` the events of that hand are recorded in ``T.log``
@@ -676,7 +684,7 @@ def _play_match(seed, m, T, template, t, game, sp, kinds, fn0, fn1, params0, par
 # kernels
 
 
-@jit(inline="always", cache=CACHE)
+@jit(cache=CACHE)
 def _report(T, errors, error_legal):  # pragma: no cover - compiled
     """(ERR_* code, action, player, phase, tile) of an engine error and the legal actions then."""
     sc = T.sc
@@ -689,9 +697,12 @@ def _report(T, errors, error_legal):  # pragma: no cover - compiled
         error_legal[a] = T.legal[a]
 
 
-@pjit(cache=CACHE)
-def play_matches_kernel(seed, start, n_matches, template, t, game, sp, items_proto, check, kinds, fn0, fn1, params0, params1, log_hand, from_state, state, ints, items, floats, hands, melds, n_hands, errors, error_legal, wall_out, log_out, n_log):  # pragma: no cover
-    """Play matches ``start .. start + n_matches - 1`` on all cores.
+@jit(cache=CACHE, refcounts=False)
+def play_matches_kernel(table, seed, start, n_matches, template, t, game, sp, kinds, fn0, fn1, params0, params1, log_hand, from_state, state, ints, items, floats, hands, melds, n_hands, errors, error_legal, wall_out, log_out, n_log):  # pragma: no cover
+    """Play matches ``start .. start + n_matches - 1`` on the Table ``table`` (the caller's: one
+    per thread; ``table.sc[S_CHECK]`` says whether to check invariants). :mod:`simkit.engine.matches`
+    runs blocks of matches in threads (the kernel releases the GIL); a match's rows depend only on
+    (seed, match), so any split gives the same rows.
 
     ``ints`` int64[n_matches, max_hands, N_RESULT_INT], ``items`` [n_matches, max_hands, N_ITEMS]
     (the rule set's item dtype), ``floats`` float64[n_matches, max_hands, N_RESULT_FLOAT],
@@ -705,45 +716,40 @@ def play_matches_kernel(seed, start, n_matches, template, t, game, sp, items_pro
     ``log_out`` int64[MAX_LOG, 4] and their number to ``n_log[0]``, and the match stops after it.
 
     With ``from_state`` each of the ``n_matches`` plays the hand of the Table ``state`` (standing
-    at a decision, or with its wall to be dealt: PENDING_DEAL) to its end from a copy of it, into row 0 of its match (``seed``, ``start`` and
-    ``check`` are then the state's own); with ``n_matches == 1`` the state is left where the hand
-    ended. Otherwise ``state`` is not used.
+    at a decision, or with its wall to be dealt: PENDING_DEAL) to its end from a copy of it, into
+    row 0 of its match; with ``n_matches == 1`` the state is left where the hand ended.
+
+    Compiled without reference counts: every array is the caller's (or borrowed from them), and
+    nothing here allocates one.
     """
-    if from_state:
-        for i in range(n_matches):
-            owner = G.new_table(template.shape[0], items_proto)
-            G.copy_table(state, owner)
-            if owner.sc[G.S_PHASE] == G.PENDING_DEAL:
-                _begin_hand(G.borrowed_table(owner), G.borrowed_hand_tables(t), game)
-            _run_hand(
-                G.borrowed_table(owner), G.borrowed_hand_tables(t), game, sp, kinds, fn0, fn1, borrow(params0),
-                borrow(params1),
-            )
+    T = G.borrowed_table(table)
+    tb = G.borrowed_hand_tables(t)
+    for i in range(n_matches):
+        if from_state:
+            G.copy_table(state, table)
+            if T.sc[G.S_PHASE] == G.PENDING_DEAL:
+                _begin_hand(T, tb, game)
+            _run_hand(T, tb, game, sp, kinds, fn0, fn1, params0, params1)
             n_hands[i] = 1
-            if owner.sc[G.S_ERROR]:
-                _report(owner, errors[i], error_legal[i])
-            else:
-                _copy_row(owner, ints[i, 0], items[i, 0], floats[i, 0], hands[i, 0], melds[i, 0])
+            if not T.sc[G.S_ERROR]:
+                _copy_row(T, ints[i, 0], items[i, 0], floats[i, 0], hands[i, 0], melds[i, 0])
             if n_matches == 1:
-                G.copy_table(owner, state)
-        return
-    for i in prange(n_matches):
-        owner = G.new_table(template.shape[0], items_proto)
-        T = G.borrowed_table(owner)
-        T.sc[G.S_CHECK] = 1 if check else 0
-        n_hands[i] = _play_match(
-            seed, start + i, T, borrow(template), G.borrowed_hand_tables(t), game, sp, kinds, fn0, fn1,
-            borrow(params0), borrow(params1), ints[i], items[i], floats[i], hands[i], melds[i], log_hand,
-        )
-        if owner.sc[G.S_ERROR]:  # the owner stays alive until the borrowed views are done
-            _report(owner, errors[i], error_legal[i])
-        if log_hand >= 0:
-            for j in range(owner.wall.shape[0]):
-                wall_out[j] = owner.wall[j]
-            for j in range(owner.sc[G.S_NLOG]):
-                for c in range(4):
-                    log_out[j, c] = owner.log[j, c]
-            n_log[0] = owner.sc[G.S_NLOG]
+                G.copy_table(table, state)
+        else:
+            T.sc[G.S_ERROR] = 0
+            n_hands[i] = _play_match(
+                seed, start + i, T, template, tb, game, sp, kinds, fn0, fn1, params0, params1, ints[i], items[i],
+                floats[i], hands[i], melds[i], log_hand,
+            )
+        if T.sc[G.S_ERROR]:
+            _report(T, errors[i], error_legal[i])
+    if log_hand >= 0:
+        for j in range(T.wall.shape[0]):
+            wall_out[j] = T.wall[j]
+        for j in range(T.sc[G.S_NLOG]):
+            for c in range(4):
+                log_out[j, c] = T.log[j, c]
+        n_log[0] = T.sc[G.S_NLOG]
 
 
 OP_BEGIN_HAND = 0  #: deal the wall in T.wall and stop at the first decision
