@@ -348,34 +348,12 @@ def borrowed_table(T):  # pragma: no cover - compiled
     )
 
 
-@jit
-def copy_table(src, dst):  # pragma: no cover - compiled
-    """Copy the state of ``src`` into ``dst`` (two Tables of one rule set and wall size; scratch
-    arrays excepted)."""
-    dst.wall[:] = src.wall
-    dst.hand[:, :] = src.hand
-    dst.meld_counts[:, :] = src.meld_counts
-    dst.melds[:, :, :] = src.melds
-    dst.river[:, :] = src.river
-    dst.claimed[:, :] = src.claimed
-    dst.locked[:, :] = src.locked
-    dst.log[:, :] = src.log
-    dst.row_melds[:, :] = src.row_melds
-    for a, b in (
-        (src.n_melds, dst.n_melds), (src.n_river, dst.n_river), (src.declared, dst.declared),
-        (src.skip_win, dst.skip_win), (src.skip_pung, dst.skip_pung), (src.seat, dst.seat), (src.acted, dst.acted),
-        (src.kongs, dst.kongs), (src.skips, dst.skips), (src.sc, dst.sc), (src.row, dst.row),
-    ):
-        b[:] = a
-    dst.legal[:] = src.legal
-    dst.policy_legal[:] = src.policy_legal
-    dst.rng[:] = src.rng
-    dst.items[:] = src.items
-    dst.purse[:] = src.purse
-    dst.money[:] = src.money
-    dst.row_floats[:] = src.row_floats
-    dst.row_hand[:] = src.row_hand
-    dst.ids[:] = src.ids
+def copy_table(src, dst) -> None:
+    """Copy the state of ``src`` into ``dst`` (two Tables of one rule set and wall size; the
+    scoring scratch excepted). Plain numpy: it runs outside the kernels."""
+    for name in Table._fields:
+        if name != "work":
+            np.copyto(getattr(dst, name), getattr(src, name))
 
 
 @jit

@@ -143,9 +143,6 @@ def engine_for(spec):
     return engine_of(spec.settle)
 
 
-_dummy_states: dict = {}
-
-
 _pool = None
 _pool_lock = threading.Lock()
 
@@ -173,14 +170,11 @@ def _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-
     Table of its own, and a match's rows depend only on (seed, match), so the split never changes them.
     """
     engine = engine_for(spec)
-    if state is None:
-        state = _dummy_states.get(spec.rules.name)
-        if state is None:
-            state = _dummy_states[spec.rules.name] = eng.new_table(1, spec.items_proto)
-        from_state = False
-    else:
-        from_state = True
+    from_state = state is not None
+    if from_state:
         log_hand = -1
+        if n_matches != 1:
+            raise SimkitError("a hand from a given state is played once")
     kinds, fn0, fn1 = _calls(f0, f1)
     bufs = _buffers(spec, n_matches, 1 if from_state else spec.max_hands, empty=log_hand < 0 and not from_state)
     n_hands = np.zeros(n_matches, np.int64)
@@ -193,11 +187,14 @@ def _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-
     n_log = np.zeros(1, np.int64)
 
     def args_of(a: int, b: int) -> tuple:
-        table = eng.new_table(len(template), spec.items_proto)
-        table.sc[eng.S_CHECK] = 1 if check else 0
+        if from_state:
+            table = state  # played in place
+        else:
+            table = eng.new_table(len(template), spec.items_proto)
+            table.sc[eng.S_CHECK] = 1 if check else 0
         return (
             table, np.uint64(seed), int(start + a), int(b - a), template, tables, spec.game, spec.sp, kinds, fn0, fn1,
-            p0, p1, int(log_hand), from_state, state, *(x[a:b] for x in bufs), n_hands[a:b], errors[a:b],
+            p0, p1, int(log_hand), from_state, *(x[a:b] for x in bufs), n_hands[a:b], errors[a:b],
             error_legal[a:b], wall, log, n_log,
         )
 

@@ -698,7 +698,7 @@ def _report(T, errors, error_legal):  # pragma: no cover - compiled
 
 
 @jit(cache=CACHE, refcounts=False)
-def play_matches_kernel(table, seed, start, n_matches, template, t, game, sp, kinds, fn0, fn1, params0, params1, log_hand, from_state, state, ints, items, floats, hands, melds, n_hands, errors, error_legal, wall_out, log_out, n_log):  # pragma: no cover
+def play_matches_kernel(table, seed, start, n_matches, template, t, game, sp, kinds, fn0, fn1, params0, params1, log_hand, from_state, ints, items, floats, hands, melds, n_hands, errors, error_legal, wall_out, log_out, n_log):  # pragma: no cover
     """Play matches ``start .. start + n_matches - 1`` on the Table ``table`` (the caller's: one
     per thread; ``table.sc[S_CHECK]`` says whether to check invariants). :mod:`simkit.engine.matches`
     runs blocks of matches in threads (the kernel releases the GIL); a match's rows depend only on
@@ -715,9 +715,8 @@ def play_matches_kernel(table, seed, start, n_matches, template, t, game, sp, ki
     ``log_hand >= 0`` (replay: one match) that hand's dealt wall goes to ``wall_out``, its events to
     ``log_out`` int64[MAX_LOG, 4] and their number to ``n_log[0]``, and the match stops after it.
 
-    With ``from_state`` each of the ``n_matches`` plays the hand of the Table ``state`` (standing
-    at a decision, or with its wall to be dealt: PENDING_DEAL) to its end from a copy of it, into
-    row 0 of its match; with ``n_matches == 1`` the state is left where the hand ended.
+    With ``from_state`` (and ``n_matches == 1``) the hand in ``table`` (standing at a decision, or
+    with its wall to be dealt: PENDING_DEAL) is played to its end in place, into row 0.
 
     Compiled without reference counts: every array is the caller's (or borrowed from them), and
     nothing here allocates one.
@@ -726,15 +725,12 @@ def play_matches_kernel(table, seed, start, n_matches, template, t, game, sp, ki
     tb = G.borrowed_hand_tables(t)
     for i in range(n_matches):
         if from_state:
-            G.copy_table(state, table)
             if T.sc[G.S_PHASE] == G.PENDING_DEAL:
                 _begin_hand(T, tb, game)
             _run_hand(T, tb, game, sp, kinds, fn0, fn1, params0, params1)
             n_hands[i] = 1
             if not T.sc[G.S_ERROR]:
                 _copy_row(T, ints[i, 0], items[i, 0], floats[i, 0], hands[i, 0], melds[i, 0])
-            if n_matches == 1:
-                G.copy_table(table, state)
         else:
             T.sc[G.S_ERROR] = 0
             n_hands[i] = _play_match(

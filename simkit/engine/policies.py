@@ -149,7 +149,7 @@ def _chow_or(choice, best_sh, view, legal, hand, sh, live):  # pragma: no cover 
             for d in range(3):
                 if d != j:
                     hand[s + d] -= 1
-            after = discard_eval_kernel(hand, view.n_melds + 1, view.tables, hand, sh, live, LIVE_NONE)
+            after = discard_eval_kernel(hand, view.n_melds + 1, view.tables, live, sh, live, LIVE_NONE)  # no live count: `visible` unused
             for d in range(3):
                 if d != j:
                     hand[s + d] += 1
@@ -215,7 +215,7 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
         live = np.empty(34, np.int64)
         if legal[A.PUNG]:
             hand[x] -= 2
-            best = discard_eval_kernel(hand, view.n_melds + 1, t, hand, sh, live, LIVE_NONE)
+            best = discard_eval_kernel(hand, view.n_melds + 1, t, live, sh, live, LIVE_NONE)  # `visible` unused (one compiled version)
             hand[x] += 2
             if best <= now:
                 return A.PUNG if not chows else _chow_or(A.PUNG, best, view, legal, hand, sh, live)
