@@ -255,26 +255,16 @@ def policy(view, legal, params, rng):
 """
 
 
-_PATIENT_POLICY = """import numpy as np
-from simkit._jit import jit
-from simkit.engine import actions as A
-from simkit.engine.policies import count_waits_after, greedy_policy
+def _patient_policy(edit: str) -> str:
+    """The example policy of ``simkit/engine/policies.py``'s docstring (greedy without claims,
+    declaring only with two or more winning kinds) as a module defining ``policy``."""
+    import textwrap
 
+    from simkit.engine import policies
 
-@jit
-def policy(view, legal, params, rng):
-    # the example of simkit/engine/policies.py ({edit}): greedy without claims, declaring only
-    # with two or more winning kinds
-    if legal[A.WIN]:
-        return A.WIN
-    if view.phase == A.PHASE_REACT or view.phase == A.PHASE_ROB:
-        return A.PASS
-    a = greedy_policy(view, legal, np.zeros(3), rng)
-    k = a - A.DISCARD
-    if 0 <= k < 34 and legal[A.DECLARE + k] and count_waits_after(view, k) >= 2:
-        return A.DECLARE + k
-    return a
-"""
+    doc = policies.__doc__
+    code = textwrap.dedent(doc[doc.index("    import numpy as np") : doc.index("(This exact policy")])
+    return code.replace("def patient(", "def policy(") + f"\n# {edit}\n"
 
 
 def _compile_times(rules: str) -> None:
@@ -301,9 +291,9 @@ def _compile_times(rules: str) -> None:
                  ("engine, warm (loaded from the cache)", "-", None, None),
                  ("a new trivial policy (its own module)", "bench_trivial_policy", module, _TRIVIAL_POLICY.format(edit="new")),
                  ("an edit of the trivial policy's module", "bench_trivial_policy", module, _TRIVIAL_POLICY.format(edit="edited")),
-                 ("a new policy calling greedy and waits", "bench_patient_policy", patient, _PATIENT_POLICY.format(edit="new")),
+                 ("a new policy calling greedy and waits", "bench_patient_policy", patient, _patient_policy("new")),
                  ("the same policy, loaded", "bench_patient_policy", None, None),
-                 ("an edit of its module", "bench_patient_policy", patient, _PATIENT_POLICY.format(edit="edited"))]
+                 ("an edit of its module", "bench_patient_policy", patient, _patient_policy("edited"))]
         for label, mod, path, text in steps:
             if path is not None:
                 path.write_text(text)

@@ -237,3 +237,39 @@ def test_the_readme_example_of_driving_the_engine_runs_and_prints_what_it_says(c
     promised = [line.strip()[2:] for line in code.splitlines() if line.strip().startswith("# <GameState")]
     assert promised and promised[0] == printed[0][: len(promised[0])] and printed[0] in code
     assert any(line.startswith("player") or line.startswith("exhaustive draw") for line in printed[1:])
+
+
+def test_the_step_function_runs_from_numba():
+    """A jitted loop over the engine instance's ``step`` plays the hand the Python step API plays
+    with the same choices (the first legal action at every decision)."""
+    from simkit.engine import game as G
+    from simkit.engine.matches import engine_for
+    from simkit.engine.rulesets import engine_spec
+    from simkit.hand.tables import hand_tables
+
+    spec = engine_spec("douque")
+    engine = engine_for(spec)
+    step = engine.step
+
+    @jit(cache=False)
+    def first_legal_to_the_end(T, t, game, sp):  # pragma: no cover - compiled
+        n = 0
+        while T.sc[G.S_PHASE] != A.PHASE_OVER:
+            a = 0
+            while not T.legal[a]:
+                a += 1
+            step(T, t, game, sp, a)
+            n += 1
+        return n
+
+    by_numba = GameState.new_match(spec, seed=6)
+    by_python = by_numba.copy()
+    n = first_legal_to_the_end(by_numba.table, hand_tables(spec.rules), spec.game, spec.sp)
+    m = 0
+    while not by_python.over:
+        by_python.apply(by_python.legal_actions()[0])
+        m += 1
+    assert n == m > 0
+    assert by_numba.events() == by_python.events()
+    for name in ("winner", "win_type", "points", "turns", "score_0", "balance_1"):
+        assert by_numba.row[name] == by_python.row[name], name

@@ -1,1 +1,1 @@
-"""Game engine layer: randomness, dealing (and, later, the turn/claim state machine)."""
+"""Game engine layer: randomness, dealing, the state machine (state, step function, matches), positions and policies."""

@@ -786,3 +786,10 @@ def step_kernel(op, T, template, t, game, sp, action, seed, m):  # pragma: no co
         _decision(sc, q, A.PHASE_REACT, x)
     _advance(T, t, game, sp)
     return True
+
+
+# The step API from numba: a jitted function may call these functions of a rule set's engine
+# instance (simkit.engine.matches.engine_for) on a Table (GameState.table).
+begin_hand = _begin_hand  #: deal ``T.wall``; then ``advance`` stops at the first decision
+advance = _advance  #: resolve what is pending: stop at the next decision, or settle the hand
+step = _step  #: apply the deciding player's action and advance

@@ -12,8 +12,12 @@ A policy is a jitted function with the signature ::
 * ``rng``: uint64[1] stream state for :func:`simkit.engine.rng.bounded` / ``uniform``; drawing
   from it keeps runs reproducible.
 
-It returns an action code where ``legal`` is True. Write it with :func:`simkit._jit.jit` (or
-``numba.njit``) and pass the function itself to :func:`simkit.simulate_matches`. For example, a
+It returns an action code where ``legal`` is True (``legal`` is the policy's own copy: the engine
+checks the action against its own mask). Write it with :func:`simkit._jit.jit` (or
+``numba.njit``) and pass the function itself to :func:`simkit.simulate_matches`: the engine,
+compiled once per rule set, calls it through a function pointer, so only the policy is compiled
+(seconds). A plain Python function with the same signature works too (asked from Python at every
+decision, through :class:`simkit.GameState`: slower, the same games). For example, a
 policy that never claims, declares only with two or more winning kinds, and otherwise plays like
 ``greedy``::
 

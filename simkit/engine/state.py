@@ -20,8 +20,9 @@ in plain Python gives the same rows as the same code jitted. ::
         s.apply(my_policy(s.view(), s.legal))     # any Python callable
     s.row["winner"], s.row["points"], s.lines()
 
-From numba, the same functions are :func:`simkit.engine.play._begin_hand` and
-:func:`simkit.engine.play._step` of the rule set's engine instance (:func:`engine_for`).
+From numba, the same functions are ``begin_hand``, ``advance`` and ``step`` of the rule set's
+engine instance (:func:`simkit.engine.matches.engine_for`), called on :attr:`GameState.table`
+(``tests/test_engine_state.py`` plays a hand so).
 """
 
 from __future__ import annotations
@@ -115,6 +116,12 @@ class GameState:
     @property
     def rules(self):
         return self.spec.rules
+
+    @property
+    def table(self):
+        """The engine's state (a :class:`~simkit.engine.game.Table` of arrays), for numba code
+        that steps it with the engine instance's ``step`` / ``advance`` (:func:`engine_for`)."""
+        return self._dealt()
 
     @property
     def over(self) -> bool:
