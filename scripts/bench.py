@@ -305,7 +305,7 @@ _SIDE_BY_SIDE = """
 import sys, time
 from simkit.engine.matches import simulate_matches
 rules, a, b, n, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-simulate_matches(rules, (a, b), 1, seed=seed)  # compile or load
+simulate_matches(rules, (a, b), 64, seed=seed)  # compile or load, and start the threads
 t0 = time.perf_counter()
 r = simulate_matches(rules, (a, b), n, seed=seed)
 dt = time.perf_counter() - t0

@@ -606,12 +606,11 @@ def _next_hand_of_match(T, game):  # pragma: no cover - compiled
 
 @jit(inline="always", cache=CACHE)
 def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
-    """The deciding player's action: their policy is given a view and a copy of the legal mask."""
+    """The deciding player's action. A policy called through its pointer is given a copy of the
+    legal mask; the built-in ones, which only read it, the engine's own (the action is checked
+    against the engine's mask either way)."""
     sc = T.sc
     p = sc[G.S_PLAYER]
-    pl = T.policy_legal
-    for a in range(A.N_ACTIONS):
-        pl[a] = T.legal[a]
     view = G._view(
         T.hand, T.melds, T.n_melds, T.river, T.n_river, T.declared, T.seat, T.skip_win, sc, p, sc[G.S_PHASE],
         sc[G.S_TILE], t,
@@ -620,9 +619,12 @@ def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compile
     params = params0 if p == 0 else params1
     kind = kinds[p]
     if kind == G.POLICY_GREEDY:
-        return greedy_policy(view, pl, params, rng)
+        return greedy_policy(view, T.legal, params, rng)
     if kind == G.POLICY_RANDOM:
-        return random_policy(view, pl, params, rng)
+        return random_policy(view, T.legal, params, rng)
+    pl = T.policy_legal
+    for a in range(A.N_ACTIONS):
+        pl[a] = T.legal[a]
     if p == 0:
         return fn0(view, pl, params, rng)
     return fn1(view, pl, params, rng)
