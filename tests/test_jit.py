@@ -4,7 +4,6 @@ everything it allocates."""
 
 from __future__ import annotations
 
-import types
 
 import numpy as np
 

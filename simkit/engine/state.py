@@ -264,7 +264,7 @@ class GameState:
 
         Jitted and built-in policies run in the compiled engine (the kernel that plays matches);
         with a plain Python policy every decision is asked from Python."""
-        from .matches import EngineError, _raise_first_error, _run_matches, resolve_policy
+        from .matches import EngineError, _run_matches, resolve_policy
 
         (f0, p0), (f1, p1) = resolve_policy(policy0), resolve_policy(policy1)
         if hasattr(f0, "py_func") and hasattr(f1, "py_func"):
