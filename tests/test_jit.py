@@ -4,7 +4,6 @@ everything it allocates."""
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from simkit._jit import borrow, jit
