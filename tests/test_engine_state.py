@@ -109,16 +109,16 @@ def test_copies_branch_independently():
 # positions
 
 
-def _mid_game(seed, decisions=12):
-    """A greedy-vs-greedy douque match at a decision of player 0, after a draw or on a discard, at
-    least ``decisions`` into a hand, with no Skipped Win or Skipped Pung in force (those are not
-    part of a position)."""
-    s = GameState.new_match("douque", seed=seed)
+def _mid_game(seed, decisions=12, rules="douque", player=0):
+    """A greedy-vs-greedy match at a decision of ``player`` after a draw or on a discard, at least
+    ``decisions`` into a hand, with no Skipped Win or Skipped Pung in force (those are not part of
+    a position)."""
+    s = GameState.new_match(rules, seed=seed)
     while True:
         n = 0
         while not s.over:
             T = s._T
-            if (n >= decisions and s.player == 0 and s.phase in (A.PHASE_DRAW, A.PHASE_REACT)
+            if (n >= decisions and s.player == player and s.phase in (A.PHASE_DRAW, A.PHASE_REACT)
                     and not T.skip_win.any() and not T.skip_pung.any()):
                 return s
             s.apply(greedy_policy(s.view(), s.legal, GREEDY_DEFAULTS, s.policy_stream()))
@@ -127,9 +127,14 @@ def _mid_game(seed, decisions=12):
             return None
 
 
-@pytest.mark.parametrize("seed", [3, 4, 8])
-def test_a_position_with_its_true_completion_is_the_same_decision_and_plays_the_same_hand(seed):
-    s = _mid_game(seed)
+@pytest.mark.parametrize(
+    "rules,seed,player",
+    [("douque", 3, 0), ("douque", 4, 1), ("douque", 8, 0),
+     pytest.param("night_market", 5, 1, marks=pytest.mark.slow), pytest.param("duel", 6, 0, marks=pytest.mark.slow),
+     pytest.param("for_two", 7, 1, marks=pytest.mark.slow)],
+)
+def test_a_position_with_its_true_completion_is_the_same_decision_and_plays_the_same_hand(rules, seed, player):
+    s = _mid_game(seed, rules=rules, player=player)
     assert s is not None
     pos = s.position()
     opp, wall = s.unseen_completion()
@@ -142,9 +147,9 @@ def test_a_position_with_its_true_completion_is_the_same_decision_and_plays_the_
     # greedy draws nothing from its stream: the rest of the hand is the engine's own
     s.play_out("greedy", "greedy")
     r.play_out("greedy", "greedy")
-    for name in ("winner", "win_type", "win_tile", "hand_tai", "points", "turns", "tiles_left"):
-        if name == "turns":
-            continue  # counted from the start of the hand in one, from the position in the other
+    seat = {-1: -1, player: 0, 1 - player: 1}  # the viewer is player 0 of the position's state
+    assert r.row["winner"] == seat[s.row["winner"]]
+    for name in ("win_type", "win_tile", "hand_tai", "fan", "combination_points", "points", "tiles_left"):
         assert r.row[name] == s.row[name], name
 
 

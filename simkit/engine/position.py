@@ -403,6 +403,8 @@ class Position:
         T.rng[2] = stream_key(np.uint64(seed), 0, 2)
         T.purse[eng.P_CHIPS0] = T.purse[eng.P_CHIPS1] = spec.game.chips
         state = GameState(spec, T, _private=True)
+        if check and self.phase == "discard" and not eng._check(T, -1, False):
+            raise PositionError(f"the completed position breaks an engine invariant: {eng.ERROR_MESSAGES[int(sc[eng.S_ERROR])]}")
         if self.phase == "discard":
             sc[eng.S_PLAYER] = 0
             sc[eng.S_TILE] = d["rivers"][1][0][-1]
