@@ -75,7 +75,7 @@ def _decision(sc, player, phase, tile):  # pragma: no cover - compiled
 
 @jit(inline="always", cache=CACHE)
 def _end(sc, winner, payer, win_type, win_tile):  # pragma: no cover - compiled
-    """The hand ends (a win, an exhaustive draw, a fold, or an engine error): settled by _step."""
+    """The hand ends (a win, an exhaustive draw, a fold, or an engine error): settled by _advance."""
     sc[G.S_WINNER] = winner
     sc[G.S_PAYER] = payer
     sc[G.S_WIN_TYPE] = win_type
