@@ -128,7 +128,7 @@ S_ERROR = 11  #: 0, or an ERR_* code: the match stopped there
 S_ERROR_INFO = 12  #: detail of the error (the illegal action code)
 S_KEPT_BACK = 13  #: tiles at the end of the wall that are never drawn (the rule set's)
 S_BID = 14  #: for_two: the banker's bid of this hand (0 before the bid and in other rule sets)
-S_SWAP = 15  #: 1: player 0 plays the engine instance's POLICY1 and player 1 its POLICY0
+S_UNUSED = 15  #: free (was the seat swap of the per-policy-pair engines)
 S_SHANTEN_LB = 16  #: S_SHANTEN_LB + p: a lower bound on player p's shanten (SHANTEN_UNKNOWN: none; see play.py)
 # the decision the hand waits for (the state machine's position; see simkit/engine/play.py)
 S_PLAYER = 18  #: the deciding player
