@@ -157,6 +157,14 @@ PENDING_TURN_DRAW = -2  #: S_CURRENT's turn after a draw of S_TILE (-1: the deal
 PENDING_TURN_CLAIM = -3  #: S_CURRENT's turn after a pung or chow is to be set up
 PENDING_PASS = -4  #: S_PLAYER can only pass S_TILE, the opponent's discard: the pass is applied at once
 PENDING_DEAL = -5  #: the wall in T.wall is to be dealt (a hand from a given wall)
+
+# operations of the engine instance's step_kernel (the step API: simkit/engine/state.py)
+OP_BEGIN_HAND = 0  #: deal the wall in T.wall and stop at the first decision
+OP_STEP = 1  #: apply ``action``
+OP_BEGIN_MATCH = 2  #: start match (seed, m) and deal its first hand
+OP_NEXT_HAND = 3  #: after a settled hand: go on to the match's next hand (False when it is over)
+OP_ADVANCE = 4  #: resolve a pending turn (a position after a draw or a claim)
+OP_REACT = 5  #: S_PLAYER decides on S_TILE, the opponent's last discard (a position)
 SHANTEN_UNKNOWN = -9  #: no bound known (a meld changed the hand); also "shanten not computed"
 
 # Table.purse (float64): the match's running balances and the chips at the table

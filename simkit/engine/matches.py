@@ -495,7 +495,9 @@ def play_hand(
     template = wall_template(spec.rules)
     if kinds.shape != template.shape or not np.array_equal(np.sort(kinds), np.sort(template)):
         raise SimkitError(f"the wall must hold exactly the {len(template)} tiles of rule set '{spec.rules.name}'")
-    prevailing = {"E": 27, "S": 28, "W": 29, "N": 30}.get(prevailing_wind)
+    from .position import WIND_LETTERS
+
+    prevailing = WIND_LETTERS.get(prevailing_wind)
     if prevailing is None:
         raise SimkitError(f"prevailing_wind must be one of E, S, W, N, got {prevailing_wind!r}")
     if dealer not in (0, 1) or isinstance(dealer, bool):

@@ -750,34 +750,26 @@ def play_matches_kernel(table, seed, start, n_matches, template, t, game, sp, ki
         n_log[0] = T.sc[G.S_NLOG]
 
 
-OP_BEGIN_HAND = 0  #: deal the wall in T.wall and stop at the first decision
-OP_STEP = 1  #: apply ``action``
-OP_BEGIN_MATCH = 2  #: start match (seed, m) and deal its first hand
-OP_NEXT_HAND = 3  #: after a settled hand: go on to the match's next hand (False when it is over)
-OP_ADVANCE = 4  #: resolve a pending turn (a position after a draw or a claim)
-OP_REACT = 5  #: S_PLAYER decides on S_TILE, the opponent's last discard (a position)
-
-
 @jit(cache=CACHE)
 def step_kernel(op, T, template, t, game, sp, action, seed, m):  # pragma: no cover - compiled
     """The step API in one kernel (:mod:`simkit.engine.state` calls it once per operation); the
     state is left at a decision, or over. Returns False when OP_NEXT_HAND finds the match over."""
     sc = T.sc
-    if op == OP_STEP:
+    if op == G.OP_STEP:
         _step(T, t, game, sp, action)
         return True
-    if op == OP_BEGIN_HAND:
+    if op == G.OP_BEGIN_HAND:
         _begin_hand(T, t, game)
-    elif op == OP_BEGIN_MATCH:
+    elif op == G.OP_BEGIN_MATCH:
         _begin_match(T, game, seed, m)
         if sc[G.S_MATCH_OVER]:
             return False
         _deal_match_hand(T, template, t, game, 0)
-    elif op == OP_NEXT_HAND:
+    elif op == G.OP_NEXT_HAND:
         if not _next_hand_of_match(T, game):
             return False
         _deal_match_hand(T, template, t, game, sc[G.S_HAND_NUMBER])
-    elif op == OP_REACT:
+    elif op == G.OP_REACT:
         q = sc[G.S_PLAYER]
         x = sc[G.S_TILE]
         sc[G.S_CURRENT] = 1 - q

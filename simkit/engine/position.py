@@ -39,7 +39,7 @@ from .rulesets import engine_spec
 __all__ = ["Position", "PositionError", "COMPLETION_STREAM"]
 
 COMPLETION_STREAM = 1 << 41  #: sub-stream of ``(seed, 0, COMPLETION_STREAM)`` that samples a completion
-_WINDS = {"E": 27, "S": 28, "W": 29, "N": 30}
+WIND_LETTERS = {"E": 27, "S": 28, "W": 29, "N": 30}  #: wind letter -> kind
 _PHASES = ("draw", "claim", "discard")
 _EXPOSED = (0, 1, 2, 4)  #: meld codes made by claiming the opponent's discard (pung, kong, added kong, chow)
 _KONGS = (1, 2, 3)
@@ -192,7 +192,7 @@ class Position:
                 raise PositionError(f"{name} must be one of {allowed} in {rules.name}, got {value!r}")
         if self.seat_wind not in ("E", "W"):
             raise PositionError(f"seat_wind must be E or W (two players sit East and West), got {self.seat_wind!r}")
-        if self.prevailing_wind not in _WINDS:
+        if self.prevailing_wind not in WIND_LETTERS:
             raise PositionError(f"prevailing_wind must be one of E, S, W, N, got {self.prevailing_wind!r}")
         if isinstance(self.streak, bool) or not isinstance(self.streak, (int, np.integer)) or self.streak < 0:
             raise PositionError(f"streak must be a non-negative integer, got {self.streak!r}")
@@ -332,7 +332,7 @@ class Position:
         the opponent's concealed tiles; the wall from the next draw on, kept-back tiles last) or,
         when they are not given, by :meth:`completion` of ``seed``. The players' policy streams
         are ``(seed, 0, 1 + p)``."""
-        from .state import GameState, _OP_ADVANCE, _OP_REACT
+        from .state import GameState
 
         d = self._derived
         rules, spec = d["rules"], d["spec"]
@@ -373,8 +373,8 @@ class Position:
         if d["drawn"] >= 0:
             T.locked[0, d["drawn"]] -= 1
         T.locked[1] = T.hand[1]
-        seat = _WINDS[self.seat_wind]
-        T.seat[0], T.seat[1] = seat, (_WINDS["W"] if seat == _WINDS["E"] else _WINDS["E"])
+        seat = WIND_LETTERS[self.seat_wind]
+        T.seat[0], T.seat[1] = seat, (WIND_LETTERS["W"] if seat == WIND_LETTERS["E"] else WIND_LETTERS["E"])
         # the wall: tiles taken so far at both ends (any order), the unseen wall in between
         back = n - 1 - d["kongs"]
         front = back + 1 - len(rest)
@@ -391,7 +391,7 @@ class Position:
         sc[eng.S_DISCARDS] = T.n_river[0] + T.n_river[1]
         sc[eng.S_DEALER] = d["dealer"]
         sc[eng.S_STREAK] = self.streak
-        sc[eng.S_PREVAILING] = _WINDS[self.prevailing_wind]
+        sc[eng.S_PREVAILING] = WIND_LETTERS[self.prevailing_wind]
         sc[eng.S_CHECK] = 1 if check else 0
         sc[eng.S_LOGGING] = 1
         sc[eng.S_BID] = self.bid
@@ -408,13 +408,13 @@ class Position:
         if self.phase == "discard":
             sc[eng.S_PLAYER] = 0
             sc[eng.S_TILE] = d["rivers"][1][0][-1]
-            state._call(_OP_REACT)
+            state._call(eng.OP_REACT)
         else:
             sc[eng.S_CURRENT] = 0
             sc[eng.S_PHASE] = eng.PENDING_TURN_CLAIM if self.phase == "claim" else eng.PENDING_TURN_DRAW
             sc[eng.S_TILE] = d["drawn"]
             sc[eng.S_REPLACEMENT] = 1 if self.replacement else 0
-            state._call(_OP_ADVANCE)
+            state._call(eng.OP_ADVANCE)
         if state.error:
             raise PositionError(f"the completed position breaks an engine invariant: {state.error_text('the position')}")
         return state

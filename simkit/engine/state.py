@@ -40,7 +40,6 @@ from .rulesets import engine_spec
 
 __all__ = ["GameState"]
 
-_OP_BEGIN_HAND, _OP_STEP, _OP_BEGIN_MATCH, _OP_NEXT_HAND, _OP_ADVANCE, _OP_REACT = range(6)  #: the step kernel's operations (play.py OP_*)
 _EAST, _WEST = 27, 29
 
 
@@ -72,7 +71,7 @@ class GameState:
                 raise SimkitError(f"{name} must be a non-negative integer, got {value!r}")
         state = cls(spec, eng.new_table(len(wall_template(spec.rules)), spec.items_proto), _private=True)
         state._T.sc[eng.S_CHECK] = 1 if check else 0
-        state._call(_OP_BEGIN_MATCH, seed=seed, match=match)
+        state._call(eng.OP_BEGIN_MATCH, seed=seed, match=match)
         return state
 
     @classmethod
@@ -102,7 +101,7 @@ class GameState:
     def _dealt(self):
         """The table, dealt if its wall was still to be dealt."""
         if self._T.sc[eng.S_PHASE] == eng.PENDING_DEAL:
-            self._call(_OP_BEGIN_HAND)
+            self._call(eng.OP_BEGIN_HAND)
         return self._T
 
     def copy(self) -> "GameState":
@@ -188,7 +187,9 @@ class GameState:
         if phase is None:
             raise PositionError(f"a position is after a draw, after a claim or on a discard, not {A.PHASE_NAMES[self.phase]}")
         p = self.player
-        winds = {27: "E", 28: "S", 29: "W", 30: "N"}
+        from .position import WIND_LETTERS
+
+        winds = {kind: letter for letter, kind in WIND_LETTERS.items()}
 
         def melds_of(q):
             out = []
@@ -242,7 +243,7 @@ class GameState:
         action = int(action)
         if not 0 <= action < A.N_ACTIONS or not self._T.legal[action]:
             raise EngineError(self._illegal_text(action, "this state"))
-        self._call(_OP_STEP, action=action)
+        self._call(eng.OP_STEP, action=action)
         if self.error:
             raise EngineError(self.error_text("this state"))
         return self
@@ -256,7 +257,7 @@ class GameState:
             raise SimkitError("the hand stopped on an engine error")
         if self.match_over:
             return False
-        return bool(self._call(_OP_NEXT_HAND))
+        return bool(self._call(eng.OP_NEXT_HAND))
 
     def play_out(self, policy0="greedy", policy1="greedy") -> "GameState":
         """Play the hand to its end with the two players' policies (names, jitted functions,
