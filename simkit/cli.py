@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from . import __version__
+from .engine.rulesets import DEALS, WALLS
 from .errors import SimkitError
 
 __all__ = ["main", "build_parser"]
@@ -249,6 +250,8 @@ def _cmd_simulate(args) -> int:
             hands=args.hands,
             seed=args.seed,
             duplicate=args.duplicate,
+            deal=args.deal,
+            wall=args.wall,
             workers=args.workers,
             chunk_matches=args.chunk_matches,
             overwrite=args.overwrite,
@@ -384,6 +387,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--duplicate", action="store_true", default=None,
         help="play every match twice, the second time with the policies' seats swapped (column copy; rows pair by deal_id)",
+    )
+    p.add_argument(
+        "--deal", choices=DEALS, default=None,
+        help="how the wall is dealt: seat (default: each seat's tiles from its own stream, whoever deals; with "
+        "--duplicate the tiles follow the policies) or dealer (the dealer takes the wall's first 14 tiles)",
+    )
+    p.add_argument(
+        "--wall", choices=WALLS, default=None,
+        help="stable (default with --deal seat: each seat draws from its own stream, claims shift no draws) or "
+        "shared (one wall drawn in turn)",
     )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--overwrite", action="store_true", help="replace an existing run in DIR")

@@ -705,13 +705,18 @@ class Run:
         """All complete shards as a pandas DataFrame (categories for the dictionary columns)."""
         return self.read(columns).to_pandas()
 
+    @property
+    def wall_settings(self) -> dict:
+        """The run's wall design, ``{"deal": ..., "wall": ...}`` (:func:`wall_settings_of`)."""
+        return wall_settings_of(self.spec)
+
     def replay(self, row):
         """Replay the hand of one row (a mapping with ``seed``, ``match``, ``hand``, ``policy_0``,
-        ``policy_1``) under the run's rules: :func:`simkit.replay`'s record."""
+        ``policy_1``) under the run's rules and wall design: :func:`simkit.replay`'s record."""
         from .engine.matches import replay
 
         policies = self._policies_of(str(row["policy_0"]), str(row["policy_1"]))
-        return replay(int(row["seed"]), int(row["match"]), int(row["hand"]), self.rules, policies)
+        return replay(int(row["seed"]), int(row["match"]), int(row["hand"]), self.rules, policies, **self.wall_settings)
 
     def _policies_of(self, label0, label1):
         from .engine.policies import POLICIES
@@ -724,6 +729,12 @@ class Run:
             p = found[0]
             out.append((POLICIES[p["name"]][0], np.asarray(p["params"], np.float64)))
         return tuple(out)
+
+
+def wall_settings_of(spec: dict) -> dict:
+    """The wall design of a run's spec as ``{"deal": ..., "wall": ...}``; a run written before
+    simkit had wall designs used the deal ``"dealer"`` with a shared wall."""
+    return {"deal": spec.get("deal", "dealer"), "wall": spec.get("wall", "shared")}
 
 
 def rules_from_dict(record: dict):

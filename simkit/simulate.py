@@ -17,12 +17,15 @@ Targets:
 
 ``duplicate=True`` plays every match twice: copy 0 with ``policies = (A, B)``, copy 1 with the
 seats swapped, ``(B, A)``, with the same seed and match index, so hand ``h`` of match ``m`` is dealt
-from the same wall and dice in both copies, and the first dealer of each match is the same *seat*.
-Rows with equal ``deal_id`` (``match << 16 | hand``) pair up: at hand 0 they are the same deal with
-the policies' seats swapped; later hands of the match still share the wall and dice, but dealer,
-streak and round follow each copy's own history and may differ. Rows are in (match, copy, hand)
-order. For a variance-reduced comparison of A and B, compare each policy's result over a whole
-match in both copies (a cluster of rows per match).
+from the same shuffled wall and dice in both copies, and the first dealer of each match is the same
+*seat*. Rows with equal ``deal_id`` (``match << 16 | hand``) pair up. How the wall becomes each
+player's tiles is the run's *wall design* (``deal``, ``wall``; recorded in the manifest, see
+:func:`simkit.engine.rulesets.wall_design`): with the deal ``"seat"`` (default) each seat's tiles come
+from its own stream whoever deals, so on every deal each policy receives in one copy the tiles the
+other received in the other copy; with stable walls (default) claims do not shift anyone's later
+draws. With the original deal ``"dealer"`` the tiles follow the dealer, whose seat may differ between
+the copies after hand 0. Rows are in (match, copy, hand) order. :func:`simkit.analysis.compare`
+gives the paired difference of A and B (each match's both copies one cluster).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .engine.rulesets import DEALS, WALLS, wall_design, wall_settings
 from .errors import SimkitError
 
 __all__ = [
@@ -144,7 +148,8 @@ def _check_engine(rules, runnable):
 def default_out(spec: dict) -> Path:
     """The default run directory of a specification: ``data/runs/<rules>_<p0>-<p1>_seed<S>_<N><unit>``.
 
-    Non-default rule options add a short hash of their values; ``duplicate`` adds ``_duplicate``.
+    Non-default rule options add a short hash of their values; ``duplicate`` adds ``_duplicate``, a
+    wall design other than the default ``_<deal>-<wall>``.
     """
     import hashlib
 
@@ -159,7 +164,8 @@ def default_out(spec: dict) -> Path:
     labels = "-".join(p["label"] for p in spec["policies"])
     ((unit, n),) = spec["target"].items()
     dup = "_duplicate" if spec["duplicate"] else ""
-    return RUNS_DIR / f"{name}_{labels}_seed{spec['seed']}_{n}{unit}{dup}"
+    design = "" if spec.get("deal") == DEALS[0] and spec.get("wall") == WALLS[0] else f"_{spec.get('deal')}-{spec.get('wall')}"
+    return RUNS_DIR / f"{name}_{labels}_seed{spec['seed']}_{n}{unit}{dup}{design}"
 
 
 @dataclass
@@ -201,7 +207,7 @@ def _chunk_table(job: _Job, first: int, n: int, on_batch=None):
         parts = []
         keys = []
         for copy, players, names in copies:
-            res = simulate_matches(job.rules, players, m, spec["seed"], start=a)
+            res = simulate_matches(job.rules, players, m, spec["seed"], start=a, **io.wall_settings_of(spec))
             schema = schema or io.schema_for(job.rules, res)
             parts.append(io.rows_to_batch(res, schema, seed=spec["seed"], copy=copy, policy_labels=names, rules=job.rules))
             keys.append(np.asarray(res["match"], np.int64) * 2 + copy)
@@ -271,7 +277,7 @@ class _Lazy:
 # the run
 
 
-def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume):
+def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume, deal=None, wall=None):
     """The run directory, its spec and the runnable policies, from the arguments (and, with
     ``resume``, the run's manifest: arguments given must agree with it)."""
     from . import io
@@ -286,6 +292,10 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
         raise SimkitError(f"seed must be an integer between 0 and 2**63 - 1, got {seed!r}")
     if policies is not None and (isinstance(policies, str) or len(policies) != 2):
         raise SimkitError(f"policies must be two policies (player 0's, player 1's), got {policies!r}")
+    if duplicate is not None and not isinstance(duplicate, (bool, np.bool_)):
+        raise SimkitError(f"duplicate must be True or False, got {duplicate!r}")
+    if deal is not None or wall is not None:
+        deal, wall = wall_settings(wall_design(deal, wall))
 
     stored = None
     if resume:
@@ -302,12 +312,15 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
         "target": {"matches": matches} if matches is not None else {"hands": hands} if hands is not None else None,
         "duplicate": None if duplicate is None else bool(duplicate),
         "chunk_matches": chunk_matches,
+        "deal": deal,
+        "wall": wall,
     }
     if stored is not None:  # resume: the run's settings; any given must agree
+        settings = {**stored, **io.wall_settings_of(stored)}  # a run from before the wall designs: its deal
         for key, value in given.items():
-            if value is not None and value != stored[key]:
+            if value is not None and value != settings[key]:
                 raise SimkitError(
-                    f"cannot resume {out}: {key} {json.dumps(value)} differs from the run's {json.dumps(stored[key])}"
+                    f"cannot resume {out}: {key} {json.dumps(value)} differs from the run's {json.dumps(settings[key])}"
                 )
         rules_obj = io.rules_from_dict(stored["rules"])
         if entries is None:
@@ -326,6 +339,7 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
         "duplicate": bool(duplicate),
         "chunk_matches": chunk_matches or DEFAULT_CHUNK_MATCHES,
         "items": list(io.item_names(rules_obj)),
+        **dict(zip(("deal", "wall"), wall_settings(wall_design(deal, wall)))),
     }
     directory = Path(out) if out is not None else default_out(spec)
     return directory, spec, rules_obj, runnable
@@ -378,6 +392,8 @@ def simulate(
     hands: int | None = None,
     seed: int | None = None,
     duplicate: bool | None = None,
+    deal: str | None = None,
+    wall: str | None = None,
     workers: int = 1,
     chunk_matches: int | None = None,
     overwrite: bool = False,
@@ -406,6 +422,10 @@ def simulate(
         Master seed (default 0).
     duplicate : bool, optional
         Play every match a second time with the policies' seats swapped (``copy`` 1).
+    deal, wall : str, optional
+        The wall design (recorded in the manifest; see the module docstring): ``deal="seat"``
+        (default) or ``"dealer"`` (the original deal), ``wall="stable"`` (default with the deal
+        "seat") or ``"shared"``.
     workers : int
         Processes computing chunks (1: this process, numba on all cores; ``k > 1``: ``k``
         processes with ``cores // k`` numba threads each). Does not change the data.
@@ -440,7 +460,7 @@ def simulate(
     if overwrite and resume:
         raise SimkitError("give overwrite or resume, not both")
     directory, spec, rules_obj, runnable = _resolve(
-        out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume
+        out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume, deal, wall
     )
     cluster = None
     if scheduler is not None:  # connect first: a bad address leaves no directory behind
@@ -536,7 +556,9 @@ def warm_engine(job: _Job) -> float:
     from .engine.matches import simulate_matches
 
     t0 = time.perf_counter()
-    simulate_matches(job.rules, tuple(job.runnable), 1, job.spec["seed"])
+    from . import io
+
+    simulate_matches(job.rules, tuple(job.runnable), 1, job.spec["seed"], **io.wall_settings_of(job.spec))
     return time.perf_counter() - t0
 
 

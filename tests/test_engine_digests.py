@@ -5,6 +5,9 @@ The digests were computed with the closed-loop engine of commit 43788a0 (``play.
 rule set and policy pair) by the same ``_digest`` below, with ``check=True``, before the redesign
 was started, and are kept frozen: every rule set, every built-in policy pair in both seat orders,
 and duel with chips. A change to any rule, the deal, a policy or the random streams changes them.
+
+The engine of 43788a0 knew one wall design, now the deal ``"dealer"`` with a shared wall (issue 15
+added the seat streams and stable walls as the default): these runs name it.
 """
 
 from __future__ import annotations
@@ -54,17 +57,17 @@ FROZEN = {
 
 @pytest.mark.parametrize("rules,policies", sorted(FROZEN), ids=lambda v: v if isinstance(v, str) else "-".join(v))
 def test_fixed_seed_runs_give_the_frozen_rows(rules, policies):
-    rows = simulate_matches(rules, policies, N_MATCHES[policies], seed=11, check=True)
+    rows = simulate_matches(rules, policies, N_MATCHES[policies], seed=11, check=True, deal="dealer")
     assert _digest(rows) == FROZEN[(rules, policies)]
 
 
 def test_duel_with_chips_gives_the_frozen_rows():
-    rows = simulate_matches(simkit.get_rules("duel", chips=100), ("greedy", "greedy"), 60, seed=3)
+    rows = simulate_matches(simkit.get_rules("duel", chips=100), ("greedy", "greedy"), 60, seed=3, deal="dealer")
     assert _digest(rows) == "bf242d142dbff7ef"
 
 
 def test_the_digest_sees_a_one_bit_change():
-    rows = simulate_matches("douque", ("greedy", "greedy"), 60, seed=11, check=True)
+    rows = simulate_matches("douque", ("greedy", "greedy"), 60, seed=11, check=True, deal="dealer")
     rows["points"] = rows["points"].copy()
     rows["points"][17] = np.nextafter(rows["points"][17], np.inf)
     assert _digest(rows) != FROZEN[("douque", ("greedy", "greedy"))]
@@ -78,5 +81,6 @@ def test_replays_print_the_frozen_events(key):
     """``replay`` (now the match kernel with one hand logged) prints the events the closed-loop
     engine's own replay kernel printed for the same hands (seed 11)."""
     rules, pair, match, hand = key.split("|")
-    record = simkit.replay(11, match=int(match), hand=int(hand), rules=rules, policies=tuple(pair.split("-")))
+    record = simkit.replay(11, match=int(match), hand=int(hand), rules=rules, policies=tuple(pair.split("-")),
+                           deal="dealer")
     assert record.lines() == REPLAYS[key]

@@ -81,6 +81,7 @@ __all__ = [
     "Table",
     "new_table",
     "copy_table",
+    "dealt_hands",
     "EVENT_NAMES",
     "MAX_LOG",
     "ERROR_MESSAGES",
@@ -128,7 +129,7 @@ S_ERROR = 11  #: 0, or an ERR_* code: the match stopped there
 S_ERROR_INFO = 12  #: detail of the error (the illegal action code)
 S_KEPT_BACK = 13  #: tiles at the end of the wall that are never drawn (the rule set's)
 S_BID = 14  #: for_two: the banker's bid of this hand (0 before the bid and in other rule sets)
-S_UNUSED = 15  #: free (was the seat swap of the per-policy-pair engines)
+S_WALL = 15  #: the wall design of the match (WALL_*; from Game.wall, see _lay_out_seat_streams)
 S_SHANTEN_LB = 16  #: S_SHANTEN_LB + p: a lower bound on player p's shanten (SHANTEN_UNKNOWN: none; see play.py)
 # the decision the hand waits for (the state machine's position; see simkit/engine/play.py)
 S_PLAYER = 18  #: the deciding player
@@ -165,6 +166,10 @@ OP_BEGIN_MATCH = 2  #: start match (seed, m) and deal its first hand
 OP_NEXT_HAND = 3  #: after a settled hand: go on to the match's next hand (False when it is over)
 OP_ADVANCE = 4  #: resolve a pending turn (a position after a draw or a claim)
 OP_REACT = 5  #: S_PLAYER decides on S_TILE, the opponent's last discard (a position)
+# wall designs (Table.sc[S_WALL], Game.wall): how the shuffled wall becomes the players' tiles
+WALL_DEALER_FIRST = 0  #: deal "dealer": the dealer takes the wall's first 14 tiles, draws from the front (the original deal)
+WALL_SEAT_SHARED = 1  #: deal "seat", wall "shared": each seat's tiles from its own stream, one wall drawn in turn
+WALL_SEAT_STABLE = 2  #: deal "seat", wall "stable": each seat deals and draws from its own stream only
 SHANTEN_UNKNOWN = -9  #: no bound known (a meld changed the hand); also "shanten not computed"
 
 # Table.purse (float64): the match's running balances and the chips at the table
@@ -251,6 +256,7 @@ class Game(NamedTuple):
     rounds: bool  #: the prevailing wind moves every two dealer turns (douque); else always East
     fee: float  #: share of what a player receives that they pay as a fee
     chips: float  #: chips each player has at the table (inf: unlimited); a match ends at zero
+    wall: int = 0  #: the run's wall design, WALL_* (not a rule: how the shuffled wall is dealt)
 
 
 class Table(NamedTuple):
@@ -435,12 +441,17 @@ def _play_tile(skip_win, p, x):  # pragma: no cover - compiled
 
 
 @jit
-def _draw_replacement(wall, sc, hand, log, p):  # pragma: no cover - compiled
-    """Player ``p`` (concealed tiles ``hand``) draws a kong replacement from the tail; returns its kind."""
-    drawn = wall[sc[S_BACK]]
-    sc[S_BACK] -= 1
-    hand[drawn] += 1
-    _log(sc, log, EV_REPLACEMENT, p, drawn, 0)
+def _draw_replacement(T, p):  # pragma: no cover - compiled
+    """Player ``p`` draws a kong replacement: from the tail of the wall, or with stable walls the
+    next tile of their own stream (:func:`_draw`); returns its kind."""
+    sc = T.sc
+    if sc[S_WALL] == WALL_SEAT_STABLE:
+        drawn = _draw(T, p)
+    else:
+        drawn = T.wall[sc[S_BACK]]
+        sc[S_BACK] -= 1
+    T.hand[p, drawn] += 1
+    _log(sc, T.log, EV_REPLACEMENT, p, drawn, 0)
     return drawn
 
 
@@ -608,7 +619,8 @@ def _legal_react(legal, hand, meld_counts, n_melds, declared, skip_win, skip_pun
 
 @jit
 def _shuffle_and_roll(T, template, dealer):  # pragma: no cover - compiled
-    """Shuffle the wall and roll three dice: odd total, the dealer is East; even, West."""
+    """Shuffle the wall and roll three dice: odd total, the dealer is East; even, West. With
+    ``WALL_SEAT_SHARED`` the shuffled wall is then laid out by :func:`_lay_out_seat_streams`."""
     n = template.shape[0]
     for i in range(n):
         T.wall[i] = template[i]
@@ -616,11 +628,57 @@ def _shuffle_and_roll(T, template, dealer):  # pragma: no cover - compiled
     dice = bounded(T.rng[0:1], 6) + bounded(T.rng[0:1], 6) + bounded(T.rng[0:1], 6) + 3
     T.seat[dealer] = _EAST if dice % 2 == 1 else _WEST
     T.seat[1 - dealer] = _WEST if dice % 2 == 1 else _EAST
+    if T.sc[S_WALL] == WALL_SEAT_SHARED:
+        _lay_out_seat_streams(T.wall, dealer)
+
+
+@jit
+def _lay_out_seat_streams(wall, dealer):  # pragma: no cover - compiled
+    """The seat streams of a shuffled wall, laid out as one wall dealt and drawn in turn.
+
+    Under the deal "seat" (``WALL_SEAT_SHARED`` and ``WALL_SEAT_STABLE``) the shuffled wall is read
+    as two streams of ``n / 2`` tiles: seat 0's from the front (``wall[0], wall[1], ...``) and seat
+    1's from the back (``wall[n-1], wall[n-2], ...``). A seat's dealt hand is the first 13 tiles of
+    its stream (the dealer's 14th is the next one) and its draws continue the stream, so the tiles
+    a seat receives do not depend on which seat deals. In a duplicate run the policies swap seats,
+    so each policy holds in one copy the tiles the other held in the other copy.
+
+    With a shared wall (``WALL_SEAT_SHARED``) the streams are laid out here as one wall: the
+    dealer's first 14, the opponent's first 13, then the opponent's and the dealer's next tiles
+    alternately, the order they draw in while nobody claims; a claim or a kong shifts who draws what
+    next, as at a real table. (With ``WALL_SEAT_STABLE`` the wall stays as shuffled and each seat
+    draws from its own end, :func:`_draw`, so a claim shifts nothing.)
+    """
+    n = wall.shape[0]
+    streams = wall.copy()
+    for k in range(n // 2):
+        for p in range(2):
+            x = streams[k] if p == 0 else streams[n - 1 - k]
+            if p == dealer:
+                i = k if k < 14 else 28 + 2 * (k - 14)
+            else:
+                i = 14 + k if k < 13 else 27 + 2 * (k - 13)
+            wall[i] = x
+
+
+@jit(inline="always")
+def _draw(T, p):  # pragma: no cover - compiled
+    """Player ``p`` draws the next tile: from the wall's front, or with stable walls
+    (``WALL_SEAT_STABLE``) from their own end (seat 0 the front, seat 1 the back); returns its kind."""
+    sc = T.sc
+    if sc[S_WALL] == WALL_SEAT_STABLE and p == 1:
+        drawn = T.wall[sc[S_BACK]]
+        sc[S_BACK] -= 1
+    else:
+        drawn = T.wall[sc[S_FRONT]]
+        sc[S_FRONT] += 1
+    return drawn
 
 
 @jit
 def _deal(T, dealer):  # pragma: no cover - compiled
-    """Deal the wall in T.wall: 14 to the dealer (positions 0-13), 13 to the opponent (14-26)."""
+    """Deal the wall in T.wall: 14 to the dealer (positions 0-13), 13 to the opponent (14-26); with
+    stable walls each seat's first tiles from its own end (:func:`_lay_out_seat_streams`)."""
     n = T.wall.shape[0]
     other = 1 - dealer
     for q in range(2):
@@ -635,18 +693,40 @@ def _deal(T, dealer):  # pragma: no cover - compiled
         T.acted[q] = 0
         T.kongs[q] = 0
         T.skips[q] = 0
-    for i in range(14):
-        T.hand[dealer, T.wall[i]] += 1
-    for i in range(14, 27):
-        T.hand[other, T.wall[i]] += 1
-    T.sc[S_FRONT] = 27
-    T.sc[S_BACK] = n - 1
+    if T.sc[S_WALL] == WALL_SEAT_STABLE:  # seat 0 from the front, seat 1 from the back
+        front = 14 if dealer == 0 else 13
+        back = n - (14 if dealer == 1 else 13)
+        for i in range(front):
+            T.hand[0, T.wall[i]] += 1
+        for i in range(back, n):
+            T.hand[1, T.wall[i]] += 1
+        T.sc[S_FRONT] = front
+        T.sc[S_BACK] = back - 1
+    else:
+        for i in range(14):
+            T.hand[dealer, T.wall[i]] += 1
+        for i in range(14, 27):
+            T.hand[other, T.wall[i]] += 1
+        T.sc[S_FRONT] = 27
+        T.sc[S_BACK] = n - 1
     T.sc[S_NO_CALL] = 1
     T.sc[S_DISCARDS] = 0
     T.sc[S_TURNS] = 0
     T.sc[S_NLOG] = 0
     T.sc[S_BID] = 0
     _log(T.sc, T.log, EV_DEAL, dealer, -1, T.seat[dealer])
+
+
+def dealt_hands(wall, dealer: int, design: int) -> np.ndarray:
+    """The players' dealt tiles (uint8[2, 34] counts) of a hand's wall, as :func:`_deal` deals it."""
+    wall = np.asarray(wall)
+    n = len(wall)
+    if design == WALL_SEAT_STABLE:
+        front = 14 if dealer == 0 else 13
+        parts = (wall[:front], wall[n - (27 - front):])
+    else:
+        parts = (wall[:14], wall[14:27]) if dealer == 0 else (wall[14:27], wall[:14])
+    return np.array([np.bincount(part, minlength=34) for part in parts], np.uint8)
 
 
 @jit

@@ -95,8 +95,8 @@ def _error_text(code: int, detail: int, where: str, player=None, phase=None, til
     return f"{text} in {where}"
 
 
-def _common(rules, policies):
-    spec = engine_spec(resolve_rules(rules))
+def _common(rules, policies, deal=None, wall=None):
+    spec = engine_spec(resolve_rules(rules), deal, wall)
     if isinstance(policies, (str, bytes)) or not hasattr(policies, "__len__"):
         raise SimkitError(f"policies must be a pair of policies (one per player), got {policies!r}")
     if len(policies) != 2:
@@ -258,6 +258,9 @@ def simulate_matches(
     *,
     start: int = 0,
     check: bool = False,
+    duplicate: bool = False,
+    deal: str | None = None,
+    wall: str | None = None,
 ) -> dict:
     """Play ``n_matches`` complete matches and return one row per hand.
 
@@ -281,6 +284,14 @@ def simulate_matches(
     check : bool
         Check invariants (tiles conserved, hand sizes, kept-back tiles, payments zero-sum after
         fees and chips never below zero) after every step; slower.
+    duplicate : bool
+        Play every match twice: copy 0 with ``policies``, copy 1 with the seats swapped, on the same
+        streams; the rows get a ``copy`` column (0 or 1) and come in (match, copy, hand) order.
+    deal, wall : str, optional
+        The wall design (:func:`simkit.engine.rulesets.wall_design`): ``deal="seat"`` (default: each
+        seat's tiles from its own stream, so in a duplicate run the tiles follow the policies) or
+        ``"dealer"`` (the original deal), ``wall="stable"`` (default with the deal "seat": each seat
+        draws from its own stream) or ``"shared"``.
 
     Returns
     -------
@@ -312,12 +323,27 @@ def simulate_matches(
       without a winner) and ``win_melds`` (int8[n_hands, 4, 2], the winner's melds as (type code
       of :mod:`simkit.melds`, kind; a chow's lowest kind), -1 in unused slots and without a winner).
     """
-    spec, f0, p0, f1, p1 = _common(rules, policies)
+    spec, f0, p0, f1, p1 = _common(rules, policies, deal, wall)
     for name, value in (("n_matches", n_matches), ("seed", seed), ("start", start)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < (1 if name == "n_matches" else 0):
             raise SimkitError(f"{name} must be {'a positive' if name == 'n_matches' else 'a non-negative'} integer, got {value!r}")
+    if not isinstance(duplicate, (bool, np.bool_)):
+        raise SimkitError(f"duplicate must be True or False, got {duplicate!r}")
+    if not duplicate:
+        return _simulate_copy(spec, (f0, p0), (f1, p1), n_matches, seed, start, check)
+    copies = [_simulate_copy(spec, *calls, n_matches, seed, start, check) for calls in (((f0, p0), (f1, p1)), ((f1, p1), (f0, p0)))]
+    for c, rows in enumerate(copies):
+        rows["copy"] = np.full(len(rows["match"]), c, np.int8)
+    order = np.lexsort((np.concatenate([np.arange(len(r["match"])) for r in copies]),
+                        np.concatenate([r["copy"] for r in copies]), np.concatenate([r["match"] for r in copies])))
+    return {name: np.concatenate([r[name] for r in copies])[order] for name in copies[0]}
+
+
+def _simulate_copy(spec, call0, call1, n_matches, seed, start, check) -> dict:
+    """The rows of :func:`simulate_matches` for one seating."""
+    (f0, p0), (f1, p1) = call0, call1
     if not (_jitted(f0) and _jitted(f1)):
-        return _simulate_in_python(spec, (f0, p0), (f1, p1), n_matches, seed, start, check)
+        return _simulate_in_python(spec, call0, call1, n_matches, seed, start, check)
     bufs, n_hands, errors, error_legal, _, _, _ = _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check)
     _raise_first_error(errors, error_legal, n_hands, start, seed)
     keep = np.arange(spec.max_hands)[None, :] < n_hands[:, None]
@@ -354,9 +380,10 @@ class HandRecord:
 
     row: dict  #: the hand's columns, as :func:`simulate_matches` returns them (scalars; arrays for win_hand / win_melds)
     events: list  #: (event name, player, tile kind or -1, extra)
-    wall: np.ndarray  #: the hand's wall as dealt (kinds)
+    wall: np.ndarray  #: the hand's wall as dealt (kinds; in the layout of its wall design)
     items: dict  #: the winner's scored items
     rule_set: str = "douque"  #: name of the rule set played
+    wall_design: int = eng.WALL_DEALER_FIRST  #: how the wall was dealt (``WALL_*`` of :mod:`simkit.engine.game`)
 
     def lines(self) -> list[str]:
         """The events in tile notation, one per line, as ``simkit replay`` prints them."""
@@ -365,8 +392,7 @@ class HandRecord:
         wind = {27: "East", 28: "South", 29: "West", 30: "North"}
         row = self.row
         dealer = int(row["dealer"])
-        dealt = [np.bincount(self.wall[14:27], minlength=34), np.bincount(self.wall[14:27], minlength=34)]
-        dealt[dealer] = np.bincount(self.wall[:14], minlength=34)
+        dealt = eng.dealt_hands(self.wall, dealer, self.wall_design)
         seat0 = int(row["seat_wind_0"])
         seats = [wind.get(seat0, "?"), "West" if seat0 == 27 else "East"]
         if self.rule_set == "douque":
@@ -445,16 +471,18 @@ def _record(spec, row_ints, items_row, floats_row, hand_row, melds_row, log, n_l
     events = [(eng.EVENT_NAMES[int(k)], int(p), int(t), int(e)) for k, p, t, e in log[:n_log]]
     cast = float if np.issubdtype(spec.item_dtype, np.floating) else int
     items = {name: cast(items_row[i]) for i, name in enumerate(spec.item_names) if items_row[i]}
-    return HandRecord(row=row, events=events, wall=np.asarray(wall).copy(), items=items, rule_set=spec.rules.name)
+    return HandRecord(row=row, events=events, wall=np.asarray(wall).copy(), items=items, rule_set=spec.rules.name,
+                      wall_design=int(spec.game.wall))
 
 
-def replay(seed: int, match: int, hand: int, rules="douque", policies: Sequence = ("greedy", "greedy")) -> HandRecord:
+def replay(seed: int, match: int, hand: int, rules="douque", policies: Sequence = ("greedy", "greedy"), *,
+           deal: str | None = None, wall: str | None = None) -> HandRecord:
     """Replay hand ``hand`` of match ``match`` of a run with ``seed``: its row and every event.
 
-    The result is identical to what :func:`simulate_matches` did (same rules, streams and policies;
-    the match is replayed from its start, so balances and chips are too).
+    The result is identical to what :func:`simulate_matches` did (same rules, wall design, streams
+    and policies; the match is replayed from its start, so balances and chips are too).
     """
-    spec, f0, p0, f1, p1 = _common(rules, policies)
+    spec, f0, p0, f1, p1 = _common(rules, policies, deal, wall)
     for name, value in (("seed", seed), ("match", match), ("hand", hand)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
             raise SimkitError(f"{name} must be a non-negative integer, got {value!r}")

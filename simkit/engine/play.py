@@ -126,7 +126,7 @@ def _replace(T, t, game, p):  # pragma: no cover - compiled
     if G._tiles_left(T.sc) <= 0:
         _end(T.sc, -1, -1, G.WIN_DRAW, -1)
         return
-    drawn = G._draw_replacement(T.wall, T.sc, T.hand[p], T.log, p)
+    drawn = G._draw_replacement(T, p)
     _next_turn(T.sc, p, False, drawn, True)
 
 
@@ -304,8 +304,7 @@ def _after_react(T, t, game, q, x, reply):  # pragma: no cover - compiled
         if G._tiles_left(sc) <= 0:
             _end(sc, -1, -1, G.WIN_DRAW, -1)
             return
-        drawn = T.wall[sc[G.S_FRONT]]
-        sc[G.S_FRONT] += 1
+        drawn = G._draw(T, q)
         hand[q, drawn] += 1
         sc[G.S_SHANTEN_LB + q] -= 1
         G._log(sc, log, G.EV_DRAW, q, drawn, 0)
@@ -545,6 +544,7 @@ def _begin_match(T, game, seed, m):  # pragma: no cover - compiled
     sc = T.sc
     T.ids[0] = seed
     T.ids[1] = m
+    sc[G.S_WALL] = game.wall
     T.rng[0] = stream_key(seed, m, G.FIRST_DEALER_STREAM)
     sc[G.S_DEALER] = bounded(T.rng[0:1], 2)
     sc[G.S_STREAK] = 0

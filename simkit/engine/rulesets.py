@@ -53,6 +53,9 @@ from .game import (
     S_STREAK,
     WIN_FOLD,
     WIN_ROBBED,
+    WALL_DEALER_FIRST,
+    WALL_SEAT_SHARED,
+    WALL_SEAT_STABLE,
     WIN_SELF,
     Game,
 )
@@ -61,6 +64,11 @@ __all__ = [
     "EngineSpec",
     "engine_spec",
     "game_of",
+    "wall_design",
+    "wall_settings",
+    "WALL_DESIGNS",
+    "DEALS",
+    "WALLS",
     "settle_douque",
     "settle_night_market",
     "settle_duel",
@@ -223,13 +231,50 @@ _SETTLE = {
 }
 
 
-def engine_spec(rules) -> EngineSpec:
-    """The :class:`EngineSpec` of a rule set (name or Rules)."""
+#: the wall designs by (deal, wall) setting (see :func:`simkit.engine.game._lay_out_seat_streams`)
+WALL_DESIGNS = {
+    ("dealer", "shared"): WALL_DEALER_FIRST,
+    ("seat", "shared"): WALL_SEAT_SHARED,
+    ("seat", "stable"): WALL_SEAT_STABLE,
+}
+DEALS = ("seat", "dealer")  #: values of the ``deal`` setting, the default first
+WALLS = ("stable", "shared")  #: values of the ``wall`` setting, the default first
+
+
+def wall_design(deal=None, wall=None) -> int:
+    """The engine's wall design (``WALL_*`` of :mod:`simkit.engine.game`) for a run's settings.
+
+    ``deal``: ``"seat"`` (each seat's tiles, dealt and drawn, come from its own stream of the
+    shuffled wall, whoever deals: in a duplicate run the tiles follow the policies) or ``"dealer"``
+    (the dealer takes the wall's first 14 tiles: simkit's original deal). ``wall``: ``"stable"``
+    (each seat draws only from its own stream, so claims shift nobody's draws; needs the deal
+    "seat") or ``"shared"`` (one wall drawn in turn). ``None`` takes the default (:data:`DEALS`,
+    :data:`WALLS`; ``"shared"`` when the deal is ``"dealer"``).
+    """
+    for name, value, allowed in (("deal", deal, DEALS), ("wall", wall, WALLS)):
+        if value is not None and (not isinstance(value, str) or value not in allowed):
+            raise SimkitError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
+    deal = DEALS[0] if deal is None else deal
+    if wall is None:
+        wall = "shared" if deal == "dealer" else WALLS[0]
+    if (deal, wall) not in WALL_DESIGNS:
+        raise SimkitError(f"wall={wall!r} needs deal='seat' (stable walls are the seats' own streams); got deal={deal!r}")
+    return WALL_DESIGNS[deal, wall]
+
+
+def wall_settings(design: int) -> tuple[str, str]:
+    """``(deal, wall)`` of a wall design code (the inverse of :func:`wall_design`)."""
+    return next(k for k, v in WALL_DESIGNS.items() if v == design)
+
+
+def engine_spec(rules, deal=None, wall=None) -> EngineSpec:
+    """The :class:`EngineSpec` of a rule set (name or Rules), with the run's wall design
+    (:func:`wall_design`)."""
     rules = resolve_rules(rules)
     if rules.name not in _SETTLE:
         raise SimkitError(f"the engine has no settle function for rule set '{rules.name}'")
     settle, module, work_dtype = _SETTLE[rules.name]
-    game = game_of(rules)
+    game = game_of(rules)._replace(wall=wall_design(deal, wall))
     return EngineSpec(
         rules, game, module.params_of(rules), settle, np.zeros(module.N_ITEMS, work_dtype), tuple(module.ITEM_NAMES),
         module.ITEM_DTYPE, int(game.match_hands),
