@@ -288,6 +288,13 @@ def _cmd_summarize(args) -> int:
     return 0
 
 
+def _cmd_compare(args) -> int:
+    from .analysis import compare
+
+    print(compare(args.run_a, args.run_b, value=args.value).table())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``simkit`` command."""
     parser = _Parser(prog="simkit", description="Monte Carlo toolkit for two-player mahjong research.")
@@ -411,6 +418,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("summarize", help="summary table of a simulate dataset")
     p.add_argument("path", metavar="PATH", help="a run directory written by simkit simulate")
     p.set_defaults(func=_cmd_summarize)
+
+    p = sub.add_parser(
+        "compare", help="paired comparison: the two policies of a --duplicate run, or two runs on the same deals",
+    )
+    p.add_argument("run_a", metavar="RUN_A", help="a run directory (a --duplicate run when given alone)")
+    p.add_argument("run_b", metavar="RUN_B", nargs="?", default=None,
+                   help="a second run with the same seed and wall design, paired with RUN_A by deal")
+    p.add_argument("--value", default=None,
+                   help="two runs: what is compared, result_0, result_1 or a numeric column such as points "
+                   "(default: the result of the seat whose policy differs, else points)")
+    p.set_defaults(func=_cmd_compare)
     return parser
 
 
