@@ -353,38 +353,68 @@ def test_compare_against_a_direct_paired_computation(dup):
     cmp = A.compare(dup)
     a, b = dup.attrs["policies"]
     assert (cmp.a, cmp.b) == (a, b) and cmp.rows == len(dup) and cmp.matches == 30
+    assert (cmp.deal, cmp.wall) == ("seat", "stable") and not cmp.across_runs
     # a's result minus b's in each row
     a_first = dup["policy_0"].astype(str) == a
     diff = np.where(a_first, dup["score_0"] - dup["score_1"], dup["score_1"] - dup["score_0"])
     mean, lo, hi = _cr1(diff, dup["match"])  # both copies of a match in one cluster
-    assert cmp.difference == pytest.approx((mean, lo, hi))
+    assert cmp.per_hand == pytest.approx((mean, lo, hi)) and cmp.difference == cmp.per_hand
     u = _cr1(diff, dup["match"] * 2 + dup["copy"])  # the copies as independent runs
-    assert cmp.unpaired == pytest.approx(u)
-    assert cmp.variance_reduction == pytest.approx(((u[2] - u[1]) / (hi - lo)) ** 2)
-    assert cmp.a_result == pytest.approx(_cr1(np.where(a_first, dup["score_0"], dup["score_1"]), dup["match"]))
-    assert cmp.a_result[0] == pytest.approx(-cmp.b_result[0])  # zero-sum
-    # per deal played in both copies: the mean of the two copies; swapped when the same seat dealt
+    assert cmp.per_hand_unpaired == pytest.approx(u)
+    assert cmp.variance_reduction == pytest.approx(((u[2] - u[1]) / (hi - lo)) ** 2)  # unpaired / paired variance
+    assert cmp.a_mean == pytest.approx(_cr1(np.where(a_first, dup["score_0"], dup["score_1"]), dup["match"]))
+    assert cmp.a_mean[0] == pytest.approx(-cmp.b_mean[0])  # zero-sum
+    # per match: the mean of the two copies' totals, against each copy's total alone
+    totals = pd.Series(diff).groupby([dup["match"].to_numpy(), dup["copy"].to_numpy()]).sum().unstack()
+    paired = (totals[0] + totals[1]) / 2
+    assert cmp.per_match[0] == pytest.approx(paired.mean())
+    assert (cmp.per_match[2] - cmp.per_match[0]) / Z == pytest.approx(paired.std(ddof=1) / math.sqrt(30))
+    single = np.concatenate([totals[0], totals[1]])
+    assert (cmp.per_match_unpaired[2] - cmp.per_match_unpaired[0]) / Z == pytest.approx(single.std(ddof=1) / math.sqrt(60))
+    # per deal played in both copies: the mean of the two copies
     frame = pd.DataFrame({"deal_id": dup["deal_id"], "match": dup["match"], "copy": dup["copy"], "d": diff,
                           "dealer": dup["dealer"]})
     wide = frame.pivot(index=["deal_id", "match"], columns="copy", values=["d", "dealer"]).dropna().reset_index()
-    paired = (wide[("d", 0)] + wide[("d", 1)]) / 2
     assert len(cmp.deals) == len(wide) and (cmp.deals["deal_id"].to_numpy() == wide["deal_id"].to_numpy()).all()
-    assert _close(cmp.deals["difference"], paired) and _close(cmp.deals["copy1"], wide[("d", 1)])
-    swapped = (wide[("dealer", 0)] == wide[("dealer", 1)]).to_numpy()
-    assert (cmp.deals["swapped"].to_numpy() == swapped).all()
-    assert cmp.deals.loc[cmp.deals["hand"] == 0, "swapped"].all() and (cmp.deals["hand"] == 0).sum() == 30
-    m = wide["match"].to_numpy()[swapped]
-    s_mean, s_lo, s_hi = _cr1(paired[swapped], m)
-    assert cmp.swapped_difference == pytest.approx((s_mean, s_lo, s_hi))
-    se0 = (_cr1(wide[("d", 0)][swapped], m)[2] - _cr1(wide[("d", 0)][swapped], m)[0]) / Z
-    se1 = (_cr1(wide[("d", 1)][swapped], m)[2] - _cr1(wide[("d", 1)][swapped], m)[0]) / Z
-    se_unpaired = math.sqrt(se0**2 + se1**2) / 2
-    assert cmp.swapped_unpaired == pytest.approx((s_mean, s_mean - Z * se_unpaired, s_mean + Z * se_unpaired))
-    assert cmp.swapped_variance_reduction == pytest.approx(se_unpaired**2 / ((s_hi - s_mean) / Z) ** 2)
+    assert _close(cmp.deals["difference"], (wide[("d", 0)] + wide[("d", 1)]) / 2) and _close(cmp.deals["b_side"], wide[("d", 1)])
+    assert (cmp.deals["same_dealer"].to_numpy() == (wide[("dealer", 0)] == wide[("dealer", 1)]).to_numpy()).all()
     text = cmp.table()
-    assert "difference per hand (duplicate)" in text and "variance reduction" in text and a in text
-    assert list(cmp.frame()["estimate"])[:3] == [
-        "difference per hand (duplicate)", "same, copies as independent runs", "paired difference, swapped deals"]
+    assert "per hand, paired" in text and "unpaired / paired variance" in text and a in text
+    assert list(cmp.frame()["per"]) == ["hand", "hand", "match", "match", "hand", "hand"]
+
+
+def test_compare_two_runs_on_the_same_deals(tmp_path, run_dir, df):
+    """Two runs that share the seed and wall design pair by (match, copy, deal_id): the paired
+    interval of the difference, against the two runs as independent samples."""
+    other = tmp_path / "other"
+    simkit.simulate(other, policies=(NO_CLAIMS, "greedy"), matches=df["match"].nunique(), seed=df.attrs["seed"],
+                    chunk_matches=7)
+    cmp = A.compare(run_dir, other)
+    assert cmp.across_runs and cmp.value == "result_0"  # only seat 0's policy differs
+    o = A.load(other)
+    ra, rb = df["score_0"].to_numpy(), o["score_0"].to_numpy()
+    ma, mb = _cr1(ra, df["match"]), _cr1(rb, o["match"])
+    assert cmp.a_mean == pytest.approx(ma) and cmp.b_mean == pytest.approx(mb)
+    se_u = math.hypot(ma[2] - ma[0], mb[2] - mb[0]) / Z
+    assert cmp.per_hand_unpaired == pytest.approx((ma[0] - mb[0], ma[0] - mb[0] - Z * se_u, ma[0] - mb[0] + Z * se_u))
+    # paired: the linearised difference of the two ratio estimators, clustered by match
+    ga, gb = (pd.DataFrame({"m": x["match"], "v": v}).groupby("m")["v"].agg(["sum", "size"]) for x, v in ((df, ra), (o, rb)))
+    za = (ga["sum"] - ma[0] * ga["size"]) / ga["size"].sum()
+    zb = (gb["sum"] - mb[0] * gb["size"]) / gb["size"].sum()
+    g = len(za)
+    se_p = math.sqrt(g / (g - 1) * ((za - zb) ** 2).sum())
+    assert (cmp.per_hand[2] - cmp.per_hand[0]) / Z == pytest.approx(se_p)
+    assert cmp.variance_reduction == pytest.approx(se_u**2 / se_p**2) and cmp.variance_reduction > 1
+    assert (ga["sum"] - gb["sum"]).mean() == pytest.approx(cmp.per_match[0])
+    assert A.compare(run_dir, other, value="points").value == "points"
+    with pytest.raises(simkit.SimkitError, match="seed 3 .run a. vs 4 .run b."):
+        third = tmp_path / "third"
+        simkit.simulate(third, matches=5, seed=df.attrs["seed"] + 1)
+        A.compare(run_dir, third)
+    with pytest.raises(simkit.SimkitError, match="wall design"):
+        fourth = tmp_path / "fourth"
+        simkit.simulate(fourth, matches=5, seed=df.attrs["seed"], deal="dealer")
+        A.compare(run_dir, fourth)
 
 
 def test_compare_refuses_runs_it_cannot_compare(df, dup):

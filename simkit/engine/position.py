@@ -93,6 +93,10 @@ class Position:
     drawn: object = None  #: phase "draw": the tile just drawn (required when the viewer has declared)
     replacement: bool = False  #: the drawn tile was a kong replacement
     bid: int = 0  #: for_two: the banker's bid (1-3); required there
+    #: stable walls (a run with ``wall="stable"``): the viewer draws the wall of :meth:`state` from
+    #: its front, the opponent from its back, kong replacements likewise; else (default) both draw
+    #: from the front and replacements come from the back
+    stable_wall: bool = False
     _derived: dict = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -112,7 +116,7 @@ class Position:
         (``hand``, ``melds``, ``opponent_melds`` (several melds separated by ``,``), ``river``,
         ``opponent_river``, ``declared``, ``opponent_declared``, ``tiles_left``, ``streak``,
         ``seat_wind``, ``prevailing_wind``, ``phase``, ``drawn``, ``bid``); the flags ``dealer``,
-        ``not_dealer`` and ``replacement``."""
+        ``not_dealer``, ``replacement`` and ``stable_wall``."""
         if not isinstance(text, str):
             raise PositionError(f"a position string is a str, got {text!r}")
         head, sep, body = text.partition(":")
@@ -128,8 +132,8 @@ class Position:
                 continue
             key, _, value = part.partition(" ")
             key, value = key.strip(), value.strip()
-            if key in ("dealer", "not_dealer", "replacement") and not value:
-                kwargs["dealer" if key != "replacement" else "replacement"] = key != "not_dealer"
+            if key in ("dealer", "not_dealer", "replacement", "stable_wall") and not value:
+                kwargs["dealer" if key in ("dealer", "not_dealer") else key] = key != "not_dealer"
                 continue
             if key not in names:
                 raise PositionError(f"unknown position field {key!r}; fields: {', '.join(sorted(names))}")
@@ -156,6 +160,8 @@ class Position:
             if kinds:
                 parts.append(f"{label} " + " ".join(tile_name(k) + ("*" if c else "") for k, c in zip(kinds, claimed)))
         parts += [f"tiles_left {d['tiles_left']}", "dealer" if self.dealer else "not_dealer", f"phase {self.phase}"]
+        if self.stable_wall:
+            parts.append("stable_wall")
         return f"{d['rules'].name}: " + "; ".join(parts)
 
     # -- validation ---------------------------------------------------------------------------
@@ -386,6 +392,7 @@ class Position:
         T.wall[back + 1 :] = taken[front:]
         sc = T.sc
         sc[eng.S_FRONT], sc[eng.S_BACK] = front, back
+        sc[eng.S_WALL] = eng.WALL_SEAT_STABLE if self.stable_wall else eng.WALL_DEALER_FIRST
         sc[eng.S_KEPT_BACK] = kept
         sc[eng.S_NO_CALL] = 0 if (T.n_melds[0] or T.n_melds[1]) else 1
         sc[eng.S_DISCARDS] = T.n_river[0] + T.n_river[1]

@@ -211,15 +211,20 @@ class GameState:
             prevailing_wind=winds[int(sc[eng.S_PREVAILING])], phase=phase,
             drawn=int(self.tile) if phase == "draw" and self.tile >= 0 else None,
             replacement=bool(sc[eng.S_REPLACEMENT]) if phase == "draw" and self.tile >= 0 else False, bid=int(sc[eng.S_BID]),
+            stable_wall=bool(sc[eng.S_WALL] == eng.WALL_SEAT_STABLE),
         )
 
     def unseen_completion(self):
         """The true completion of the deciding player's :meth:`position`: the opponent's concealed
-        tiles and the wall from the next draw on (kinds, kept-back tiles last)."""
+        tiles and the wall from the next draw on (kinds, kept-back tiles last; with stable walls
+        the deciding player's draws from the front, the opponent's from the back)."""
         T, sc = self._dealt(), self._T.sc
         q = 1 - self.player
         opp = np.repeat(np.arange(34, dtype=np.int8), T.hand[q])
-        return opp, T.wall[sc[eng.S_FRONT] : sc[eng.S_BACK] + 1].copy()
+        wall = T.wall[sc[eng.S_FRONT] : sc[eng.S_BACK] + 1].copy()
+        if sc[eng.S_WALL] == eng.WALL_SEAT_STABLE and self.player == 1:  # seat 1 draws from the back
+            wall = wall[::-1].copy()
+        return opp, wall
 
     def policy_stream(self, player: int | None = None) -> np.ndarray:
         """The uint64[1] random stream of ``player``'s policy (the engine's own: drawing advances it)."""
