@@ -21,7 +21,9 @@ when the three functions are importable; this module holds everything else.
 Randomness: hand ``h`` of match ``m`` shuffles its wall and rolls its dice from stream
 ``(seed, m, 4h)``; player ``p``'s policy draws from ``(seed, m, 4h + 1 + p)``; the first dealer of a
 match comes from ``(seed, m, FIRST_DEALER_STREAM)``. So any hand is replayed from (seed, match,
-hand) by replaying its match up to it.
+hand) by replaying its match up to it. Which wall positions each player receives is the run's wall
+design (``Game.wall``, ``WALL_*``): the original deal from the dealer, or each seat's own stream of
+the wall with a shared or a stable wall (:func:`_lay_out_seat_streams`, :func:`_draw`).
 
 Rules decided where douque.md is open:
 
