@@ -1304,6 +1304,8 @@ class Summary:
 
     def table(self) -> str:
         """The summary as a readable text table."""
+        from .io import wall_settings_of
+
         spec = self.manifest["spec"]
         pol = spec["policies"]
         status = self.manifest.get("status", "?")
@@ -1323,6 +1325,7 @@ class Summary:
             f"  policies   player 0 {pol[0]['label']}, player 1 {pol[1]['label']}"
             + ("; every match also played with the seats swapped (copy 1)" if spec["duplicate"] else ""),
             f"  seed       {spec['seed']}",
+            "  wall       deal {deal}, wall {wall}".format(**wall_settings_of(spec)),
             f"  rows       {n:,} hands in {self.matches:,} matches ({n / max(self.matches, 1):.2f} per match"
             + (", both copies" if spec["duplicate"] else "")
             + f"), {self.shards} shard{'s' if self.shards != 1 else ''}",
