@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simkit.errors import MeldError, TileCountError, TileNotationError
+from simkit.errors import InputTypeError, MeldError, TileCountError, TileNotationError
 from simkit.tiles import (
     MAX_COPIES,
     N_KINDS,
@@ -183,7 +183,7 @@ def _parse_one(meld, rules) -> Meld:
         kinds = [int(k) for k in tiles]
         return _validate(type_, kinds, f"{type_} {format_tile_list(kinds)}", rules)
     if not isinstance(meld, str):
-        raise TypeError(f"a meld is a str such as 'pung 555z' or a Meld, got {type(meld).__name__}")
+        raise InputTypeError(f"a meld is a str such as 'pung 555z' or a Meld, got {type(meld).__name__}")
     text = meld.strip()
     if not text:
         raise MeldError("empty meld string; write a type and tiles, e.g. 'pung 555z'")
@@ -278,7 +278,7 @@ def parse_melds(melds, rules=None) -> tuple[Meld, ...]:
     elif isinstance(melds, (list, tuple)):
         items = list(melds)
     else:
-        raise TypeError(
+        raise InputTypeError(
             f"melds must be None, a str, a Meld or a list/tuple of them, got {type(melds).__name__}"
         )
     if len(items) > MAX_MELDS:

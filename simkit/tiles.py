@@ -24,7 +24,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from simkit.errors import TileCountError, TileNotationError
+from simkit.errors import InputTypeError, TileCountError, TileNotationError
 
 __all__ = [
     "N_KINDS",
@@ -122,7 +122,7 @@ _EXAMPLE = "'123m19p55z'"
 def _check_kind(kind) -> int:
     """Return ``kind`` as a Python int after checking it is an integer 0-33."""
     if isinstance(kind, (bool, np.bool_)) or not isinstance(kind, numbers.Integral):
-        raise TypeError(f"a tile kind is an int 0-{N_KINDS - 1}, got {type(kind).__name__}")
+        raise InputTypeError(f"a tile kind is an int 0-{N_KINDS - 1}, got {type(kind).__name__}")
     kind = int(kind)
     if not 0 <= kind < N_KINDS:
         raise TileNotationError(f"tile kind {kind} is out of range; kinds are 0-{N_KINDS - 1}")
@@ -221,7 +221,7 @@ def _scan(text: str) -> list[tuple[int, int]]:
     Checks syntax only (characters, ranks, suit letters); not counts and not rule sets.
     """
     if not isinstance(text, str):
-        raise TypeError(f"tile notation must be a str, got {type(text).__name__}")
+        raise InputTypeError(f"tile notation must be a str, got {type(text).__name__}")
     out: list[tuple[int, int]] = []
     pending: list[tuple[int, int]] = []  # (rank, index) of digits still waiting for a suit letter
     for i, ch in enumerate(text):
@@ -391,10 +391,10 @@ def as_counts(hand, rules=None) -> np.ndarray:
     if isinstance(hand, str):
         return parse_tiles(hand, rules)
     if hand is None:
-        raise TypeError("a hand is tile notation (str) or 34 counts, got None")
+        raise InputTypeError("a hand is tile notation (str) or 34 counts, got None")
     arr = np.asarray(hand)
     if arr.ndim == 0:
-        raise TypeError(
+        raise InputTypeError(
             f"a hand is tile notation (str) or 34 counts, got {type(hand).__name__}"
         )
     if arr.shape != (N_KINDS,):

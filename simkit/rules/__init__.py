@@ -19,7 +19,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from simkit.errors import RulesError
+from simkit.errors import InputTypeError, RulesError
 from simkit.rules import douque, duel, for_two, night_market
 from simkit.rules._options import OptionSpec, RuleOptions, Rules
 
@@ -60,7 +60,7 @@ def rules_module(name: str) -> ModuleType:
         ``name`` is not a str.
     """
     if not isinstance(name, str):
-        raise TypeError(f"a rule-set name is a str, got {type(name).__name__}")
+        raise InputTypeError(f"a rule-set name is a str, got {type(name).__name__}")
     key = name.strip().lower().replace("-", "_")
     try:
         return _MODULES[key]
@@ -118,7 +118,7 @@ def resolve_rules(rules: str | Rules) -> Rules:
         return rules
     if isinstance(rules, str):
         return get_rules(rules)
-    raise TypeError(
+    raise InputTypeError(
         f"rules must be a rule-set name (str) or a Rules object, got {type(rules).__name__}"
     )
 
