@@ -215,8 +215,12 @@ def number(
         if integer:
             if not _is_integer(value):
                 raise _Invalid
-        elif not _is_real(value) or not math.isfinite(float(value)):
-            raise _Invalid
+        else:
+            try:
+                if not _is_real(value) or not math.isfinite(float(value)):
+                    raise _Invalid
+            except OverflowError:  # an int too large for a float
+                raise _Invalid from None
         value = _to_python_number(value)
         if minimum is not None and (value < minimum or (not min_inclusive and value == minimum)):
             raise _Invalid
@@ -277,7 +281,10 @@ def number_tuple(length: int, element: OptionSpec, allowed: str) -> OptionSpec:
     def check(value):
         if isinstance(value, (str, bytes)) or not isinstance(value, (Iterable, np.ndarray)):
             raise _Invalid
-        items = tuple(value)
+        try:
+            items = tuple(value)
+        except TypeError:  # e.g. a 0-d array
+            raise _Invalid from None
         if len(items) != length:
             raise _Invalid
         return tuple(element.check(v) for v in items)
@@ -299,7 +306,9 @@ def bad_value_message(rule_set: str, key: str, value: Any, allowed: str) -> str:
     str
         e.g. ``"rule set 'douque': heavenly_tai=20 is not allowed; allowed: 24, 16"``.
     """
-    return f"rule set {rule_set!r}: {key}={value!r} is not allowed; allowed: {allowed}"
+    from simkit.errors import show
+
+    return f"rule set {rule_set!r}: {key}={show(value)} is not allowed; allowed: {allowed}"
 
 
 # ---------------------------------------------------------------------------------------------

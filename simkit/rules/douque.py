@@ -68,6 +68,18 @@ ROBBING_KONG = True
 #: Seven pairs is not a winning hand (§1).
 SEVEN_PAIRS = False
 
+# Bounds of the numeric options, so that every payment and balance stays finite and exact (an
+# integer below 2**53 when base and tai_value are integers): hand tai is at most 190 (every item of
+# the table at its largest), dealer tai at most 1 + 2 x 100, so a payment is at most
+# 1e9 + 1e9 x 391 < 2**39; a match has at most 8 x (streak_cap + 1) = 808 hands (< 2**10), so a
+# balance stays below 2**49. The streak cap also bounds the rows a match can need.
+#: Largest ``base``.
+MAX_BASE = 1e9
+#: Largest ``tai_value``.
+MAX_TAI_VALUE = 1e9
+#: Largest ``streak_cap``.
+MAX_STREAK_CAP = 100
+
 
 @dataclass(frozen=True)
 class DouqueOptions(RuleOptions):
@@ -89,18 +101,19 @@ class DouqueOptions(RuleOptions):
     )
     base: float = option(
         50,
-        number(minimum=0, min_inclusive=False, allowed="any positive number"),
+        number(minimum=0, min_inclusive=False, maximum=MAX_BASE, allowed="any positive number up to 1e9"),
         "fixed part of every payment: payment = base + tai_value x (hand tai + dealer tai)",
     )
     tai_value: float = option(
         20,
-        number(minimum=0, min_inclusive=False, allowed="any positive number"),
+        number(minimum=0, min_inclusive=False, maximum=MAX_TAI_VALUE, allowed="any positive number up to 1e9"),
         "points per tai in the payment",
     )
     streak_cap: int = option(
         10,
-        number(minimum=0, integer=True, allowed="any integer >= 0"),
-        "dealer streak at which the deal passes after the hand even if the dealer keeps it",
+        number(minimum=0, maximum=MAX_STREAK_CAP, integer=True, allowed="any integer >= 0, at most 100"),
+        "dealer streak at which the deal passes after the hand even if the dealer keeps it "
+        "(a streak stays at most this, so the dealer tai 1 + 2 x streak at most 201)",
     )
 
 

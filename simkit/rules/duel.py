@@ -61,6 +61,16 @@ ROBBING_KONG = True
 #: Seven pairs (entirely concealed; four identical tiles count as two pairs) is a winning hand.
 SEVEN_PAIRS = True
 
+# Bounds of the numeric options, so that every payment and balance stays finite and exact (an
+# integer below 2**53 when stake is an integer): a hand pays at most (multiple_cap + 32) x stake
+# (the win, and kong payments of at most 8 kongs x 4), at most (2**20 + 32) x 1e5 < 2**37, and a
+# match of at most 10,000 hands keeps a balance below 2**51. chips is not bounded: it only caps
+# what a player pays.
+#: Largest ``stake``.
+MAX_STAKE = 1e5
+#: Largest ``multiple_cap`` (2**20).
+MAX_MULTIPLE_CAP = 2**20
+
 
 @dataclass(frozen=True)
 class DuelOptions(RuleOptions):
@@ -70,7 +80,7 @@ class DuelOptions(RuleOptions):
 
     stake: float = option(
         1,
-        number(minimum=0, min_inclusive=False, allowed="any positive number"),
+        number(minimum=0, min_inclusive=False, maximum=MAX_STAKE, allowed="any positive number up to 1e5"),
         "coins per multiple: a win pays multiple x stake, kong payments 1-4 x stake",
     )
     fee: float = option(
@@ -86,7 +96,7 @@ class DuelOptions(RuleOptions):
     )
     multiple_cap: int = option(
         32,
-        number(minimum=1, integer=True, allowed="any positive integer"),
+        number(minimum=1, maximum=MAX_MULTIPLE_CAP, integer=True, allowed="any positive integer up to 2^20 (1048576)"),
         "largest multiple 2^(fan - 1) paid for a win (kong payments are never capped)",
     )
     match_hands: int = option(

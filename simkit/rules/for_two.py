@@ -69,7 +69,18 @@ BIDS = (1, 2, 3)
 #: kongs count as pungs. ``combination_points[i]`` scores ``COMBINATIONS[i]``.
 COMBINATIONS = ((4, 0), (3, 1), (2, 2), (1, 3), (0, 4))
 
-_POSITIVE = number(minimum=0, min_inclusive=False, allowed="any positive number")
+# Bounds of the numeric options, so that every payment and balance stays finite and exact (an
+# integer below 2**53 when the options are integers): a payment is at most
+# bid 3 x stake 1e6 x points 1e4 x self-draw 10 = 3e11 < 2**39 (a fold 1e4 x 1e6), and a match of
+# at most 10,000 hands keeps a balance below 2**52.
+#: Largest ``stake``.
+MAX_STAKE = 1e6
+#: Largest value of each of ``combination_points``.
+MAX_POINTS = 1e4
+#: Largest ``self_drawn_multiplier``.
+MAX_SELF_DRAWN_MULTIPLIER = 10
+#: Largest ``fold_payment`` (stakes).
+MAX_FOLD_PAYMENT = 1e4
 
 
 @dataclass(frozen=True)
@@ -78,23 +89,29 @@ class ForTwoOptions(RuleOptions):
 
     RULE_SET: ClassVar[str] = NAME
 
-    stake: float = option(1, _POSITIVE, "coins per stake unit: payment = bid x stake x points")
+    stake: float = option(
+        1,
+        number(minimum=0, min_inclusive=False, maximum=MAX_STAKE, allowed="any positive number up to 1e6"),
+        "coins per stake unit: payment = bid x stake x points",
+    )
     combination_points: tuple = option(
         (5, 4, 3, 2, 1),
         number_tuple(
             5,
-            _POSITIVE,
-            "5 positive numbers, for 4 pungs, 3 pungs + 1 chow, 2 + 2, 1 + 3, 4 chows "
+            number(minimum=0, min_inclusive=False, maximum=MAX_POINTS, allowed="any positive number up to 1e4"),
+            "5 positive numbers up to 1e4 each, for 4 pungs, 3 pungs + 1 chow, 2 + 2, 1 + 3, 4 chows "
             "(e.g. 5,4,3,2,1)",
         ),
         "points of the five basic combinations in the source's order (four pungs first)",
     )
     self_drawn_multiplier: float = option(
-        2, _POSITIVE, "factor on the payment for a self-drawn win"
+        2,
+        number(minimum=0, min_inclusive=False, maximum=MAX_SELF_DRAWN_MULTIPLIER, allowed="any positive number up to 10"),
+        "factor on the payment for a self-drawn win",
     )
     fold_payment: float = option(
         1,
-        number(minimum=0, allowed="any number >= 0"),
+        number(minimum=0, maximum=MAX_FOLD_PAYMENT, allowed="any number >= 0, at most 1e4"),
         "stakes the opponent pays the banker when not following the bid (the hand is not played)",
     )
     match_hands: int = option(

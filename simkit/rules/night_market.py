@@ -62,7 +62,14 @@ ROBBING_KONG = False
 #: Seven pairs is not a winning hand (four melds + a pair only).
 SEVEN_PAIRS = False
 
-_POSITIVE = dict(minimum=0, min_inclusive=False, allowed="any positive number")
+# Bounds of the numeric options, so that every payment and balance stays finite and exact (an
+# integer below 2**53 when base and fan_value are integers): fan is at most 543 (every pattern at
+# once, an overestimate), so a payment is at most 1e9 + 1e8 x 543 < 2**37, and a match of at most
+# 10,000 hands keeps a balance below 2**51.
+#: Largest ``base``.
+MAX_BASE = 1e9
+#: Largest ``fan_value``.
+MAX_FAN_VALUE = 1e8
 
 
 @dataclass(frozen=True)
@@ -72,9 +79,15 @@ class NightMarketOptions(RuleOptions):
     RULE_SET: ClassVar[str] = NAME
 
     base: float = option(
-        50, number(**_POSITIVE), "fixed part of every payment: payment = base + fan_value x fan"
+        50,
+        number(minimum=0, min_inclusive=False, maximum=MAX_BASE, allowed="any positive number up to 1e9"),
+        "fixed part of every payment: payment = base + fan_value x fan",
     )
-    fan_value: float = option(100, number(**_POSITIVE), "points per fan in the payment")
+    fan_value: float = option(
+        100,
+        number(minimum=0, min_inclusive=False, maximum=MAX_FAN_VALUE, allowed="any positive number up to 1e8"),
+        "points per fan in the payment",
+    )
     match_hands: int = option(
         16,
         number(minimum=1, maximum=10_000, integer=True, allowed="any integer from 1 to 10000"),
