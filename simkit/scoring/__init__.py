@@ -24,12 +24,14 @@ from types import ModuleType
 
 import numpy as np
 
-from ..errors import HandError, ScoreError
+from ..errors import HandError, InputTypeError, ScoreError, TileCountError, check_flag, show
 from ..hand.split import PART_CHOW, PART_NAMES, PART_PAIR
 from ..hand.tables import hand_tables
 from ..hand.win import is_win_kernel
-from ..melds import MELD_PUNG, check_total_counts, melds_array, parse_melds
+from ..melds import MELD_CHOW, MELD_PUNG, MELD_SIZES, MELD_TYPES, check_total_counts, melds_array, parse_melds
+from ..melds import _RULE_FLAG as _MELD_RULE_FLAG
 from ..rules import resolve_rules
+from ..rules.douque import MAX_STREAK_CAP
 from ..rules.for_two import BIDS
 from ..tiles import EAST, NORTH, WEST, as_counts, format_tiles, kind_of, tile_name
 from . import douque, duel, for_two, night_market
@@ -180,15 +182,15 @@ class Score:
 
 
 def _code(name: str, value, choices: tuple) -> int:
-    if value not in choices:
+    if not (value is None or isinstance(value, str)) or value not in choices:
         allowed = ", ".join(repr(c) for c in choices)
-        raise ScoreError(f"{name}={value!r} is not allowed; allowed: {allowed}")
+        raise ScoreError(f"{name}={show(value)} is not allowed; allowed: {allowed}")
     return choices.index(value)
 
 
 def _wind(name: str, value, table: dict) -> int:
-    if value not in table:
-        raise ScoreError(f"{name}={value!r} is not allowed; allowed: {', '.join(table)}")
+    if not isinstance(value, str) or value not in table:
+        raise ScoreError(f"{name}={show(value)} is not allowed; allowed: {', '.join(table)}")
     return table[value]
 
 
@@ -209,7 +211,7 @@ def _check_known_flags(name: str, flags: dict) -> None:
     allowed = SCORE_FLAGS[name]
     for key, value in flags.items():
         if key not in allowed and _is_set(value):
-            shown = f"={value!r}" if np.ndim(value) == 0 else " (an array with values on)"
+            shown = f"={show(value)}" if np.ndim(value) == 0 else " (an array with values on)"
             raise ScoreError(
                 f"{key}{shown} is not a win flag of rule set '{name}' (it scores nothing there); "
                 f"'{name}' takes: {', '.join(allowed)}"
@@ -251,6 +253,8 @@ def score(
         A rule-set name or a Rules object with options (``get_rules("duel", stake=2)``).
     self_drawn : bool
         The winner drew the winning tile (Heavenly and Earthly Hands are self-drawn). All rule sets.
+        Every flag (``self_drawn`` to ``last_discard``, ``dealer``) is a real bool: ``1`` or
+        ``"yes"`` is refused.
     robbing_kong : bool
         douque, duel: won on the opponent's added-kong tile (a discard win).
     replacement : bool
@@ -268,7 +272,8 @@ def score(
     dealer : bool
         douque, duel: whether the winner is the dealer (checked against ``first_turn``).
     streak : int
-        douque only: the dealer's streak (dealer tai = 1 + 2 * streak; default 0).
+        douque only: the dealer's streak (dealer tai = 1 + 2 * streak; default 0), 0 to 100 (the
+        largest ``streak_cap``; the rule set's own cap governs the deal, not the scoring).
     bid : {1, 2, 3}
         for_two only: the banker's bid, the hand's stake multiplier (default 1).
 
@@ -288,13 +293,20 @@ def score(
         last_discard=last_discard, first_turn=first_turn, declared=declared, seat_wind=seat_wind,
         prevailing_wind=prevailing_wind, dealer=dealer, streak=streak, bid=bid,
     )
+    for key in ("self_drawn", "robbing_kong", "replacement", "last_tile", "last_discard", "dealer"):
+        check_flag(flags[key], key)
     _check_known_flags(rules.name, flags)
     counts = as_counts(hand, rules)
     parsed = parse_melds(melds, rules)
     check_total_counts(counts, parsed)
-    win = kind_of(win_tile) if isinstance(win_tile, str) else int(win_tile)
+    if isinstance(win_tile, str):
+        win = kind_of(win_tile)
+    elif isinstance(win_tile, (bool, np.bool_)) or not isinstance(win_tile, (int, np.integer)):
+        raise InputTypeError(f"win_tile must be a tile such as '5z' or a kind 0-33, got {show(win_tile)}")
+    else:
+        win = int(win_tile)
     if not 0 <= win < 34:
-        raise ScoreError(f"win_tile={win_tile!r} is not a tile")
+        raise ScoreError(f"win_tile={show(win_tile)} is not a tile; kinds are 0-33")
     if counts[win] == 0:
         raise ScoreError(f"the winning tile {tile_name(win)} is not in the hand {format_tiles(counts)}")
     k = len(parsed)
@@ -362,8 +374,13 @@ def _score_douque(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kon
     dc = _code("declared", declared, douque.DECLARATIONS)
     seat = _wind("seat_wind", seat_wind, _SEAT_WINDS)
     prevailing = _wind("prevailing_wind", prevailing_wind, _PREVAILING)
-    if isinstance(streak, bool) or not isinstance(streak, (int, np.integer)) or streak < 0:
-        raise ScoreError(f"streak must be a non-negative integer, got {streak!r}")
+    if isinstance(streak, (bool, np.bool_)) or not isinstance(streak, (int, np.integer)) or streak < 0:
+        raise ScoreError(f"streak must be a non-negative integer, got {show(streak)}")
+    if streak > MAX_STREAK_CAP:
+        raise ScoreError(
+            f"streak={show(streak)} cannot happen: a dealer's streak never exceeds the rule set's streak_cap, "
+            f"which is at most {MAX_STREAK_CAP}"
+        )
     codes = [m.code for m in parsed]
     _check_flags(
         counts, win, parsed, codes, bool(self_drawn), bool(robbing_kong), bool(replacement), bool(last_tile),
@@ -513,8 +530,8 @@ def _score_duel(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kong,
 
 
 def _score_for_two(counts, win, parsed, arr, k, t, rules, self_drawn, bid) -> Score:
-    if isinstance(bid, bool) or bid not in BIDS:
-        raise ScoreError(f"bid={bid!r} is not allowed; the banker bids one of {', '.join(map(str, BIDS))}")
+    if isinstance(bid, (bool, np.bool_)) or not isinstance(bid, (int, np.integer)) or bid not in BIDS:
+        raise ScoreError(f"bid={show(bid)} is not allowed; the banker bids one of {', '.join(map(str, BIDS))}")
     bid = int(bid)
     m = for_two
     work = m.new_work()
@@ -564,6 +581,12 @@ def score_batch(
     the flags are scalars or arrays of N (``first_turn``/``declared`` as codes, winds as kinds,
     defaults none / East). Flags the rule set does not take (:data:`SCORE_FLAGS`) must be left off.
 
+    Every array is checked before the kernels see it (a ``ScoreError``, ``TileCountError`` or
+    ``InputTypeError`` naming the row): counts integers 0-4 of the rule set's tiles, the winning
+    tile a kind held in its hand, ``n_melds`` 0-4, the first ``n_melds`` meld rows real melds the
+    rule set allows (at most 4 copies of a kind with the hand), flags bools (not ints), codes and
+    winds among their values.
+
     Returns ``(items, value)``: ``items`` [N, n_items] in the rule set's item order, ``value`` [N]
     the hand tai (douque), fan (night_market, duel) as int16, or the combination points
     (for_two) with float64 items and value. The value is -1 for a hand that is not complete.
@@ -575,41 +598,149 @@ def score_batch(
         prevailing_wind=prevailing_wind,
     )
     _check_known_flags(rules.name, flags)
-    c = np.ascontiguousarray(counts, dtype=np.uint8)
-    if c.ndim != 2 or c.shape[1] != 34:
-        raise ScoreError(f"counts must have shape (N, 34), got {c.shape}")
+    c, win, m, k = _batch_hands(counts, win_tile, melds, n_melds, rules)
     n = len(c)
-
-    def arr(x, dtype, default=0):
-        x = default if x is None else x
-        return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype), (n,)))
-
-    m = np.zeros((n, 4, 2), np.int64) if melds is None else np.ascontiguousarray(melds, dtype=np.int64)
-    if m.shape != (n, 4, 2):
-        raise ScoreError(f"melds must have shape (N, 4, 2), got {m.shape}")
     module = _MODULES[rules.name]
     t = hand_tables(rules)
     p = module.params_of(rules)
     items = np.zeros((n, module.N_ITEMS), module.ITEM_DTYPE)
     value = np.zeros(n, items.dtype)
-    win = arr(win_tile, np.int64)
-    k = arr(n_melds, np.int64)
-    sd = arr(self_drawn, np.bool_)
+    sd = _batch_flag(self_drawn, "self_drawn", n)
     if rules.name == "douque":
         douque.score_batch_kernel(
-            c, win, m, k, sd, arr(robbing_kong, np.bool_), arr(replacement, np.bool_), arr(last_tile, np.bool_),
-            arr(first_turn, np.int64), arr(declared, np.int64), arr(seat_wind, np.int64, EAST),
-            arr(prevailing_wind, np.int64, EAST), t, p, items, value,
+            c, win, m, k, sd, _batch_flag(robbing_kong, "robbing_kong", n), _batch_flag(replacement, "replacement", n),
+            _batch_flag(last_tile, "last_tile", n),
+            _batch_ints(first_turn, "first_turn", n, range(len(douque.FIRST_TURNS)), "codes of douque.FIRST_TURNS"),
+            _batch_ints(declared, "declared", n, range(len(douque.DECLARATIONS)), "codes of douque.DECLARATIONS"),
+            _batch_ints(seat_wind, "seat_wind", n, tuple(_SEAT_WINDS.values()), "27 (East), 29 (West)", EAST),
+            _batch_ints(prevailing_wind, "prevailing_wind", n, tuple(_PREVAILING.values()), "27-30 (East-North)", EAST),
+            t, p, items, value,
         )
     elif rules.name == "night_market":
         night_market.score_batch_kernel(
-            c, win, m, k, sd, arr(last_tile, np.bool_), arr(last_discard, np.bool_), t, p, items, value,
+            c, win, m, k, sd, _batch_flag(last_tile, "last_tile", n), _batch_flag(last_discard, "last_discard", n),
+            t, p, items, value,
         )
     elif rules.name == "duel":
         duel.score_batch_kernel(
-            c, win, m, k, sd, arr(robbing_kong, np.bool_), arr(replacement, np.bool_), arr(last_tile, np.bool_),
-            arr(first_turn, np.int64), t, p, items, value,
+            c, win, m, k, sd, _batch_flag(robbing_kong, "robbing_kong", n), _batch_flag(replacement, "replacement", n),
+            _batch_flag(last_tile, "last_tile", n),
+            _batch_ints(first_turn, "first_turn", n, range(len(duel.FIRST_TURNS)), "codes of duel.FIRST_TURNS"),
+            t, p, items, value,
         )
     else:
         for_two.score_batch_kernel(c, win, m, k, sd, t, p, items, value)
     return items, value
+
+
+def _broadcast(a: np.ndarray, name: str, n: int) -> np.ndarray:
+    try:
+        return np.broadcast_to(a, (n,))
+    except ValueError:
+        raise ScoreError(f"score_batch: {name} must be a scalar or an array of N={n} values, got shape {a.shape}") from None
+
+
+def _int_dtype(a: np.ndarray, name: str, what: str) -> None:
+    if a.dtype == np.bool_ or a.dtype.kind not in "iu":
+        raise InputTypeError(f"score_batch: {name} must be integers ({what}), got dtype {a.dtype}")
+
+
+def _batch_flag(x, name: str, n: int) -> np.ndarray:
+    """A win flag of :func:`score_batch`: a bool or a bool array of N (ints are refused)."""
+    a = np.asarray(False if x is None else x)
+    if a.dtype != np.bool_:
+        raise InputTypeError(f"score_batch: {name} must be True / False or a bool array, got dtype {a.dtype}")
+    return np.ascontiguousarray(_broadcast(a, name, n))
+
+
+def _batch_ints(x, name: str, n: int, allowed, allowed_text: str, default: int = 0) -> np.ndarray:
+    """An integer code of :func:`score_batch` (scalar or array of N), every value among ``allowed``."""
+    a = np.asarray(default if x is None else x)
+    _int_dtype(a, name, allowed_text)
+    a = _broadcast(a, name, n)
+    bad = ~np.isin(a, np.asarray(list(allowed), np.int64))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ScoreError(f"score_batch: {name}[{i}]={a[i]} is not allowed; allowed: {allowed_text}")
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def _batch_hands(counts, win_tile, melds, n_melds, rules):
+    """Validate the hands of :func:`score_batch` before the kernels see them: counts (N, 34) integers
+    0-4 of the rule set's tiles, the winning tile a kind held in each hand, ``n_melds`` 0-4, the first
+    ``n_melds`` rows of ``melds`` real melds the rule set allows, and at most 4 copies of a kind in a
+    hand and its melds. (A hand of the wrong size or not complete is scored -1, not an error.)"""
+    from ..hand.api import _batch_counts
+
+    shape = np.shape(counts)
+    if len(shape) != 2 or shape[1] != 34:
+        raise ScoreError(f"counts must have shape (N, 34), got {shape}")
+    c = _batch_counts(counts, rules, "score_batch")
+    n = len(c)
+    win = np.asarray(win_tile)
+    _int_dtype(win, "win_tile", "kinds 0-33")
+    win = _broadcast(win, "win_tile", n)
+    bad = (win < 0) | (win > 33)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ScoreError(f"score_batch: win_tile[{i}]={win[i]} is not a tile; kinds are 0-33")
+    win = np.ascontiguousarray(win, dtype=np.int64)
+    if n and (c[np.arange(n), win] == 0).any():
+        i = int(np.flatnonzero(c[np.arange(n), win] == 0)[0])
+        raise ScoreError(f"score_batch: row {i}: the winning tile {tile_name(int(win[i]))} is not in the hand {format_tiles(c[i])}")
+    k = np.asarray(n_melds)
+    _int_dtype(k, "n_melds", "0-4")
+    k = _broadcast(k, "n_melds", n)
+    bad = (k < 0) | (k > 4)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ScoreError(f"score_batch: n_melds[{i}]={k[i]} is not allowed; a hand has 0-4 melds")
+    k = np.ascontiguousarray(k, dtype=np.int64)
+    if melds is None:
+        if k.any():
+            raise ScoreError("score_batch: n_melds is not 0 but no melds are given")
+        return c, win, np.zeros((n, 4, 2), np.int64), k
+    m = np.asarray(melds)
+    if m.shape != (n, 4, 2):
+        raise ScoreError(f"melds must have shape (N, 4, 2), got {m.shape}")
+    _int_dtype(m, "melds", "rows of (type code 0-4, kind 0-33)")
+    used = np.arange(4)[None, :] < k[:, None]
+    code, kind = m[..., 0], m[..., 1]
+    allowed_code = np.array([getattr(rules, flag) for flag in _MELD_RULE_FLAG])
+    bad_code = used & ((code < 0) | (code > 4))
+    if bad_code.any():
+        i, j = (int(x) for x in np.argwhere(bad_code)[0])
+        raise ScoreError(f"score_batch: melds[{i}, {j}] has type code {m[i, j, 0]}; codes are 0-4 ({', '.join(MELD_TYPES)})")
+    code = np.where(used, code, 0).astype(np.int64)
+    bad_kind = used & ((kind < 0) | (kind > 33))
+    if bad_kind.any():
+        i, j = (int(x) for x in np.argwhere(bad_kind)[0])
+        raise ScoreError(f"score_batch: melds[{i}, {j}] has kind {m[i, j, 1]}; kinds are 0-33")
+    kind = np.where(used, kind, 0).astype(np.int64)
+    not_allowed = used & ~allowed_code[code]
+    if not_allowed.any():
+        i, j = (int(x) for x in np.argwhere(not_allowed)[0])
+        raise ScoreError(f"score_batch: melds[{i}, {j}] is a {MELD_TYPES[code[i, j]]}, which rule set '{rules.name}' does not allow")
+    chow = used & (code == MELD_CHOW)
+    bad_chow = chow & ((kind >= 27) | (kind % 9 > 6))
+    if bad_chow.any():
+        i, j = (int(x) for x in np.argwhere(bad_chow)[0])
+        raise ScoreError(f"score_batch: melds[{i}, {j}] is a chow from {tile_name(int(kind[i, j]))}: a chow starts at rank 1-7 of m, p or s")
+    held = c.astype(np.int64)
+    mask = rules.tile_mask
+    for j in range(4):
+        rows = np.flatnonzero(used[:, j])
+        for d in range(3):
+            is_chow = chow[rows, j]
+            size = np.asarray(MELD_SIZES)[code[rows, j]]
+            add = np.where(is_chow, 1, np.where(d == 0, size, 0))
+            np.add.at(held, (rows, np.minimum(kind[rows, j] + np.where(is_chow, d, 0), 33)), add)
+        outside = used[:, j] & ~(mask[kind[:, j]] & (~chow[:, j] | (mask[np.minimum(kind[:, j] + 1, 33)] & mask[np.minimum(kind[:, j] + 2, 33)])))
+        if outside.any():
+            i = int(np.flatnonzero(outside)[0])
+            raise ScoreError(f"score_batch: melds[{i}, {j}] holds a tile that is not of rule set '{rules.name}'")
+    over = held > 4
+    if over.any():
+        i, kd = (int(x) for x in np.argwhere(over)[0])
+        raise TileCountError(f"score_batch: row {i} holds {held[i, kd]} copies of {tile_name(kd)} in the hand and its melds; a kind has at most 4")
+    return c, win, np.ascontiguousarray(m, dtype=np.int64), k
