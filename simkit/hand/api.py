@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import HandError, TileCountError
+from ..errors import HandError, InputTypeError, TileCountError, check_int, show
 from ..melds import check_total_counts, meld_counts, parse_melds
 from ..rules import resolve_rules
 from ..tiles import N_KINDS, as_counts, tile_name
@@ -131,7 +131,12 @@ def splits(hand, melds=None, rules="douque") -> list[tuple[str, ...]]:
 
 
 def _batch_counts(counts, rules, name: str) -> np.ndarray:
-    arr = np.asarray(counts)
+    if isinstance(counts, str) or counts is None:
+        raise InputTypeError(f"{name}: counts must be an integer array of shape (N, 34), got {show(counts)}")
+    try:
+        arr = np.asarray(counts)
+    except ValueError:  # ragged nested lists
+        raise TileCountError(f"{name}: counts must be an integer array of shape (N, 34), got {show(counts)}") from None
     if arr.ndim != 2 or arr.shape[1] != N_KINDS:
         raise TileCountError(f"{name}: counts must have shape (N, 34), got {arr.shape}")
     if arr.dtype.kind not in "iu":
@@ -149,10 +154,18 @@ def _batch_counts(counts, rules, name: str) -> np.ndarray:
 
 
 def _batch_melds(n_melds, n: int, name: str) -> np.ndarray:
-    arr = np.broadcast_to(np.asarray(n_melds, dtype=np.int64), (n,))
+    """``n_melds`` as int64[n]: an integer or an integer array of n, every value 0-4."""
+    arr = np.asarray(n_melds)
+    if arr.dtype == np.bool_ or arr.dtype.kind not in "iu":
+        raise InputTypeError(f"{name}: n_melds must be an integer 0-4 or an array of them, got {show(n_melds)}")
+    try:
+        arr = np.broadcast_to(arr, (n,))
+    except ValueError:
+        raise HandError(f"{name}: n_melds must be a scalar or an array of N={n} values, got shape {arr.shape}") from None
     if arr.size and (arr.min() < 0 or arr.max() > 4):
-        raise HandError(f"{name}: n_melds must be between 0 and 4")
-    return np.ascontiguousarray(arr)
+        row = int(np.flatnonzero((arr < 0) | (arr > 4))[0])
+        raise HandError(f"{name}: n_melds must be between 0 and 4, got {arr[row]} in row {row}")
+    return np.ascontiguousarray(arr, dtype=np.int64)
 
 
 def _check_batch_sizes(counts: np.ndarray, n_melds: np.ndarray, offsets: Sequence[int], name: str) -> None:

@@ -71,11 +71,31 @@ def _ready_batch(seed, n_melds, t, out, removed):  # pragma: no cover - compiled
             j -= c
 
 
+def _check(n, seed, n_melds, name):
+    """Validate the arguments of the samplers: ``n`` 0 to 2**31, ``seed`` 0 to 2**63 - 1,
+    ``n_melds`` integers 0-4 (scalar or n of them)."""
+    from ..errors import HandError, check_int
+    from .api import _batch_melds
+
+    n = check_int(n, f"{name}: n", 0, 2**31, HandError)
+    seed = check_int(seed, f"{name}: seed", 0, 2**63 - 1, HandError)
+    return n, seed, _batch_melds(n_melds, n, name)
+
+
+def _empty(n: int, name: str) -> np.ndarray:
+    try:
+        return np.empty((n, 34), np.uint8)
+    except MemoryError:
+        from ..errors import HandError
+
+        raise HandError(f"{name}: n={n} hands do not fit in memory; ask for fewer at a time") from None
+
+
 def random_complete_hands(n: int, seed: int = 0, rules="douque", n_melds=0) -> np.ndarray:
     """``n`` random complete concealed parts (uint8[n, 34]); ``n_melds`` int or int array (n,)."""
+    n, seed, k = _check(n, seed, n_melds, "random_complete_hands")
     t = hand_tables(resolve_rules(rules))
-    k = np.ascontiguousarray(np.broadcast_to(np.asarray(n_melds, np.int64), (n,)))
-    out = np.empty((n, 34), np.uint8)
+    out = _empty(n, name="random_complete_hands")
     _complete_batch(np.uint64(seed), k, t, out)
     return out
 
@@ -86,9 +106,9 @@ def random_ready_hands(n: int, seed: int = 0, rules="douque", n_melds=0) -> tupl
     Returns ``(counts uint8[n, 34], removed kind int64[n])``; the removed kind is always a wait
     unless the player would then hold all 4 copies of it.
     """
+    n, seed, k = _check(n, seed, n_melds, "random_ready_hands")
     t = hand_tables(resolve_rules(rules))
-    k = np.ascontiguousarray(np.broadcast_to(np.asarray(n_melds, np.int64), (n,)))
-    out = np.empty((n, 34), np.uint8)
+    out = _empty(n, name="random_ready_hands")
     removed = np.empty(n, np.int64)
     _ready_batch(np.uint64(seed), k, t, out, removed)
     return out, removed

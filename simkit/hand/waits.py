@@ -143,5 +143,7 @@ def waits_batch_kernel(counts, n_melds, meld_counts, t, out):  # pragma: no cove
 
 def mask_to_kinds(mask: int) -> list[int]:
     """Kinds whose bits are set in a waits bitmask, ascending."""
-    mask = int(mask)
+    from ..errors import HandError, check_int
+
+    mask = check_int(mask, "a waits mask", 0, 2**34 - 1, HandError)
     return [k for k in range(34) if (mask >> k) & 1]
