@@ -65,8 +65,7 @@ def deal_hands(n: int, seed: int = 0, rules="douque", start: int = 0) -> tuple[n
     """
     n, seed, start = _check_counts(n, seed, start)
     template = wall_template(rules)
-    dealer = np.empty((n, 34), np.uint8)
-    other = np.empty((n, 34), np.uint8)
+    dealer, other = _alloc(n, (((34,), np.uint8), ((34,), np.uint8)))
     _deal_hands_kernel(seed, start, template, dealer, other)
     return dealer, other
 
@@ -119,15 +118,29 @@ def deal_stats(n: int, seed: int = 0, rules="douque", start: int = 0) -> DealSta
     """Deal ``n`` hands on all cores and analyse both starting hands (no arrays of hands kept)."""
     n, seed, start = _check_counts(n, seed, start)
     rules = resolve_rules(rules)
-    out = DealStats(np.empty(n, np.bool_), np.empty(n, np.int8), np.empty(n, np.int8), np.empty(n, np.int8))
+    out = DealStats(*_alloc(n, (((), np.bool_), ((), np.int8), ((), np.int8), ((), np.int8))))
     deal_check_kernel(seed, start, n, wall_template(rules), hand_tables(rules), True, *out)
     return out
 
 
 def _check_counts(n, seed, start):
-    for name, value, low in (("n", n, 1), ("seed", seed, 0), ("start", start, 0)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-        if value < low or value >= 2**63:
-            raise ValueError(f"{name} must be between {low} and 2**63 - 1, got {value}")
-    return int(n), int(seed), int(start)
+    """Validate ``n`` (at least 1), ``seed`` and ``start``: integers whose hand indices
+    ``start .. start + n - 1`` stay below 2**63 (the streams' counters)."""
+    from ..errors import check_int
+
+    n = check_int(n, "n", 1, 2**63 - 1, ValueError)
+    seed = check_int(seed, "seed", 0, 2**63 - 1, ValueError)
+    start = check_int(start, "start", 0, 2**63 - 1, ValueError)
+    if start + n > 2**63:
+        raise ValueError(f"start + n must be at most 2**63 (hand indices are below 2**63), got {start} + {n}")
+    return n, seed, start
+
+
+def _alloc(n: int, shapes_dtypes):
+    """The output arrays of ``n`` hands, or one line saying they do not fit in memory."""
+    try:
+        return tuple(np.empty((n,) + shape, dtype) for shape, dtype in shapes_dtypes)
+    except MemoryError:
+        size = n * sum(int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize for shape, dtype in shapes_dtypes)
+        raise ValueError(f"n={n} hands need {size / 2**30:,.1f} GiB of arrays, more than this machine gives; "
+                         "deal fewer at a time (start= continues a sequence)") from None

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import SimkitError
+from ..errors import SimkitError, check_flag, check_int, show
 from ..hand.tables import hand_tables
 from ..rules import resolve_rules
 from . import game as eng
@@ -36,7 +36,11 @@ def resolve_policy(policy):
         return fn, np.asarray(params, np.float64)
     if isinstance(policy, tuple) and len(policy) == 2:
         fn, params = policy
-        return _check_fn(fn), np.ascontiguousarray(params, dtype=np.float64).reshape(-1)
+        try:
+            params = np.ascontiguousarray(params, dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError):
+            raise SimkitError(f"a policy's params are an array of numbers, got {show(params)}") from None
+        return _check_fn(fn), params
     return _check_fn(policy), np.zeros(0, np.float64)
 
 
@@ -325,10 +329,13 @@ def simulate_matches(
     """
     spec, f0, p0, f1, p1 = _common(rules, policies, deal, wall)
     for name, value in (("n_matches", n_matches), ("seed", seed), ("start", start)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < (1 if name == "n_matches" else 0):
-            raise SimkitError(f"{name} must be {'a positive' if name == 'n_matches' else 'a non-negative'} integer, got {value!r}")
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < (1 if name == "n_matches" else 0):
+            raise SimkitError(f"{name} must be {'a positive' if name == 'n_matches' else 'a non-negative'} integer, got {show(value)}")
+    _check_ids(seed, start, n_matches)
+    check_flag(check, "check")
     if not isinstance(duplicate, (bool, np.bool_)):
-        raise SimkitError(f"duplicate must be True or False, got {duplicate!r}")
+        raise SimkitError(f"duplicate must be True or False, got {show(duplicate)}")
+    _check_memory(spec, n_matches * (2 if duplicate else 1))
     if not duplicate:
         return _simulate_copy(spec, (f0, p0), (f1, p1), n_matches, seed, start, check)
     copies = [_simulate_copy(spec, *calls, n_matches, seed, start, check) for calls in (((f0, p0), (f1, p1)), ((f1, p1), (f0, p0)))]
@@ -337,6 +344,33 @@ def simulate_matches(
     order = np.lexsort((np.concatenate([np.arange(len(r["match"])) for r in copies]),
                         np.concatenate([r["copy"] for r in copies]), np.concatenate([r["match"] for r in copies])))
     return {name: np.concatenate([r[name] for r in copies])[order] for name in copies[0]}
+
+
+def _check_ids(seed, start, n_matches=1, what="start") -> None:
+    """Seeds and match ids are below 2**63 (the match column is int64; the streams' counters)."""
+    if seed >= 2**63:
+        raise SimkitError(f"seed must be below 2**63, got {show(seed)}")
+    if start + n_matches > 2**63:
+        raise SimkitError(
+            f"match ids must stay below 2**63: {what}={show(start)} with n_matches={show(n_matches)} goes beyond"
+        )
+
+
+def _check_memory(spec, n_matches: int) -> None:
+    """Refuse, in one line, a call whose result rows cannot fit in this machine's memory."""
+    import os
+
+    row = 8 * (eng.N_RESULT_INT + eng.N_RESULT_FLOAT) + 8 * len(spec.item_names) + 34 + 8
+    need = n_matches * spec.max_hands * row
+    try:
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return
+    if need > total:
+        raise SimkitError(
+            f"n_matches={n_matches:,} needs up to {need / 2**30:,.1f} GiB of result rows, more than this machine's "
+            f"{total / 2**30:,.1f} GiB; play them in smaller calls (start= continues a run)"
+        )
 
 
 def _simulate_copy(spec, call0, call1, n_matches, seed, start, check) -> dict:
@@ -484,8 +518,9 @@ def replay(seed: int, match: int, hand: int, rules="douque", policies: Sequence 
     """
     spec, f0, p0, f1, p1 = _common(rules, policies, deal, wall)
     for name, value in (("seed", seed), ("match", match), ("hand", hand)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise SimkitError(f"{name} must be a non-negative integer, got {value!r}")
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise SimkitError(f"{name} must be a non-negative integer, got {show(value)}")
+    _check_ids(seed, match, 1, "match")
     if hand >= spec.max_hands:
         raise SimkitError(f"match {match} of seed {seed} has fewer than {hand + 1} hands")
     bufs, n_hands, errors, error_legal, wall, log, n_log = _run_matches(
@@ -519,19 +554,31 @@ def play_hand(
     from ..tiles import parse_tile_list
 
     spec, f0, p0, f1, p1 = _common(rules, policies)
-    kinds = np.asarray(parse_tile_list(wall, spec.rules) if isinstance(wall, str) else wall, np.int8)
+    if isinstance(wall, str):
+        kinds = np.asarray(parse_tile_list(wall, spec.rules), np.int8)
+    else:
+        try:
+            kinds = np.asarray(wall)
+        except ValueError:
+            kinds = np.asarray(None)
+        if kinds.dtype == np.bool_ or kinds.dtype.kind not in "iu" or kinds.ndim != 1:
+            raise SimkitError(f"the wall is tile notation or a 1-d integer array of kinds, got {show(wall)}")
+        if kinds.size and (kinds.min() < 0 or kinds.max() > 33):
+            raise SimkitError("the wall's kinds must be 0-33")
+        kinds = kinds.astype(np.int8)
     template = wall_template(spec.rules)
     if kinds.shape != template.shape or not np.array_equal(np.sort(kinds), np.sort(template)):
         raise SimkitError(f"the wall must hold exactly the {len(template)} tiles of rule set '{spec.rules.name}'")
     from .position import WIND_LETTERS
 
-    prevailing = WIND_LETTERS.get(prevailing_wind)
+    prevailing = WIND_LETTERS.get(prevailing_wind) if isinstance(prevailing_wind, str) else None
     if prevailing is None:
-        raise SimkitError(f"prevailing_wind must be one of E, S, W, N, got {prevailing_wind!r}")
-    if dealer not in (0, 1) or isinstance(dealer, bool):
-        raise SimkitError(f"dealer must be 0 or 1, got {dealer!r}")
-    if isinstance(streak, bool) or not isinstance(streak, (int, np.integer)) or streak < 0:
-        raise SimkitError(f"streak must be a non-negative integer, got {streak!r}")
+        raise SimkitError(f"prevailing_wind must be one of E, S, W, N, got {show(prevailing_wind)}")
+    dealer = check_int(dealer, "dealer", 0, 1)
+    streak = check_int(streak, "streak", 0, spec.max_hands - 1)  # a match has at most max_hands hands
+    check_flag(dealer_east, "dealer_east")
+    check_flag(check, "check")
+    seed = check_int(seed, "seed", 0, 2**63 - 1)
     from .state import GameState
 
     state = GameState.from_wall(
