@@ -26,13 +26,20 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"simkit: error: {message}\n")
 
 
+_MAX_ID = 2**63 - 1  #: the largest count, index or seed the command takes (int64 columns and stream counters)
+
+
+def _shown(text: str) -> str:
+    return repr(text) if len(text) <= 40 else repr(text[:37] + "...")
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text.replace("_", "").replace(",", ""))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {_shown(text)}") from None
+    if not 0 < value <= _MAX_ID:
+        raise argparse.ArgumentTypeError(f"expected a positive integer below 2**63, got {_shown(text)}")
     return value
 
 
@@ -40,9 +47,9 @@ def _seed(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got {text!r}") from None
-    if not 0 <= value < 2**63:
-        raise argparse.ArgumentTypeError(f"seed must be between 0 and 2**63 - 1, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got {_shown(text)}") from None
+    if not 0 <= value <= _MAX_ID:
+        raise argparse.ArgumentTypeError(f"seed must be between 0 and 2**63 - 1, got {_shown(text)}")
     return value
 
 
@@ -134,9 +141,9 @@ def _non_negative_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {_shown(text)}") from None
+    if not 0 <= value <= _MAX_ID:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer below 2**63, got {_shown(text)}")
     return value
 
 
@@ -432,6 +439,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(exc: BaseException) -> str:
+    """The message of an error on one line (a library message is one already)."""
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
 def main(argv=None) -> int:
     """Entry point of the ``simkit`` console script."""
     parser = build_parser()
@@ -441,8 +454,11 @@ def main(argv=None) -> int:
         return 0
     try:
         return args.func(args)
-    except (SimkitError, ValueError, TypeError) as exc:
-        print(f"simkit: error: {exc}", file=sys.stderr)
+    except (SimkitError, ValueError, TypeError, OverflowError) as exc:
+        print(f"simkit: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except MemoryError:
+        print("simkit: error: out of memory: ask for less at a time", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("simkit: interrupted", file=sys.stderr)
