@@ -175,13 +175,13 @@ def load(path, columns=None, filters=None):
     Raises
     ------
     simkit.io.DatasetError
-        ``path`` is not a simkit dataset, or has no complete shard yet.
+        ``path`` is not a simkit dataset, has no complete shard yet, or a shard is missing, extra,
+        foreign, resized or corrupt (:func:`simkit.io.open_run`; every shard read is verified).
     SimkitError
         An unknown column (in ``columns`` or ``filters``) or a malformed filter.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
 
     from . import io
 
@@ -208,7 +208,7 @@ def load(path, columns=None, filters=None):
     tables = []
     for shard in run.shards:
         try:
-            tables.append(pq.read_table(shard, columns=wanted, filters=filters))
+            tables.append(run.read_shard(shard, columns=wanted, filters=filters))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
             raise SimkitError(f"cannot apply filters {filters!r} to {run.path}: {exc}".splitlines()[0]) from None
     table = pa.concat_tables(tables, promote_options="permissive")
@@ -1381,8 +1381,6 @@ def summarize(path) -> Summary:
     simkit.io.DatasetError
         ``path`` is not a simkit dataset (or has no complete shard).
     """
-    import pyarrow.parquet as pq
-
     from . import io
 
     run = io.open_run(path)
@@ -1401,7 +1399,7 @@ def summarize(path) -> Summary:
     columns = ["match", "winner", "dealer", "win_type", "hand_tai", "dealer_tai", "points", "score_0", "score_1",
                "policy_0", "policy_1"] + (["payment_tai"] if has_tai else []) + items
     for shard in run.shards:
-        t = pq.read_table(shard, columns=columns)
+        t = run.read_shard(shard, columns=columns)  # the manifest's checksums and the page checksums verified
         match = t.column("match").to_numpy()
         winner = t.column("winner").to_numpy()
         won = winner >= 0

@@ -9,6 +9,10 @@ local run with the same seed, and ``--resume`` works the same way.
 
 Failures: Dask reruns the task of a worker that dies (its temporary file is ignored and removed at the
 end of the run); a task that raises is retried ``retries`` times before the run stops with the error.
+A chunk whose workers keep dying (Dask's ``KilledWorker``) stops the run with one line
+``simkit: error: ...``; the committed shards are kept and listed, and ``--resume`` finishes the run.
+The workers of a LocalCluster this module starts end with the simulating process, however it ends
+(``kill -9`` included), removing their temporary files first (:func:`watch_owner`).
 
 Each worker compiles (or loads from numba's cache) the engine once, before its first chunk
 (:func:`warm_worker`, run on every worker when the run starts), and runs numba on its own threads:
@@ -21,7 +25,7 @@ import os
 
 from .errors import SimkitError
 
-__all__ = ["DaskExecutor", "connect", "close", "warm_worker"]
+__all__ = ["DaskExecutor", "connect", "close", "warm_worker", "watch_owner"]
 
 LOCAL = "local"  #: ``--scheduler local``: start a LocalCluster on this machine
 CONNECT_TIMEOUT = "10s"  #: how long to try reaching a scheduler address
@@ -78,6 +82,19 @@ def warm_worker(job) -> float:
     return warm_engine(job)
 
 
+def watch_owner(owner: int, directory) -> int:
+    """Run on a worker of a LocalCluster on this machine: end the worker (removing its temporary
+    files in ``directory``) when the process ``owner`` running the simulation is gone. Returns the
+    worker's process id."""
+    import threading
+
+    from .simulate import _watch_parent
+
+    if not any(t.name == "simkit-parent-watch" for t in threading.enumerate()):
+        threading.Thread(target=_watch_parent, args=(owner, directory), daemon=True, name="simkit-parent-watch").start()
+    return os.getpid()
+
+
 def _run_chunk(job, chunk: int, first: int, n: int, numba_threads: int):
     """One Dask task: set this task thread's numba threads, then compute and write the chunk's shard."""
     import numba
@@ -112,6 +129,8 @@ class DaskExecutor:
             per_worker = max(1, self.task_threads // max(1, self.n_workers))
             numba_threads = max(1, cores // max(1, self.n_workers * per_worker))
         self.numba_threads = numba_threads
+        if getattr(client, "cluster_owned", None) is not None:  # our LocalCluster: its workers die with us
+            client.run(watch_owner, os.getpid(), job.directory)
         client.run(warm_worker, job)  # every worker compiles or loads the engine once, up front
         self._prefix = f"simkit-chunk-{os.getpid()}-{id(self)}-"
 

@@ -11,9 +11,21 @@ A *run* is a directory::
 Every shard holds whole matches, rows in (match, copy, hand) order, so the shards read in name order
 are the run's rows in order (``pandas.read_parquet(run_dir)`` and ``pyarrow.dataset`` skip the
 ``_``- and ``.``-prefixed files). Each shard carries the run's description in its Parquet key-value
-metadata under ``simkit``; shards are written to a hidden temporary name in the run directory,
-flushed with ``fsync`` and renamed into place, so a run killed at any moment leaves only complete
-shards, and :func:`completed_chunks` tells a resumed run what is left to do.
+metadata under ``simkit`` and Parquet page checksums; shards are written to a hidden temporary name
+in the run directory, flushed with ``fsync`` and renamed into place, so a run killed at any moment
+leaves only complete shards.
+
+The manifest is the source of truth: its ``shards`` list names every committed shard with its chunk,
+matches, rows, byte size and SHA-256 (appended, atomically, as each shard is committed). Every reader
+(:func:`open_run`, :meth:`Run.read_shard`, ``simkit.analysis``, a resumed run) reads exactly the
+listed shards and refuses, naming the file, a listed shard that is missing, resized or corrupt (its
+SHA-256 or a page checksum differs), a shard written by another run, and any other ``part-*`` or
+``*.parquet`` file in the directory. The manifest's ``status`` is ``running``, ``complete`` or
+``overwriting`` (an ``--overwrite`` marks the old run so before deleting the files it lists; such a
+directory is refused by readers until the overwrite is run again). A manifest written before the
+shard list (*legacy*, e.g. ``data/sample/``) is checked against the shards' own footers instead: each
+``part-<chunk>.parquet`` must carry the manifest's spec and its chunk, and their count and rows must
+equal the manifest's totals (no checksums: those runs have none).
 
 The schema is declared once (:data:`COLUMNS`, :func:`dataset_schema`); the scoring items become
 ``item_<name>`` columns, from the rule set's item table (:func:`item_names`).
@@ -28,6 +40,7 @@ import importlib
 import json
 import os
 import platform
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,7 +80,13 @@ __all__ = [
     "shard_metadata",
     "completed_chunks",
     "clean_temporary",
-    "remove_run_files",
+    "temporary_files",
+    "file_digest",
+    "shard_entry",
+    "check_shards",
+    "verify_shard",
+    "begin_overwrite",
+    "is_legacy",
     "run_lock",
     "open_run",
     "read_run",
@@ -452,7 +471,10 @@ def _chunk_of(name: str) -> int | None:
     if not (name.startswith(_SHARD_PREFIX) and name.endswith(_SHARD_SUFFIX)):
         return None
     digits = name[len(_SHARD_PREFIX) : -len(_SHARD_SUFFIX)]
-    return int(digits) if digits.isdigit() else None
+    if not (digits.isascii() and digits.isdigit()):
+        return None
+    chunk = int(digits)
+    return chunk if name == shard_name(chunk) else None  # part-1.parquet is not chunk 1's shard
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -475,10 +497,38 @@ def write_shard(directory, chunk: int, table: pa.Table, metadata: dict) -> Path:
     meta[METADATA_KEY.encode()] = json.dumps(metadata, sort_keys=True).encode()
     table = table.replace_schema_metadata(meta)
     with open(tmp, "wb") as f:
-        pq.write_table(table, f, compression=COMPRESSION, row_group_size=max(1, table.num_rows))
+        pq.write_table(
+            table, f, compression=COMPRESSION, row_group_size=max(1, table.num_rows), write_page_checksum=True
+        )
         f.flush()
         os.fsync(f.fileno())
     return tmp
+
+
+def file_digest(path) -> str:
+    """SHA-256 of a file's bytes (hex)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def shard_entry(path, chunk: int, meta: dict | None = None) -> dict:
+    """The manifest's record of shard ``chunk`` whose bytes are at ``path`` (a temporary file about
+    to be committed): file name, chunk, first match, matches, rows, byte size, SHA-256."""
+    meta = meta if meta is not None else shard_metadata(path)
+    return {
+        "file": shard_name(chunk),
+        "chunk": int(chunk),
+        "first_match": int(meta.get("first_match", -1)),
+        "matches": int(meta.get("matches", -1)),
+        "rows": int(meta["rows"]),
+        "bytes": os.path.getsize(path),
+        "sha256": file_digest(path),
+    }
 
 
 def commit_shard(tmp: Path, directory, chunk: int) -> Path:
@@ -515,20 +565,78 @@ def read_manifest(directory) -> dict:
         No such directory, or it is not a simkit run (no readable manifest of this format).
     """
     directory = Path(directory)
-    if not directory.exists():
-        raise DatasetError(f"{directory}: no such directory")
-    if not directory.is_dir():
-        raise DatasetError(f"{directory} is a file, not a simkit dataset directory")
     path = directory / MANIFEST
-    if not path.is_file():
-        raise DatasetError(f"{directory} is not a simkit dataset (no {MANIFEST} manifest)")
     try:
+        if not directory.exists():
+            raise DatasetError(f"{directory}: no such directory")
+        if not directory.is_dir():
+            raise DatasetError(f"{directory} is a file, not a simkit dataset directory")
+        if not path.is_file():
+            raise DatasetError(f"{directory} is not a simkit dataset (no {MANIFEST} manifest)")
         manifest = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise DatasetError(f"{path}: unreadable manifest ({exc})") from None
+    except OSError as exc:  # e.g. a name too long, no permission
+        raise DatasetError(f"{directory}: cannot read it ({exc.strerror or exc})") from None
+    except ValueError as exc:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DatasetError(f"{directory} is not a simkit dataset: its {MANIFEST} is not valid JSON ({text})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise DatasetError(f"{directory} is not a simkit dataset of format {FORMAT} ({MANIFEST} says otherwise)")
+    problem = _manifest_problem(manifest)
+    if problem:
+        raise DatasetError(f"{directory} is not a simkit dataset: its {MANIFEST} {problem}")
     return manifest
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _manifest_problem(manifest: dict) -> str | None:
+    """What makes a parsed manifest unusable (None if nothing)."""
+    spec = manifest.get("spec")
+    if not isinstance(spec, dict):
+        return "has no spec"
+    rules = spec.get("rules")
+    if not (isinstance(rules, dict) and isinstance(rules.get("name"), str) and isinstance(rules.get("options"), dict)):
+        return "has no valid spec.rules"
+    pols = spec.get("policies")
+    if not (isinstance(pols, list) and len(pols) == 2 and all(
+        isinstance(p, dict) and isinstance(p.get("label"), str) and isinstance(p.get("name"), str)
+        and isinstance(p.get("params"), list) for p in pols
+    )):
+        return "has no valid spec.policies (two policies)"
+    seed = spec.get("seed")
+    if not (_is_int(seed) and 0 <= seed < 2**63):
+        return "has no valid spec.seed"
+    target = spec.get("target")
+    if not (isinstance(target, dict) and len(target) == 1 and next(iter(target)) in ("matches", "hands")
+            and _is_int(next(iter(target.values()))) and next(iter(target.values())) > 0):
+        return "has no valid spec.target"
+    if not isinstance(spec.get("duplicate"), bool):
+        return "has no valid spec.duplicate"
+    if not (_is_int(spec.get("chunk_matches")) and spec["chunk_matches"] > 0):
+        return "has no valid spec.chunk_matches"
+    if not (isinstance(spec.get("items"), list) and all(isinstance(i, str) for i in spec["items"])):
+        return "has no valid spec.items"
+    if manifest.get("status") not in ("running", "complete", "overwriting"):
+        return f"has an unknown status {manifest.get('status')!r}"
+    shards = manifest.get("shards")
+    if shards is not None and not _is_int(shards):  # a shard list (an int: the count, in a legacy manifest)
+        if not isinstance(shards, list):
+            return "has a malformed shard list"
+        seen = set()
+        for e in shards:
+            if not (isinstance(e, dict) and _is_int(e.get("chunk")) and e["chunk"] >= 0 and e.get("file") == shard_name(e["chunk"])
+                    and _is_int(e.get("rows")) and e["rows"] >= 0 and _is_int(e.get("bytes")) and e["bytes"] > 0
+                    and isinstance(e.get("sha256"), str) and len(e["sha256"]) == 64) or e["chunk"] in seen:
+                return f"has a malformed shard entry {json.dumps(e)[:80]}"
+            seen.add(e["chunk"])
+    return None
+
+
+def is_legacy(manifest: dict) -> bool:
+    """True for a manifest written before the shard list (its shards are checked through their footers)."""
+    return not isinstance(manifest.get("shards"), list)
 
 
 def write_common_metadata(directory, schema: pa.Schema, manifest: dict) -> None:
@@ -576,27 +684,208 @@ def completed_chunks(directory, spec: dict) -> dict[int, dict]:
     return done
 
 
-def clean_temporary(directory) -> int:
-    """Remove temporary files left by killed runs (hidden ``*.tmp``); returns how many."""
-    n = 0
+_TMP_PATTERN = re.compile(r"^\.(part-\d{6,}\.parquet|_simkit\.json|_common_metadata)\.\d+\.tmp$")
+
+
+def _is_temporary(name: str) -> bool:
+    """A temporary file simkit writes (``.part-000012.parquet.<pid>.tmp``, ``._simkit.json.<pid>.tmp``, ...)."""
+    return _TMP_PATTERN.match(name) is not None
+
+
+def temporary_files(directory, pid: int | None = None) -> list[Path]:
+    """simkit's temporary files in ``directory`` (those of process ``pid`` only, if given)."""
+    out = []
     for path in Path(directory).iterdir():
-        if path.name.startswith(".") and path.name.endswith(_TMP_SUFFIX):
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-                n += 1
+        if _is_temporary(path.name) and (pid is None or path.name.endswith(f".{pid}{_TMP_SUFFIX}")):
+            out.append(path)
+    return out
+
+
+def clean_temporary(directory, pid: int | None = None) -> int:
+    """Remove simkit's temporary files left by killed runs or workers (of process ``pid`` only, if
+    given); returns how many. Other hidden files are left alone."""
+    n = 0
+    for path in temporary_files(directory, pid):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+            n += 1
     return n
 
 
-def remove_run_files(directory) -> None:
-    """Delete a run's files (shards, manifest, metadata, temporaries); other files are left."""
-    for path in Path(directory).iterdir():
-        name = path.name
-        if (
-            _chunk_of(name) is not None
-            or name in (MANIFEST, COMMON_METADATA)
-            or (name.startswith(".") and name.endswith(_TMP_SUFFIX))
+def _is_data_like(name: str) -> bool:
+    """A file a reader of the directory could take for data (``pandas.read_parquet(dir)`` reads every
+    file not starting with ``_`` or ``.``): any ``part-*`` or ``*.parquet`` name."""
+    return not name.startswith((".", "_")) and (name.startswith(_SHARD_PREFIX) or name.endswith(_SHARD_SUFFIX))
+
+
+def _footer_problem(path: Path, spec: dict, chunk: int) -> str | None:
+    try:
+        meta = shard_metadata(path)
+    except (OSError, pa.ArrowException, ValueError) as exc:
+        return f"is not a readable shard ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
+    if meta.get("spec") != spec or meta.get("chunk") != chunk:
+        return "was written by another run (its footer's settings or chunk differ from the manifest's)"
+    return None
+
+
+def _extra(directory: Path, name: str) -> DatasetError:
+    return DatasetError(
+        f"{directory / name} is not a shard listed in the manifest (a stray or foreign file); remove it or "
+        "move it out of the run directory"
+    )
+
+
+def check_shards(directory, manifest: dict, *, pending_ok: bool = False, missing_ok: bool = False):
+    """The run's shards as its manifest describes them, checked against the directory (sizes, no
+    extra files; a legacy manifest: the footers); checksums are checked by :func:`verify_shard`.
+
+    Returns ``(shards, pending)``: ``shards`` a tuple of ``(path, entry)`` in chunk order (``entry``
+    the manifest's record; for a legacy manifest, one built from the footer without a checksum);
+    ``pending`` the chunks of shards in place but not yet listed (a run killed between committing a
+    shard and listing it), whose footer says they belong to this run: allowed only with
+    ``pending_ok`` (a resumed or overwritten run), otherwise refused as extra files. With
+    ``missing_ok`` (an overwrite) listed shards that are gone are skipped.
+
+    Raises
+    ------
+    DatasetError
+        One line naming the file: a listed shard missing or resized, an unlisted or foreign shard,
+        or (legacy) shards whose count or rows differ from the manifest's totals.
+    """
+    directory = Path(directory)
+    spec = manifest["spec"]
+    names = sorted(p.name for p in directory.iterdir() if _is_data_like(p.name))
+    shards, pending = [], []
+    if not is_legacy(manifest):
+        listed = {e["file"]: e for e in manifest["shards"]}
+        for entry in sorted(manifest["shards"], key=lambda e: e["chunk"]):
+            path = directory / entry["file"]
+            try:
+                size = path.stat().st_size
+            except FileNotFoundError:
+                if missing_ok or manifest.get("status") == "overwriting":
+                    continue  # already deleted (an interrupted overwrite), or being overwritten
+                raise DatasetError(f"{path} is missing (the manifest lists it); the run is incomplete: "
+                                   "rerun it with --overwrite") from None
+            if size != entry["bytes"]:
+                raise DatasetError(f"{path} has {size:,} bytes, the manifest lists {entry['bytes']:,} (resized or "
+                                   "replaced); rerun the run with --overwrite")
+            shards.append((path, entry))
+        for name in names:
+            if name in listed:
+                continue
+            chunk = _chunk_of(name)
+            if chunk is None:
+                raise _extra(directory, name)
+            problem = _footer_problem(directory / name, spec, chunk)
+            if problem or not pending_ok:
+                raise DatasetError(f"{directory / name} {problem}; remove it") if problem else _extra(directory, name)
+            pending.append(chunk)
+        return tuple(shards), pending
+    # legacy: the shards in place, each footer naming the manifest's spec and its own chunk
+    for name in names:
+        chunk = _chunk_of(name)
+        if chunk is None:
+            raise _extra(directory, name)
+        problem = _footer_problem(directory / name, spec, chunk)
+        if problem:
+            raise DatasetError(f"{directory / name} {problem}; remove it")
+        meta = shard_metadata(directory / name)
+        shards.append((directory / name, {
+            "file": name, "chunk": chunk, "first_match": meta.get("first_match"), "matches": meta.get("matches"),
+            "rows": meta.get("rows"),
+        }))
+    if manifest.get("status") == "complete" and not missing_ok:
+        rows = sum(int(e["rows"] or 0) for _, e in shards)
+        want_n, want_rows = manifest.get("shards"), manifest.get("rows")
+        chunks = [e["chunk"] for _, e in shards]
+        if (want_n is not None and want_n != len(shards)) or (want_rows is not None and want_rows != rows) or chunks != list(
+            range(len(chunks))
         ):
-            path.unlink()
+            raise DatasetError(
+                f"{directory}: {len(shards)} shards with {rows:,} rows (chunks {chunks[:5]}{'...' if len(chunks) > 5 else ''}), "
+                f"its manifest says {want_n} shards with {want_rows:,} rows: a shard is missing or extra"
+            )
+    return tuple(shards), pending
+
+
+_DIGESTS: dict = {}  # (path, inode, size, mtime, ctime) -> SHA-256 already computed in this process
+
+
+def verify_shard(path, entry: dict) -> None:
+    """Check a listed shard's bytes against the manifest's SHA-256 (a legacy entry has none: nothing
+    to check). Each file version is hashed once per process.
+
+    Raises
+    ------
+    DatasetError
+        The shard's content differs from what was written (corrupt or replaced).
+    """
+    want = entry.get("sha256")
+    if want is None:
+        return
+    path = Path(path)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise DatasetError(f"{path} is missing (the manifest lists it)") from None
+    key = (str(path.absolute()), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    digest = _DIGESTS.get(key)
+    if digest is None:
+        digest = file_digest(path)
+        if len(_DIGESTS) > 100_000:
+            _DIGESTS.clear()
+        _DIGESTS[key] = digest
+    if digest != want:
+        raise DatasetError(f"{path} is corrupt: its SHA-256 differs from the manifest's; rerun the run with --overwrite")
+
+
+def begin_overwrite(directory) -> None:
+    """Delete the run in ``directory`` so a new one can be written there, safely at any moment of a kill.
+
+    Only a simkit dataset is overwritten: its manifest must parse and describe the directory (every
+    ``part-*`` or ``*.parquet`` file a shard the manifest lists, or a shard whose footer names the
+    manifest's run). The manifest is first rewritten with status ``overwriting`` and the list of the
+    files to delete (readers refuse such a directory), then ``_common_metadata`` and the listed
+    shards are deleted; nothing else is touched. A directory without a manifest must be empty (the
+    lock and simkit's temporary files aside). The caller then writes the new run's manifest.
+
+    Raises
+    ------
+    DatasetError
+        Not a simkit dataset, or it holds files its manifest does not describe (named).
+    """
+    directory = Path(directory)
+    others = [p.name for p in directory.iterdir() if p.name not in (_LOCK, MANIFEST) and not _is_temporary(p.name)]
+    if not (directory / MANIFEST).exists():
+        if others:
+            raise DatasetError(f"refusing to overwrite {directory}: it is not a simkit dataset (no {MANIFEST})")
+        return
+    try:
+        manifest = read_manifest(directory)
+    except DatasetError as exc:
+        raise DatasetError(f"refusing to overwrite: {exc}") from None
+    try:
+        shards, pending = check_shards(directory, manifest, pending_ok=True, missing_ok=True)
+    except DatasetError as exc:
+        raise DatasetError(f"refusing to overwrite {directory}: {exc}") from None
+    entries = [e if "sha256" in e else shard_entry(p, e["chunk"]) for p, e in shards]
+    entries += [shard_entry(directory / shard_name(c), c) for c in pending]
+    described = {e["file"] for e in entries} | {COMMON_METADATA}
+    unknown = [name for name in others if name not in described]
+    if unknown:
+        raise DatasetError(
+            f"refusing to overwrite {directory}: {directory / unknown[0]} is not part of the simkit run its manifest "
+            "describes (move it out first)"
+        )
+    manifest = dict(manifest, status="overwriting", shards=sorted(entries, key=lambda e: e["chunk"]))
+    write_manifest(directory, manifest)  # from here on no reader takes the directory for the old run
+    with contextlib.suppress(FileNotFoundError):
+        (directory / COMMON_METADATA).unlink()
+    for entry in manifest["shards"]:
+        with contextlib.suppress(FileNotFoundError):
+            (directory / entry["file"]).unlink()
+    _fsync_dir(directory)
 
 
 @contextlib.contextmanager
@@ -661,12 +950,19 @@ class Run:
     manifest : dict
         The whole ``_simkit.json``.
     shards : tuple of Path
-        The complete shards, in chunk (= row) order.
+        The complete shards the manifest lists, in chunk (= row) order.
+    entries : tuple of dict
+        The manifest's record of each shard (chunk, matches, rows, bytes, SHA-256; a legacy run's are
+        built from the footers, without checksums).
+    legacy : bool
+        The manifest predates the shard list (checked through the shards' footers instead).
     """
 
     path: Path
     manifest: dict
     shards: tuple
+    entries: tuple = ()
+    legacy: bool = False
 
     @property
     def spec(self) -> dict:
@@ -695,11 +991,34 @@ class Run:
         """Rows in the complete shards (read from their footers)."""
         return sum(pq.ParquetFile(p).metadata.num_rows for p in self.shards)
 
+    def read_shard(self, path, columns=None, filters=None) -> pa.Table:
+        """One listed shard, its SHA-256 and page checksums verified (``filters`` as
+        ``pyarrow.parquet.read_table`` takes them).
+
+        Raises
+        ------
+        DatasetError
+            The shard is not listed, is missing, or its bytes differ from what was written.
+        """
+        path = Path(path)
+        entry = dict(zip(self.shards, self.entries)).get(path)
+        if entry is None:
+            raise DatasetError(f"{path} is not a shard of {self.path}")
+        verify_shard(path, entry)
+        try:
+            table = pq.read_table(path, columns=columns, filters=filters, page_checksum_verification=True)
+        except OSError as exc:
+            text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise DatasetError(f"{path} is unreadable or corrupt ({text})") from None
+        if filters is None and entry.get("rows") is not None and table.num_rows != entry["rows"]:
+            raise DatasetError(f"{path} has {table.num_rows:,} rows, the manifest lists {entry['rows']:,}")
+        return table
+
     def read(self, columns=None) -> pa.Table:
-        """All complete shards as one Arrow table, in row order."""
+        """All complete shards as one Arrow table, in row order (each verified, :meth:`read_shard`)."""
         if not self.shards:
             raise DatasetError(f"{self.path} has no complete shards yet")
-        return pa.concat_tables([pq.read_table(p, columns=columns) for p in self.shards])
+        return pa.concat_tables([self.read_shard(p, columns=columns) for p in self.shards])
 
     def to_pandas(self, columns=None):
         """All complete shards as a pandas DataFrame (categories for the dictionary columns)."""
@@ -745,18 +1064,32 @@ def rules_from_dict(record: dict):
     return get_rules(record["name"], **options)
 
 
-def open_run(path) -> Run:
-    """Open a run directory: manifest checked, complete shards listed in order.
+def open_run(path, *, verify: bool = True) -> Run:
+    """Open a run directory: the manifest checked, and the shards it lists, in chunk order, checked
+    against the directory (:func:`check_shards`) and, with ``verify``, against their SHA-256
+    (:func:`verify_shard`; hashed once per process and file version).
 
     Raises
     ------
     DatasetError
-        Not a simkit dataset (the message says why).
+        Not a simkit dataset, an interrupted ``--overwrite``, or a missing, extra, foreign, resized or
+        corrupt shard (one line naming the file).
     """
     directory = Path(path)
     manifest = read_manifest(directory)
-    shards = tuple(sorted(p for p in directory.iterdir() if _chunk_of(p.name) is not None))
-    return Run(path=directory, manifest=manifest, shards=shards)
+    if manifest["status"] == "overwriting":
+        raise DatasetError(
+            f"{directory}: an --overwrite of this run was interrupted (its old shards are being deleted); "
+            "run simkit simulate --overwrite again"
+        )
+    pairs, _ = check_shards(directory, manifest)
+    if verify:
+        for p, entry in pairs:
+            verify_shard(p, entry)
+    return Run(
+        path=directory, manifest=manifest, shards=tuple(p for p, _ in pairs), entries=tuple(e for _, e in pairs),
+        legacy=is_legacy(manifest),
+    )
 
 
 def read_run(path, columns=None):

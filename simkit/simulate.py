@@ -31,6 +31,7 @@ gives the paired difference of A and B (each match's both copies one cluster).
 from __future__ import annotations
 
 import collections
+import contextlib
 import itertools
 import json
 import math
@@ -115,12 +116,61 @@ class Interrupted(KeyboardInterrupt):
 # the run's specification
 
 
-def _positive(name, value):
+#: Most matches a run may have: ``deal_id = match << 16 | hand`` must fit a signed 64-bit integer.
+MAX_MATCHES = 2 ** (63 - 16)
+#: Most worker processes.
+MAX_WORKERS = 256
+
+
+def _positive(name, value, limit=None):
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
         raise SimkitError(f"{name} must be a positive integer, got {value!r}")
+    if limit is not None and value > limit[0]:
+        raise SimkitError(f"{name} must be at most {limit[1]}, got {value!r}")
     return int(value)
+
+
+def _flag(name, value, optional=False):
+    """A real boolean (``True``/``False``, numpy's too): ``"no"`` or ``1`` is refused, not truthy."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, (bool, np.bool_)):
+        raise SimkitError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+#: Bytes per buffered row of a chunk, an upper bound with room for Arrow's copies (~60 columns of at
+#: most 8 bytes, the notation strings, the (match, copy, hand) reordering of a duplicate run).
+_ROW_BYTES = 1024
+
+
+def _physical_memory() -> int:
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return 2**40
+
+
+def _check_chunk_memory(spec: dict, rules, workers: int) -> None:
+    """Refuse, before allocating anything, a chunk size whose buffers cannot fit this machine's memory:
+    every process holding a chunk buffers up to ``chunk_matches`` x copies x the rule set's most hands
+    per match (``8 x (streak_cap + 1)``, the engine's preallocation) rows."""
+    k = spec["chunk_matches"]
+    target = spec["target"]
+    per_chunk = min(k, target["matches"]) if "matches" in target else k
+    chunks = math.ceil(target["matches"] / k) if "matches" in target else workers
+    cap = getattr(rules.options, "streak_cap", 10)
+    hands = 8 * (int(cap) + 1) if isinstance(cap, (int, np.integer)) and 0 <= cap < 10**6 else 88
+    need = per_chunk * (2 if spec["duplicate"] else 1) * hands * _ROW_BYTES * max(1, min(workers, chunks))
+    have = _physical_memory()
+    if need > have:
+        raise SimkitError(
+            f"chunk_matches {k:,} needs about {need / 2**30:,.1f} GiB of buffers ({min(workers, chunks)} chunk(s) in "
+            f"memory at once), more than this machine's {have / 2**30:,.1f} GiB; use a smaller --chunk-matches "
+            f"(default {DEFAULT_CHUNK_MATCHES:,})"
+        )
 
 
 def _policy_entry(policy) -> tuple[dict, object]:
@@ -246,13 +296,82 @@ def _compute_chunk(job: _Job, chunk: int, first: int, n: int, on_batch=None):
     return str(tmp), table.num_rows, match_rows
 
 
-def _worker_init(threads: int, method: str) -> None:
+#: Seconds between a worker's checks that the process running the simulation is still alive.
+PARENT_POLL = 0.2
+
+
+def _set_parent_death_signal(sig) -> None:
+    """Linux: have the kernel send ``sig`` to this process when its parent dies (``PR_SET_PDEATHSIG``)."""
+    import ctypes
+    import ctypes.util
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, int(sig), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):  # pragma: no cover
+        pass
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (a killed parent not yet reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+        return state not in (b"Z", b"X")
+    except FileNotFoundError:
+        return False
+    except (OSError, IndexError):  # no /proc: ask the kernel
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+
+def _watch_parent(owner: int, directory) -> None:
+    """A worker's daemon thread: when the simulating process ``owner`` is gone (ended by any signal,
+    ``kill -9`` included, and its pool with it), remove this worker's temporary files and end the
+    worker at once."""
+    parent = os.getppid()
+    while True:
+        if os.getppid() != parent or not _alive(owner):
+            if directory is not None:
+                from . import io
+
+                with contextlib.suppress(OSError):
+                    io.clean_temporary(directory, pid=os.getpid())
+            os._exit(1)
+        time.sleep(PARENT_POLL)
+
+
+def _worker_init(threads: int, method: str, owner: int | None = None, directory=None) -> None:
     import multiprocessing
     import signal
+    import threading
 
     import numba
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the workers
+    if owner is not None:
+        # The worker's parent is the forkserver, which exits when the simulating process dies: the
+        # kernel then sends SIGTERM (removing this worker's temporary files first, below), and a
+        # watcher thread checks the simulating process itself every PARENT_POLL seconds.
+        def on_term(signum, frame):
+            if directory is not None:
+                from . import io
+
+                with contextlib.suppress(OSError):
+                    io.clean_temporary(directory, pid=os.getpid())
+            os._exit(1)
+
+        signal.signal(signal.SIGTERM, on_term)
+        _set_parent_death_signal(signal.SIGTERM)
+        threading.Thread(target=_watch_parent, args=(owner, directory), daemon=True, name="simkit-parent-watch").start()
     # This process was not forked, so numba needs no inter-process lock to start its threads; with
     # the default method ("fork") it would take a named semaphore that a terminated worker leaks.
     multiprocessing.set_start_method(method, force=True)
@@ -283,17 +402,17 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
     from . import io
     from .rules import resolve_rules
 
-    matches = _positive("matches", matches)
-    hands = _positive("hands", hands)
-    chunk_matches = _positive("chunk_matches", chunk_matches)
+    limit = (MAX_MATCHES, "2**47 (match ids and deal_id = match << 16 | hand must fit 64 bits)")
+    matches = _positive("matches", matches, limit)
+    hands = _positive("hands", hands, limit)
+    chunk_matches = _positive("chunk_matches", chunk_matches, limit)
     if matches is not None and hands is not None:
         raise SimkitError("give matches or hands, not both")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63):
         raise SimkitError(f"seed must be an integer between 0 and 2**63 - 1, got {seed!r}")
     if policies is not None and (isinstance(policies, str) or len(policies) != 2):
         raise SimkitError(f"policies must be two policies (player 0's, player 1's), got {policies!r}")
-    if duplicate is not None and not isinstance(duplicate, (bool, np.bool_)):
-        raise SimkitError(f"duplicate must be True or False, got {duplicate!r}")
+    duplicate = _flag("duplicate", duplicate, optional=True)
     if deal is not None or wall is not None:
         deal, wall = wall_settings(wall_design(deal, wall))
 
@@ -301,7 +420,10 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
     if resume:
         if out is None:
             raise SimkitError("resume needs the run directory (--out DIR)")
-        stored = io.read_manifest(out)["spec"]
+        try:
+            stored = io.read_manifest(out)["spec"]
+        except OSError as exc:
+            raise SimkitError(_os_message(out, exc)) from None
 
     rules_obj = resolve_rules(rules) if rules is not None else None
     entries = [_policy_entry(p) for p in policies] if policies is not None else None
@@ -356,8 +478,23 @@ def _builtin_of(entry: dict):
     return (fn, np.asarray(entry["params"], np.float64))
 
 
+def _os_message(directory, exc: OSError) -> str:
+    """One line for an operating-system error while writing a run (a full disk, a too-long name, ...)."""
+    import errno
+
+    reason = exc.strerror or (str(exc).splitlines() or [type(exc).__name__])[0]
+    where = exc.filename if getattr(exc, "filename", None) else directory
+    hint = ""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        hint = f"; free some space, then finish the run with: simkit simulate --out {directory} --resume"
+    elif exc.errno == errno.ENAMETOOLONG:
+        hint = " (a file or directory name longer than the filesystem allows); choose a shorter --out"
+    return f"cannot write the run {directory}: {reason}: {where}{hint}"
+
+
 def _prepare_directory(directory: Path, overwrite: bool, resume: bool) -> None:
-    """Create the run directory or check that it may be used; nothing is deleted here."""
+    """Create the run directory or check that it may be used; nothing is deleted here (an
+    ``overwrite`` deletes under the run lock, :func:`simkit.io.begin_overwrite`)."""
     from . import io
 
     if directory.exists() and not directory.is_dir():
@@ -417,9 +554,10 @@ def simulate(
         functions or ``(function, params)``.
     matches, hands : int, optional
         The target: ``matches`` whole matches, or the fewest whole matches (in match order) whose rows
-        reach ``hands``. Default ``matches=2000``. Not both.
+        reach ``hands``. Default ``matches=2000``. Not both. At most ``2**47`` (:data:`MAX_MATCHES`:
+        match ids and ``deal_id`` stay within 64 bits).
     seed : int, optional
-        Master seed (default 0).
+        Master seed (default 0), ``0 <= seed < 2**63``.
     duplicate : bool, optional
         Play every match a second time with the policies' seats swapped (``copy`` 1).
     deal, wall : str, optional
@@ -428,12 +566,14 @@ def simulate(
         "seat") or ``"shared"``.
     workers : int
         Processes computing chunks (1: this process, numba on all cores; ``k > 1``: ``k``
-        processes with ``cores // k`` numba threads each). Does not change the data.
+        processes with ``cores // k`` numba threads each; at most :data:`MAX_WORKERS`). Does not
+        change the data. The processes end with this one, however it ends (even ``kill -9``).
     chunk_matches : int, optional
         Matches per chunk and shard (default :data:`DEFAULT_CHUNK_MATCHES`). Does not change the rows.
+        A size whose buffers cannot fit this machine's memory is refused before anything is allocated.
     overwrite, resume : bool
         Replace an existing run, or finish an interrupted one (arguments not given are taken from
-        its manifest; arguments given must agree with it).
+        its manifest; arguments given must agree with it). Only ``True`` or ``False``.
     progress : bool
         Show a tqdm progress bar on stderr (hands done, hands/s, ETA).
     command : list of str, optional
@@ -451,17 +591,21 @@ def simulate(
     Raises
     ------
     SimkitError
-        Bad arguments, an unusable output directory, or a run that cannot be resumed.
+        Bad arguments, an unusable output directory, a run that cannot be resumed, or a failure
+        while writing (a full disk, a too-long name, a lost worker: the message says how to finish
+        the run, which stays resumable).
     """
-    from . import io
-
     t_start = time.perf_counter()
-    workers = _positive("workers", workers)
+    overwrite = _flag("overwrite", overwrite)
+    resume = _flag("resume", resume)
+    progress = _flag("progress", progress)
+    workers = _positive("workers", workers, (MAX_WORKERS, str(MAX_WORKERS)))
     if overwrite and resume:
         raise SimkitError("give overwrite or resume, not both")
     directory, spec, rules_obj, runnable = _resolve(
         out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume, deal, wall
     )
+    _check_chunk_memory(spec, rules_obj, workers)
     cluster = None
     if scheduler is not None:  # connect first: a bad address leaves no directory behind
         from .distributed import connect
@@ -469,6 +613,26 @@ def simulate(
         cluster = connect(scheduler, workers if workers > 1 else None)
     try:
         return _simulate(directory, spec, rules_obj, runnable, workers, overwrite, resume, progress, command, cluster, t_start)
+    except OSError as exc:  # a full disk, a name too long, a vanished directory: one line, the run resumable
+        raise SimkitError(_os_message(directory, exc)) from None
+    except MemoryError:
+        raise SimkitError(
+            f"out of memory writing {directory}; use a smaller --chunk-matches or fewer --workers, then finish the "
+            f"run with: simkit simulate --out {directory} --resume"
+        ) from None
+    except Exception as exc:
+        name = type(exc).__name__
+        if name in ("KilledWorker", "BrokenProcessPool", "CommClosedError", "FutureCancelledError"):
+            what = "a Dask worker" if cluster is not None else "a worker process"
+            try:
+                detail = (str(exc).splitlines() or [name])[0]
+            except Exception:  # e.g. a KilledWorker without its worker's state
+                detail = name
+            raise SimkitError(
+                f"{what} died while computing the run ({name}: {detail[:200]}); the complete shards are kept: "
+                f"finish the run with: simkit simulate --out {directory} --resume"
+            ) from None
+        raise
     finally:
         if cluster is not None and cluster[1]:
             from .distributed import close
@@ -476,23 +640,59 @@ def simulate(
             close(cluster[0])
 
 
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """``kill`` (SIGTERM) of this process stops the run as Ctrl-C does: workers stopped, temporary
+    files removed, the complete shards kept (``kill -9`` cannot be caught: the workers notice it
+    themselves, see :func:`_watch_parent`)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):  # pragma: no cover
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _simulate(directory, spec, rules_obj, runnable, workers, overwrite, resume, progress, command, cluster, t_start):
     from . import io
 
-    _prepare_directory(directory, overwrite, resume)
+    try:
+        _prepare_directory(directory, overwrite, resume)
+    except OSError as exc:
+        raise SimkitError(_os_message(directory, exc)) from None
     job = _Job(spec=spec, rules=rules_obj, runnable=runnable, directory=str(directory))
-    with io.run_lock(directory):
+    with io.run_lock(directory), _sigterm_as_interrupt():
         if overwrite:
-            io.remove_run_files(directory)
-        io.clean_temporary(directory)
+            io.begin_overwrite(directory)  # marks the old run 'overwriting', deletes only the files it lists
+        io.clean_temporary(directory)  # e.g. left by a power loss
         invocation = {"command": command if command is not None else io.command_line(), "started": io.now(), "workers": workers}
         if cluster is not None:
             invocation["scheduler"] = cluster[2]
         if resume:
             manifest = io.read_manifest(directory)
+            if manifest["status"] == "overwriting":
+                raise io.DatasetError(
+                    f"cannot resume {directory}: an --overwrite of it was interrupted; run it again with --overwrite"
+                )
+            done = _verified_done(directory, manifest)
+            manifest["shards"] = [done[c] for c in sorted(done)]
             manifest["invocations"].append(invocation)
             manifest["status"] = "running"
         else:
+            done = {}
             manifest = {
                 "format": io.FORMAT,
                 "spec": spec,
@@ -500,24 +700,30 @@ def _simulate(directory, spec, rules_obj, runnable, workers, overwrite, resume, 
                 "created": invocation["started"],
                 "versions": io.versions(),
                 "invocations": [invocation],
+                "shards": [],
             }
         io.write_manifest(directory, manifest)
-        done = io.completed_chunks(directory, spec)
+
+        def on_commit(entry):  # a committed shard joins the manifest at once (atomically)
+            manifest["shards"].append(entry)
+            io.write_manifest(directory, manifest)
+
         startup = _warm_up(job, progress) if workers == 1 and cluster is None and _remaining(spec, done) else 0.0
         try:
-            total_rows, total_matches, n_shards, computed, computed_rows = _run_chunks(job, done, workers, progress, cluster)
+            total_rows, total_matches, n_shards, computed, computed_rows = _run_chunks(
+                job, done, workers, progress, cluster, on_commit
+            )
         except KeyboardInterrupt:
             raise Interrupted(directory) from None
         finally:  # chunks computed beyond a hands target, or cut short by an interrupt
             io.clean_temporary(directory)
-        manifest.update(
-            status="complete",
-            finished=io.now(),
-            rows=total_rows,
-            matches=total_matches,
-            shards=n_shards,
-        )
-        schema = io.open_run(directory).schema
+        kept = {e["chunk"] for e in manifest["shards"]}
+        manifest["shards"] = sorted(manifest["shards"], key=lambda e: e["chunk"])
+        extra = [e for e in manifest["shards"] if e["chunk"] >= n_shards]
+        if extra or len(kept) != n_shards:  # pragma: no cover - a bug, not a state a kill can leave
+            raise SimkitError(f"internal error: {directory} lists chunks {sorted(kept)}, the run has {n_shards}")
+        manifest.update(status="complete", finished=io.now(), rows=total_rows, matches=total_matches)
+        schema = io.open_run(directory, verify=False).schema  # listed shards and nothing else (checksums just made)
         manifest["columns"] = schema.names
         if manifest["versions"] != io.versions():
             manifest.setdefault("resumed_with_versions", []).append(io.versions())
@@ -533,6 +739,24 @@ def _simulate(directory, spec, rules_obj, runnable, workers, overwrite, resume, 
         computed_rows=computed_rows,
         startup_seconds=startup,
     )
+
+
+def _verified_done(directory: Path, manifest: dict) -> dict:
+    """The chunks a resumed run keeps: ``{chunk: manifest entry}``, every listed shard checked (size,
+    SHA-256, no foreign or stray file: :func:`simkit.io.check_shards`). A shard in place but not yet
+    listed (a kill between its rename and the manifest's update) is recomputed (into the same bytes).
+    A legacy run's shards (no list) are taken from their footers and listed now."""
+    from . import io
+
+    pairs, _pending = io.check_shards(directory, manifest, pending_ok=True)
+    done = {}
+    for path, entry in pairs:
+        if io.is_legacy(manifest):
+            entry = io.shard_entry(path, entry["chunk"], io.shard_metadata(path))
+        else:
+            io.verify_shard(path, entry)
+        done[entry["chunk"]] = entry
+    return done
 
 
 def _remaining(spec: dict, done: dict) -> bool:
@@ -574,8 +798,9 @@ def _warm_up(job: _Job, progress: bool) -> float:
     return warm_engine(job)
 
 
-def _run_chunks(job: _Job, done: dict, workers: int, progress: bool, cluster=None):
-    """Compute the missing chunks (in worker processes or here) and commit them in chunk order."""
+def _run_chunks(job: _Job, done: dict, workers: int, progress: bool, cluster=None, on_commit=None):
+    """Compute the missing chunks (in worker processes or here) and commit them in chunk order;
+    ``on_commit(entry)`` lists each committed shard in the manifest."""
     from tqdm import tqdm
 
     spec = job.spec
@@ -609,7 +834,7 @@ def _run_chunks(job: _Job, done: dict, workers: int, progress: bool, cluster=Non
 
         executor = DaskExecutor(cluster[0], job)
     else:
-        executor = _make_executor(workers) if workers > 1 else None
+        executor = _make_executor(workers, job.directory) if workers > 1 else None
 
     def submit(c):
         first, n = bounds(c)
@@ -653,7 +878,10 @@ def _run_chunks(job: _Job, done: dict, workers: int, progress: bool, cluster=Non
                         tmp, rows, matches = _truncate(job, c, first, tmp, keep, int(match_rows[:keep].sum()))
                 from . import io
 
+                entry = io.shard_entry(tmp, c, {"first_match": first, "matches": matches, "rows": rows})
                 io.commit_shard(Path(tmp), job.directory, c)
+                if on_commit is not None:
+                    on_commit(entry)
                 computed += 1
                 computed_rows += rows
                 if executor is not None:
@@ -680,7 +908,7 @@ def _run_chunks(job: _Job, done: dict, workers: int, progress: bool, cluster=Non
     return rows_total, matches_total, shards, computed, computed_rows
 
 
-def _make_executor(workers: int):
+def _make_executor(workers: int, directory=None):
     """``workers`` fresh processes (forkserver, else spawn), each with ``cores // workers`` numba threads.
 
     Fresh processes, not forks: a process that has run numba's OpenMP threads cannot fork safely.
@@ -692,7 +920,8 @@ def _make_executor(workers: int):
     method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
     threads = max(1, (os.cpu_count() or 1) // workers)
     return cf.ProcessPoolExecutor(
-        workers, mp_context=mp.get_context(method), initializer=_worker_init, initargs=(threads, method)
+        workers, mp_context=mp.get_context(method), initializer=_worker_init,
+        initargs=(threads, method, os.getpid(), directory),
     )
 
 
@@ -719,8 +948,8 @@ def _stop(executor, pending) -> None:
             fut.cancel()
     processes = list(getattr(executor, "_processes", {}).values())
     executor.shutdown(wait=False, cancel_futures=True)
-    for p in processes:  # chunks beyond the target, or an interrupted run: end them now
-        if p.is_alive():
-            p.terminate()
+    for p in processes:  # chunks beyond the target, or an interrupted run: end them now (SIGKILL: a
+        if p.is_alive():  # worker busy in the engine would run a SIGTERM handler only after its batch)
+            p.kill()
     for p in processes:
         p.join(timeout=10)

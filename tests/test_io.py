@@ -149,7 +149,11 @@ def test_manifest_and_not_a_dataset(tmp_path):
     with pytest.raises(io.DatasetError, match="not a simkit dataset"):
         io.open_run(tmp_path)
     io.write_manifest(tmp_path, {"format": io.FORMAT, "spec": {}})
-    assert io.read_manifest(tmp_path)["format"] == io.FORMAT
+    with pytest.raises(io.DatasetError, match="not a simkit dataset: its _simkit.json has no valid spec.rules"):
+        io.read_manifest(tmp_path)
+    io.write_manifest(tmp_path, {"format": io.FORMAT, "status": "running"})
+    with pytest.raises(io.DatasetError, match="has no spec"):
+        io.open_run(tmp_path)
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 

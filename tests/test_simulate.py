@@ -81,7 +81,7 @@ def _thread_workers(monkeypatch):
     processes, without each process compiling the engine again (numba releases the GIL)."""
     import concurrent.futures as cf
 
-    monkeypatch.setattr(_sim_module(), "_make_executor", lambda workers: cf.ThreadPoolExecutor(workers))
+    monkeypatch.setattr(_sim_module(), "_make_executor", lambda workers, directory=None: cf.ThreadPoolExecutor(workers))
 
 
 def test_same_data_for_any_chunk_size_and_worker_pool(base_run, tmp_path, monkeypatch):
