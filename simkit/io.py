@@ -741,9 +741,9 @@ def check_shards(directory, manifest: dict, *, pending_ok: bool = False, missing
 
     Returns ``(shards, pending)``: ``shards`` a tuple of ``(path, entry)`` in chunk order (``entry``
     the manifest's record; for a legacy manifest, one built from the footer without a checksum);
-    ``pending`` the chunks of shards in place but not yet listed (a run killed between committing a
-    shard and listing it), whose footer says they belong to this run: allowed only with
-    ``pending_ok`` (a resumed or overwritten run), otherwise refused as extra files. With
+    ``pending`` the chunks of shards in place but not yet listed (a run killed, or being read, between
+    committing a shard and listing it), whose footer says they belong to this run: allowed (and not
+    read) in a ``running`` run or with ``pending_ok``, otherwise refused as extra files. With
     ``missing_ok`` (an overwrite) listed shards that are gone are skipped.
 
     Raises
@@ -778,9 +778,11 @@ def check_shards(directory, manifest: dict, *, pending_ok: bool = False, missing
             if chunk is None:
                 raise _extra(directory, name)
             problem = _footer_problem(directory / name, spec, chunk)
-            if problem or not pending_ok:
-                raise DatasetError(f"{directory / name} {problem}; remove it") if problem else _extra(directory, name)
-            pending.append(chunk)
+            if problem:
+                raise DatasetError(f"{directory / name} {problem}; remove it")
+            if not (pending_ok or manifest.get("status") == "running"):
+                raise _extra(directory, name)
+            pending.append(chunk)  # a running run's next shard, renamed but not yet listed: not read
         return tuple(shards), pending
     # legacy: the shards in place, each footer naming the manifest's spec and its own chunk
     for name in names:

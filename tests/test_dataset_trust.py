@@ -192,14 +192,22 @@ def test_a_legacy_run_is_read_through_its_footers(tmp_path):
 
 def test_a_shard_committed_but_not_yet_listed_is_recomputed_by_resume(tmp_path, good):
     """A kill between a shard's rename and the manifest's update: the shard is not trusted, resume
-    computes it again (into the same bytes); a reader refuses it meanwhile."""
+    computes it again (into the same bytes); a reader of the running run meanwhile reads only the
+    listed shards. In a complete run such a file is refused."""
     out = tmp_path / "r"
     shutil.copytree(good[0], out)
     manifest = io.read_manifest(out)
     manifest["shards"] = manifest["shards"][:2]
     manifest["status"] = "running"
     io.write_manifest(out, manifest)
+    assert io.open_run(out).shards == (out / "part-000000.parquet", out / "part-000001.parquet")
+    with pytest.warns(UserWarning, match="not complete"):
+        assert len(analysis.load(out)) == sum(e["rows"] for e in manifest["shards"])
+    manifest["status"] = "complete"
+    io.write_manifest(out, manifest)
     _refused_by_every_reader(out, "part-000002.parquet", "not a shard listed")
+    manifest["status"] = "running"
+    io.write_manifest(out, manifest)
     again = simulate(out, resume=True)
     assert again.computed_chunks == 1 and again.shards == 3
     assert _shard_bytes(out) == _shard_bytes(good[0])
