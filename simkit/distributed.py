@@ -54,7 +54,7 @@ def connect(scheduler, n_workers: int | None = None):
     if scheduler == LOCAL:
         workers = n_workers or max(1, os.cpu_count() or 1)
         cluster = distributed.LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40,
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50,  # CRITICAL only: failures are reported in one line
         )
         client = distributed.Client(cluster)
         client.cluster_owned = cluster  # closed with the client by the caller

@@ -563,3 +563,34 @@ def test_a_lost_dask_worker_is_one_line_and_the_run_resumes(tmp_path, monkeypatc
     assert _compute_chunk  # the fake executor ran the real chunk code
     monkeypatch.undo()
     assert simulate(out, resume=True).shards == 4
+
+
+@pytest.mark.slow
+def test_a_lost_dask_worker_through_the_command_is_one_line_and_resumable(tmp_path, good):
+    """The real command on a LocalCluster whose scheduler allows no worker failure: the worker
+    process SIGKILLed mid-run gives Dask's KilledWorker, reported in one line with exit code 2; the
+    run resumes (without Dask) into the same shards as a clean run."""
+    pytest.importorskip("distributed")
+    out = tmp_path / "dask"
+    env = dict(os.environ, DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="0")
+    proc = subprocess.Popen([sys.executable, "-m", "simkit", "simulate", "--out", str(out), "--scheduler", "local",
+                             "--workers", "1", "--matches", "3000", "--chunk-matches", "10", "--seed", "3", "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.time() + 600
+    while time.time() < deadline and proc.poll() is None and not list(out.glob("part-*.parquet")):
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.stderr.read()
+    victims = [p for p in _descendants(proc.pid) if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
+    assert victims
+    for p in victims:
+        os.kill(p, signal.SIGKILL)
+    _, err = proc.communicate(timeout=300)
+    lines = err.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and lines[0].startswith("simkit: error: "), err
+    assert "worker" in lines[0] and "--resume" in lines[0]
+    manifest = io.read_manifest(out)
+    assert manifest["status"] == "running" and manifest["shards"] and not io.temporary_files(out)
+    done = _cli("simulate", "--out", out, "--resume", "--quiet", "--matches", "3000")
+    assert done.returncode == 0, done.stderr
+    clean = simulate(tmp_path / "clean", policies=GG, matches=3000, seed=3, chunk_matches=10)
+    assert _shard_bytes(out) == _shard_bytes(clean.path)
