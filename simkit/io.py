@@ -489,20 +489,69 @@ def write_shard(directory, chunk: int, table: pa.Table, metadata: dict) -> Path:
     """Write ``table`` as a complete, fsync'ed temporary file in ``directory``; returns its path.
 
     The file is hidden (``.part-000012.parquet.<pid>.tmp``) until :func:`commit_shard` renames it.
-    ``metadata`` (JSON-ready) is stored under :data:`METADATA_KEY` with the Arrow schema.
+    ``metadata`` (JSON-ready) is stored under :data:`METADATA_KEY` with the Arrow schema. On Linux the
+    file is written unnamed (``O_TMPFILE``) and gets its temporary name only once complete and
+    fsync'ed, so a process killed while writing (``kill -9`` included) leaves no file at all.
     """
     directory = Path(directory)
     tmp = directory / f".{shard_name(chunk)}.{os.getpid()}{_TMP_SUFFIX}"
     meta = dict(table.schema.metadata or {})
     meta[METADATA_KEY.encode()] = json.dumps(metadata, sort_keys=True).encode()
     table = table.replace_schema_metadata(meta)
-    with open(tmp, "wb") as f:
+
+    def write(f):
         pq.write_table(
             table, f, compression=COMPRESSION, row_group_size=max(1, table.num_rows), write_page_checksum=True
         )
         f.flush()
         os.fsync(f.fileno())
+
+    fd = _open_unnamed(directory)
+    if fd is not None:
+        try:
+            with open(fd, "wb", closefd=False) as f:
+                write(f)
+            if _link_unnamed(fd, tmp):
+                return tmp
+        finally:
+            os.close(fd)
+    with open(tmp, "wb") as f:  # no O_TMPFILE here: a named temporary file from the start
+        write(f)
     return tmp
+
+
+def _open_unnamed(directory: Path) -> int | None:
+    """A new unnamed file in ``directory`` (``O_TMPFILE``), or None where the system has none."""
+    import errno
+
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None:
+        return None
+    try:
+        return os.open(directory, flag | os.O_WRONLY, 0o644)
+    except OSError as exc:
+        if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+            return None
+        raise
+
+
+def _link_unnamed(fd: int, path: Path) -> bool:
+    """Give the unnamed file ``fd`` the name ``path`` (``linkat`` through ``/proc/self/fd``); False
+    if this system cannot."""
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()  # a stale file of an earlier process with this pid
+    root = os.open("/", os.O_RDONLY)
+    try:
+        os.link(f"/proc/self/fd/{fd}", path, src_dir_fd=root, follow_symlinks=True)
+    except OSError as exc:
+        import errno
+
+        if exc.errno in (errno.ENOENT, errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP, errno.EINVAL):
+            return False
+        raise
+    finally:
+        os.close(root)
+    return True
 
 
 def file_digest(path) -> str:
