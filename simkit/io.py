@@ -364,10 +364,77 @@ def _string_array(buf, offsets, valid, n) -> pa.Array:
     )
 
 
+@jit
+def _gather_kernel(src, cols, out):  # pragma: no cover
+    """``out[j, i] = src[i, cols[j]]``: columns ``cols`` of the row-major matrix ``src`` as the
+    contiguous rows of ``out``, cast to its dtype (as numpy's ``astype`` casts), in one pass over ``src``."""
+    for i in range(src.shape[0]):
+        for j in range(cols.shape[0]):
+            out[j, i] = src[i, cols[j]]
+
+
+def _matrix_column(a: np.ndarray, base=None):
+    """``(matrix, j)`` when the 1-D ``a`` is column ``j`` of the C-contiguous 2-D ``matrix`` (``base``,
+    or the array ``a`` views), as the engine's result columns are; else None."""
+    base = a.base if base is None else base
+    if not (
+        isinstance(base, np.ndarray) and base.ndim == 2 and base.flags.c_contiguous and a.ndim == 1
+        and base.dtype == a.dtype and a.shape[0] == base.shape[0] and a.strides == (base.strides[0],)
+    ):
+        return None
+    j, rest = divmod(a.__array_interface__["data"][0] - base.__array_interface__["data"][0], a.itemsize)
+    return (base, j) if rest == 0 and 0 <= j < base.shape[1] else None
+
+
+def _numeric_columns(wanted) -> dict:
+    """``{name: contiguous array}``, each ``np.asarray(a).astype(dtype)``, for ``wanted``: an iterable
+    of ``(name, a, dtype)`` or ``(name, a, dtype, matrix)``.
+
+    The engine returns its columns as strided views of a few row-major matrices (ints, floats,
+    items); cast one at a time, each column costs a pass over its whole matrix. Here the columns of
+    one matrix that go to one dtype are gathered in a single pass (:func:`_gather_kernel`); any other
+    array (a copy, another dtype kind) is cast as it is.
+    """
+    out = {}
+    groups = {}
+    for name, a, dtype, *matrix in wanted:
+        a = np.asarray(a)
+        dtype = np.dtype(dtype)
+        found = None
+        if a.dtype.kind == dtype.kind or (a.dtype.kind in "iu" and dtype.kind in "iu"):
+            found = _matrix_column(a, *matrix)
+        if found is None:
+            out[name] = np.ascontiguousarray(a.astype(dtype, copy=False))
+        else:
+            base, j = found
+            groups.setdefault((id(base), dtype), (base, []))[1].append((name, j))
+    for (_, dtype), (base, members) in groups.items():
+        block = np.empty((len(members), base.shape[0]), dtype)
+        _gather_kernel(base, np.array([j for _, j in members], np.int64), block)
+        for row, (name, _) in zip(block, members):
+            out[name] = row
+    return out
+
+
+_NAME_ARRAYS: dict = {}
+
+
 def _category(codes, names, valid=None) -> pa.DictionaryArray:
     codes = np.asarray(codes).astype(np.int8, copy=False)
     mask = None if valid is None else ~valid
-    return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int8(), mask=mask), pa.array(names, pa.string()))
+    names = tuple(names)
+    dictionary = _NAME_ARRAYS.get(names)
+    if dictionary is None:  # the few category lists, built once (Arrow arrays are immutable)
+        dictionary = _NAME_ARRAYS[names] = pa.array(names, pa.string())
+    return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int8(), mask=mask), dictionary)
+
+
+def _arrow(value: np.ndarray, type_: pa.DataType) -> pa.Array:
+    """A numpy column as an Arrow array of ``type_`` (no copy when it is contiguous and of that type)."""
+    dtype = np.dtype(type_.to_pandas_dtype())
+    if value.dtype == dtype and value.flags.c_contiguous and pa.types.is_primitive(type_) and not pa.types.is_boolean(type_):
+        return pa.Array.from_buffers(type_, len(value), [None, pa.py_buffer(value)], null_count=0)
+    return pa.array(value.astype(dtype, copy=False), type_)
 
 
 def rows_to_batch(res: dict, schema: pa.Schema, *, seed: int, copy: int, policy_labels, rules) -> pa.RecordBatch:
@@ -386,32 +453,59 @@ def rows_to_batch(res: dict, schema: pa.Schema, *, seed: int, copy: int, policy_
         Player 0's and player 1's policy in these rows.
     rules : Rules
         For the payment in tai units (``base / tai_value``).
+
+    Every column is built from whole arrays (numpy, the numba kernels :func:`_gather_kernel` and
+    :func:`format_wins`' kernel, dictionary arrays from their codes): no Python work per row.
     """
     n = len(res["match"])
-    winner = np.asarray(res["winner"])
-    won = winner >= 0
-    match = np.asarray(res["match"], np.int64)
-    hand = np.asarray(res["hand"], np.int64)
     items = np.asarray(res["items"])
+    item_columns = [name for name in schema.names if name.startswith("item_")]
+    if items.shape != (n, len(item_columns)):
+        raise SimkitError(f"the engine returned {items.shape[1]} scoring items, the schema has {len(item_columns)}")
+    types = {field.name: np.dtype(field.type.to_pandas_dtype()) for field in schema if pa.types.is_primitive(field.type)}
+    i64, i8 = np.dtype(np.int64), np.dtype(np.int8)
+    native = [  # columns computed from: the engine's values, in its dtype
+        (key, res[key], np.asarray(res[key]).dtype)
+        for key in ("winner", "hand_tai", "dealer_tai", "prevailing_wind", "seat_wind_0")
+    ]
+    wanted = native + [
+        ("match", res["match"], i64), ("hand", res["hand"], i64),
+        ("win_type", res["win_type"], i8), ("win_tile", res["win_tile"], i8),
+        ("declared_0", res["declared_0"], i8), ("declared_1", res["declared_1"], i8),
+        ("score_0", res["score_0"], np.float64), ("score_1", res["score_1"], np.float64),
+    ]
+    for name in ("dealer", "dealer_turn", "streak", "payer", "points", "turns", "tiles_left", "kongs_0", "kongs_1",
+                 "skipped_wins_0", "skipped_wins_1"):
+        wanted.append((name, res[name], types[name]))
+    extras = [key for key, value in res.items() if key not in _ENGINE_KEYS and np.ndim(value) == 1]
+    wanted += [(key, res[key], np.asarray(res[key]).dtype) for key in extras]
+    items_matrix = items if items.ndim == 2 and items.flags.c_contiguous else None
+    wanted += [(name, items[:, j], types[name]) + ((items_matrix,) if items_matrix is not None else ())
+               for j, name in enumerate(item_columns)]
+    v = _numeric_columns(wanted)
+
+    winner = v["winner"]
+    won = winner >= 0
+    match, hand = v["match"], v["hand"]
     labels = sorted(set(policy_labels))
     cols = {
         "deal_id": (match << DEAL_ID_HAND_BITS) | hand,
         "copy": np.full(n, copy, np.int8),
         "seed": np.full(n, seed, np.int64),
         "match": match,
-        "hand": hand.astype(np.int16),
-        "policy_0": _category(np.full(n, labels.index(policy_labels[0])), labels),
-        "policy_1": _category(np.full(n, labels.index(policy_labels[1])), labels),
-        "prevailing_wind": _category(np.asarray(res["prevailing_wind"]) - _WIND0, WINDS),
-        "dealer": res["dealer"],
-        "dealer_turn": res["dealer_turn"],
-        "streak": res["streak"],
-        "seat_wind_0": _category(np.asarray(res["seat_wind_0"]) - _WIND0, WINDS),
-        "seat_wind_1": _category(np.where(np.asarray(res["seat_wind_0"]) == _WIND0, 2, 0), WINDS),
+        "hand": hand,
+        "policy_0": _category(np.full(n, labels.index(policy_labels[0]), np.int8), labels),
+        "policy_1": _category(np.full(n, labels.index(policy_labels[1]), np.int8), labels),
+        "prevailing_wind": _category(v["prevailing_wind"] - _WIND0, WINDS),
+        "seat_wind_0": _category(v["seat_wind_0"] - _WIND0, WINDS),
+        "seat_wind_1": _category(np.where(v["seat_wind_0"] == _WIND0, np.int8(2), np.int8(0)), WINDS),
         "winner": winner,
-        "payer": res["payer"],
-        "win_type": _category(res["win_type"], WIN_TYPES),
-        "win_tile": _category(np.where(won, res["win_tile"], 0), TILE_NAMES, valid=won),
+        "win_type": _category(v["win_type"], WIN_TYPES),
+        "win_tile": _category(np.where(won, v["win_tile"], np.int8(0)), TILE_NAMES, valid=won),
+        "declared_0": _category(v["declared_0"], DECLARATIONS),
+        "declared_1": _category(v["declared_1"], DECLARATIONS),
+        "hand_tai": v["hand_tai"],
+        "dealer_tai": v["dealer_tai"],
     }
     hands = res.get("win_hand")
     melds = res.get("win_melds")
@@ -420,40 +514,18 @@ def rows_to_batch(res: dict, schema: pa.Schema, *, seed: int, copy: int, policy_
     else:  # an engine without the winner's tiles: the columns exist, all null
         cols["win_hand"] = pa.nulls(n, pa.string())
         cols["win_melds"] = pa.nulls(n, pa.string())
-    item_columns = [name for name in schema.names if name.startswith("item_")]
-    if items.shape != (n, len(item_columns)):
-        raise SimkitError(f"the engine returned {items.shape[1]} scoring items, the schema has {len(item_columns)}")
-    for j, name in enumerate(item_columns):
-        cols[name] = items[:, j]
-    hand_tai = np.asarray(res["hand_tai"])
-    dealer_tai = np.asarray(res["dealer_tai"])
     if _pays_in_tai(rules):
         opts = rules.options
-        cols["payment_tai"] = np.where(won, opts.base / opts.tai_value + hand_tai + dealer_tai, 0.0)
-    score_0 = np.asarray(res["score_0"], np.float64) + 0.0  # + 0.0 turns -0.0 into 0.0
-    cols.update(
-        hand_tai=hand_tai,
-        dealer_tai=dealer_tai,
-        points=res["points"],
-        score_0=score_0,
-        score_1=np.asarray(res["score_1"], np.float64) + 0.0,
-        turns=res["turns"],
-        tiles_left=res["tiles_left"],
-        kongs_0=res["kongs_0"],
-        kongs_1=res["kongs_1"],
-        declared_0=_category(res["declared_0"], DECLARATIONS),
-        declared_1=_category(res["declared_1"], DECLARATIONS),
-        skipped_wins_0=res["skipped_wins_0"],
-        skipped_wins_1=res["skipped_wins_1"],
-    )
-    for key, value in res.items():
-        if key not in _ENGINE_KEYS and np.ndim(value) == 1:
-            cols[key] = np.asarray(value)
+        cols["payment_tai"] = np.where(won, opts.base / opts.tai_value + v["hand_tai"] + v["dealer_tai"], 0.0)
+    v["score_0"] = v["score_0"] + 0.0  # turns -0.0 into 0.0 (a new array: v may hold the caller's)
+    v["score_1"] = v["score_1"] + 0.0
+    for name in item_columns + extras + [name for name, *_ in wanted if name not in cols]:
+        cols.setdefault(name, v[name])
     arrays = []
     for field in schema:
         value = cols[field.name]
         if isinstance(value, np.ndarray):
-            value = pa.array(value.astype(field.type.to_pandas_dtype(), copy=False), field.type)
+            value = _arrow(value, field.type)
         arrays.append(value)
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
