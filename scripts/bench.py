@@ -14,8 +14,9 @@ batch-kernel throughput on the douque tile set:
 * full hands/s of the douque engine, greedy vs greedy and random vs random (whole matches,
   compile time reported separately), and greedy vs greedy for night_market, duel and for_two
   (whole matches of their default ``match_hands``);
-* the same runs end to end through ``simkit.simulate`` into Parquet shards, and the share of the run
-  the Parquet path takes;
+* the Parquet share of a greedy and a random run: the same matches through ``simkit.simulate`` into
+  Parquet shards and through the engine alone, measured alternately (``--only end-to-end`` runs
+  just this);
 * compiling (``--compile``): in a fresh cache directory, the seconds to the first hand of a new
   process for the rule set's engine (cold, then warm), for a fresh trivial policy in its own module
   and for an edit of that module (the engine is compiled once per rule set; a policy compiles
@@ -29,7 +30,7 @@ ratio simkit / mahjong is printed beside each figure. simkit runs on all cores, 
 it; the package is single-threaded pure Python. Each simkit figure is the best of ``--repeat`` runs.
 
 Usage: ``python scripts/bench.py [--n 2000000] [--peer-n 20000] [--repeat 3] [--compile]
-[--compare-python /path/to/other/venv/bin/python] [--only compile|compare]``
+[--compare-python /path/to/other/venv/bin/python] [--only compile|compare|end-to-end]``
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def main(argv=None) -> int:
     ap.add_argument("--matches", type=int, default=2000, help="greedy matches per engine measurement")
     ap.add_argument("--compile", action="store_true", help="measure compile times in a fresh cache directory")
     ap.add_argument("--compare-python", help="python of another simkit installation to measure side by side")
-    ap.add_argument("--only", choices=("compile", "compare"), help="run only that section")
+    ap.add_argument("--only", choices=("compile", "compare", "end-to-end"), help="run only that section")
     args = ap.parse_args(argv)
 
     import numba
@@ -98,6 +99,12 @@ def main(argv=None) -> int:
         _side_by_side(args.compare_python, args.matches, args.seed, args.repeat)
         return 0
 
+    if args.only == "end-to-end":  # the greedy and random runs of the engine figures, into Parquet
+        _end_to_end(
+            rules, [(("greedy", "greedy"), args.matches), (("random", "random"), max(1, args.matches // 4))],
+            args.seed, args.repeat,
+        )
+        return 0
     t0 = time.perf_counter()
     load_tables()
     t_tables = time.perf_counter() - t0
@@ -213,7 +220,7 @@ def main(argv=None) -> int:
     for name, (_, hands, n_matches) in engine_rule_sets.items():
         print(f"  engine: greedy vs greedy, {name}: {n_matches:,} whole matches ({hands:,} hands) per run")
     print(f"  engine compile/load (excluded): {t_engine_compile:.1f} s")
-    _end_to_end(rules, engine, args.seed, args.repeat)
+    _end_to_end(rules, [(pair, n_matches) for pair, (_, _, n_matches) in engine.items()], args.seed, args.repeat)
     if "error" in peer:
         print(f"\n  mahjong package not measured: {peer['error']}")
     else:
@@ -345,29 +352,66 @@ def _side_by_side(other_python: str, matches: int, seed: int, repeat: int) -> No
         print(f"  {label:<38} {_fmt(ours):>14} {_fmt(theirs):>14} {ours / theirs:>8.3f}x")
 
 
-def _end_to_end(rules, engine: dict, seed: int, repeat: int) -> None:
-    """The same runs as the engine figures, through ``simkit.simulate`` into Parquet shards in a
-    temporary directory (one process, default chunking): end-to-end hands/s next to engine-only
-    hands/s, and the share of the run spent outside the engine (Arrow conversion, notation columns,
-    Parquet writing, fsync, manifest)."""
+def _end_to_end(rules, runs, seed: int, repeat: int) -> None:
+    """The Parquet share of a run: ``simkit.simulate`` into Parquet shards in a temporary directory
+    (one process, default chunking) against ``simulate_matches`` alone on the same matches, the two
+    measured alternately in this process (best of ``repeat`` each), for each ``(pair, matches)`` of
+    ``runs``.
+
+    The share is ``1 - engine time / run time``: everything the run does besides playing (Arrow
+    columns and notation, zstd Parquet, fsync, manifest). The Arrow-column and Parquet-file seconds
+    of the best run are also timed directly (``io.rows_to_batch`` and ``io.write_shard`` wrapped).
+    """
     import tempfile
     from pathlib import Path
 
+    from simkit import io
+    from simkit.engine.matches import simulate_matches
     from simkit.simulate import simulate
 
-    print("\n  end to end: simkit.simulate to Parquet (temp dir, 1 process) vs the engine alone, same matches")
-    print(f"  {'run':<38} {'engine only':>14} {'to Parquet':>14} {'Parquet share':>14}")
-    for pair, (rate, hands, n_matches) in engine.items():
-        best = float("inf")
-        with tempfile.TemporaryDirectory() as tmp:
-            for i in range(repeat):
-                t0 = time.perf_counter()
-                result = simulate(Path(tmp) / f"run{i}", rules=rules, policies=pair, matches=n_matches, seed=seed)
-                best = min(best, time.perf_counter() - t0)
-        if result.rows != hands:
-            raise SystemExit(f"bench: simulate wrote {result.rows} rows, the engine returned {hands}")
-        share = 1 - (hands / rate) / best
-        print(f"  {f'{pair[0]} vs {pair[1]}, {n_matches:,} matches':<38} {_fmt(rate):>14} {_fmt(hands / best):>14} {share:>13.1%}")
+    spent = {"columns": 0.0, "file": 0.0}
+
+    def timed(fn, key):
+        def wrapper(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[key] += time.perf_counter() - t0
+
+        return wrapper
+
+    print(f"\n  end to end: simkit.simulate to Parquet (temp dir, 1 process) vs the engine alone, same matches, "
+          f"measured alternately, best of {repeat}")
+    print(f"  {'run':<38} {'engine only':>14} {'to Parquet':>14} {'Parquet share':>14}   (timed: Arrow columns, Parquet file)")
+    originals = io.rows_to_batch, io.write_shard
+    io.rows_to_batch, io.write_shard = timed(originals[0], "columns"), timed(originals[1], "file")
+    try:
+        for pair, n_matches in runs:
+            best_engine = best_run = float("inf")
+            parts = (0.0, 0.0)
+            with tempfile.TemporaryDirectory() as tmp:
+                simulate(Path(tmp) / "warm", rules=rules, policies=pair, matches=1, seed=seed)
+                for i in range(repeat):
+                    t0 = time.perf_counter()
+                    hands = len(simulate_matches(rules, pair, n_matches, seed=seed)["match"])
+                    best_engine = min(best_engine, time.perf_counter() - t0)
+                    spent.update(columns=0.0, file=0.0)
+                    t0 = time.perf_counter()
+                    result = simulate(Path(tmp) / f"run{i}", rules=rules, policies=pair, matches=n_matches, seed=seed)
+                    elapsed = time.perf_counter() - t0
+                    if elapsed < best_run:
+                        best_run, parts = elapsed, (spent["columns"], spent["file"])
+            if result.rows != hands:
+                raise SystemExit(f"bench: simulate wrote {result.rows} rows, the engine returned {hands}")
+            share = 1 - best_engine / best_run
+            label = f"{pair[0]} vs {pair[1]}, {n_matches:,} matches"
+            print(
+                f"  {label:<38} {_fmt(hands / best_engine):>14} {_fmt(hands / best_run):>14} {share:>13.1%}"
+                f"   ({parts[0] / best_run:.1%}, {parts[1] / best_run:.1%})"
+            )
+    finally:
+        io.rows_to_batch, io.write_shard = originals
 
 
 def _rule_set_scoring_rates(n: int, seed: int, repeat: int) -> dict:
