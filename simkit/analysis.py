@@ -170,7 +170,9 @@ def load(path, columns=None, filters=None):
         winds, ``win_type``, ``win_tile``, declarations) are categoricals. ``df.attrs`` holds the
         run's description: ``path``, ``rules`` (rule set name), ``options``, ``items`` (scoring item
         names), ``policies`` (labels of player 0 and 1 in copy 0), ``seed``, ``duplicate``,
-        ``deal`` and ``wall`` (the wall design), ``complete`` and the whole ``manifest``.
+        ``deal`` and ``wall`` (the wall design), ``complete``, ``legacy`` (a manifest without a shard
+        list, checked through the shards' footers: :func:`simkit.io.check_shards`) and the whole
+        ``manifest``.
 
     Raises
     ------
@@ -234,6 +236,7 @@ def load(path, columns=None, filters=None):
         duplicate=bool(spec["duplicate"]),
         **run.wall_settings,
         complete=run.complete,
+        legacy=run.legacy,
         manifest=run.manifest,
     )
     return df

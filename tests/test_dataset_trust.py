@@ -100,6 +100,7 @@ def test_the_manifest_lists_every_shard_with_rows_bytes_and_checksum(good):
     # plain pandas still reads a good run (the manifest and metadata files start with "_")
     df = pd.read_parquet(path)
     assert len(df) == manifest["rows"] == len(analysis.load(path)) == analysis.summarize(path).rows
+    assert not io.open_run(path).legacy and analysis.load(path, columns="match").attrs["legacy"] is False
 
 
 def test_a_deleted_shard_is_refused_by_every_reader(run):
@@ -178,7 +179,8 @@ def test_a_legacy_run_is_read_through_its_footers(tmp_path):
     spec and totals, says it is legacy, and still refuses a stray or missing shard."""
     run = io.open_run(SAMPLE)
     assert run.legacy and len(run.shards) == 1 and "sha256" not in run.entries[0]
-    assert run.entries[0]["rows"] == io.read_manifest(SAMPLE)["rows"] == len(analysis.load(SAMPLE, columns="match"))
+    df = analysis.load(SAMPLE, columns="match")
+    assert run.entries[0]["rows"] == io.read_manifest(SAMPLE)["rows"] == len(df) and df.attrs["legacy"]
     copy = tmp_path / "sample"
     shutil.copytree(SAMPLE, copy)
     shutil.copyfile(copy / "part-000000.parquet", copy / "part-000001.parquet")
