@@ -202,6 +202,8 @@ def _is_set(value) -> bool:
         return True
     arr = np.asarray(value)
     if arr.dtype == object:
+        if arr.ndim == 0:  # some other object: on (the check of its value then names it)
+            return True
         return any(_is_set(v) for v in arr.ravel())
     return bool(arr.any())
 
