@@ -100,7 +100,7 @@ def _to_turn(T, t, game, p, phase, drawn, replacement):  # pragma: no cover - co
     sc = T.sc
     sc[G.S_CURRENT] = p
     sc[G.S_REPLACEMENT] = 1 if replacement else 0
-    if sc[G.S_CHECK] and not G._check(T, p, True):
+    if sc[G.S_CHECK] and not G._check(T, p, np.bool_(True)):
         _end(sc, -1, -1, G.WIN_DRAW, -1)
         return
     last = G._tiles_left(sc) <= 0
@@ -231,7 +231,7 @@ def _after_turn(T, t, game, action):  # pragma: no cover - compiled
                 if legal[A.WIN]:
                     if check:
                         hand[p, x] += 1  # the tile is in flight: count it with its owner
-                        ok = G._check(T, p, True)
+                        ok = G._check(T, p, np.bool_(True))
                         hand[p, x] -= 1
                         if not ok:
                             _end(sc, -1, -1, G.WIN_DRAW, -1)
@@ -260,7 +260,7 @@ def _after_turn(T, t, game, action):  # pragma: no cover - compiled
     sc[G.S_DISCARDS] += 1
     G._log(sc, log, G.EV_DECLARE if declaring else G.EV_DISCARD, p, x, T.declared[p])
     sc[G.S_REPLACEMENT] = 0
-    if check and not G._check(T, p, False):
+    if check and not G._check(T, p, np.bool_(False)):
         _end(sc, -1, -1, G.WIN_DRAW, -1)
         return
     # the opponent reacts, if they can do anything but pass
@@ -524,7 +524,7 @@ def _begin_hand(T, t, game):  # pragma: no cover - compiled
         _next_turn(sc, dealer, False, -1, False)
         return
     sc[G.S_CURRENT] = dealer
-    if sc[G.S_CHECK] and not G._check(T, dealer, True):
+    if sc[G.S_CHECK] and not G._check(T, dealer, np.bool_(True)):
         _end(sc, -1, -1, G.WIN_DRAW, -1)
         return
     for a in range(A.N_ACTIONS):
@@ -545,7 +545,7 @@ def _begin_match(T, game, seed, m):  # pragma: no cover - compiled
     T.ids[0] = seed
     T.ids[1] = m
     sc[G.S_WALL] = game.wall
-    T.rng[0] = stream_key(seed, m, G.FIRST_DEALER_STREAM)
+    T.rng[0] = stream_key(seed, m, np.int64(G.FIRST_DEALER_STREAM))
     sc[G.S_DEALER] = bounded(T.rng[0:1], 2)
     sc[G.S_STREAK] = 0
     sc[G.S_DEALERSHIPS] = 0
@@ -566,7 +566,7 @@ def _deal_match_hand(T, template, t, game, log_hand):  # pragma: no cover - comp
     events when its number is ``log_hand``."""
     sc = T.sc
     seed = T.ids[0]
-    m = T.ids[1]
+    m = np.int64(T.ids[1])
     h = sc[G.S_HAND_NUMBER]
     sc[G.S_PREVAILING] = G._EAST + (sc[G.S_DEALERSHIPS] // 2 if game.rounds else 0)
     T.rng[0] = stream_key(seed, m, 4 * h)

@@ -128,7 +128,7 @@ def _best_discard(view, legal, work, hand):  # pragma: no cover - compiled
     _visible(view, visible)
     sh = np.empty(34, np.int64)
     live = np.empty(34, np.int64)
-    discard_eval_kernel(hand, view.n_melds, view.tables, visible, sh, live, LIVE_TIES)
+    discard_eval_kernel(hand, view.n_melds, view.tables, visible, sh, live, np.int64(LIVE_TIES))
     best = -1
     best_sh = 99
     best_live = -1
@@ -153,7 +153,7 @@ def _chow_or(choice, best_sh, view, legal, hand, sh, live):  # pragma: no cover 
             for d in range(3):
                 if d != j:
                     hand[s + d] -= 1
-            after = discard_eval_kernel(hand, view.n_melds + 1, view.tables, live, sh, live, LIVE_NONE)  # no live count: `visible` unused
+            after = discard_eval_kernel(hand, view.n_melds + 1, view.tables, live, sh, live, np.int64(LIVE_NONE))  # no live count: `visible` unused
             for d in range(3):
                 if d != j:
                     hand[s + d] += 1
@@ -219,7 +219,7 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
         live = np.empty(34, np.int64)
         if legal[A.PUNG]:
             hand[x] -= 2
-            best = discard_eval_kernel(hand, view.n_melds + 1, t, live, sh, live, LIVE_NONE)  # `visible` unused (one compiled version)
+            best = discard_eval_kernel(hand, view.n_melds + 1, t, live, sh, live, np.int64(LIVE_NONE))  # `visible` unused (one compiled version)
             hand[x] += 2
             if best <= now:
                 return A.PUNG if not chows else _chow_or(A.PUNG, best, view, legal, hand, sh, live)
