@@ -153,7 +153,19 @@ def _api_case(i: int, rng: np.random.Generator, py: random.Random):
     import simkit
     from simkit.engine.deal import wall_template
 
-    pick = py.randrange(19)
+    pick = py.randrange(20)
+    if pick == 19:
+        rules = _engine_rules(py)
+        mostly = lambda good, bad: py.choice(good) if py.random() < 0.8 else py.choice(bad)  # noqa: E731
+        n = mostly([1, 2], [0, -1, 1.0, True, 2**63, 10**15, "1"])
+        seed, start = mostly([0, 3], [-1, 2**63, 1.5]), mostly([0, 5, 2**63 - 2], [2**63 - 1, -1, None])
+        kw = {key: py.choice(values) for key, values in (
+            ("check", [True, False, 1, "yes"]), ("duplicate", [True, False, 0, None]),
+            ("deal", ["seat", "dealer", "x", 1, None]), ("wall", ["stable", "shared", "brick", 0, None]),
+        ) if py.random() < 0.2}
+        policies = mostly([("random", "random"), ("greedy", "random")], [("random",), "random", (1, 2)])
+        args = (rules, policies, n, seed, start, kw)
+        return "simulate_matches", args, lambda: simkit.simulate_matches(rules, policies, n, seed, start=start, **kw)
     if pick in (0, 1, 2, 3):
         fn = ("shanten", "waits", "is_win", "splits")[pick]
         args = (_hand(rng, py), _melds(py), _rules(py))
@@ -274,7 +286,7 @@ def _api_case(i: int, rng: np.random.Generator, py: random.Random):
         n_melds = py.choice([0, 4, 5, -1, 1.5, [0, 1]])
         rules = _rules(py)
         return fn, (n, seed, rules, n_melds), lambda: getattr(simkit, fn)(n, seed, rules, n_melds)
-    value = py.choice([_scalar(py), 2**34, 2**34 - 1])
+    value = py.choice([_scalar(py), 2**34, 2**34 - 1])  # pick 18
     return "mask_to_kinds", (value,), lambda: simkit.mask_to_kinds(value)
 
 
