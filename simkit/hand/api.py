@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import HandError, InputTypeError, TileCountError, check_int, show
+from ..errors import HandError, InputTypeError, TileCountError, show
 from ..melds import check_total_counts, meld_counts, parse_melds
 from ..rules import resolve_rules
 from ..tiles import N_KINDS, as_counts, tile_name
