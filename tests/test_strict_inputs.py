@@ -281,7 +281,7 @@ def test_score_flags_take_only_real_bools(value):
 
 
 def test_score_counts_take_only_integers():
-    for bad in (5.0, True, "x6m"[1:] * 0 or None):
+    for bad in (5.0, True, None):
         with pytest.raises(SimkitError):
             simkit.score(HAND, bad)
     for bad in (2.0, "2", True):
