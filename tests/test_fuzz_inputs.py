@@ -270,7 +270,7 @@ def _api_case(i: int, rng: np.random.Generator, py: random.Random):
             j = py.randrange(len(text))
             text[j] = py.choice(_NOTATION + ";:")
         text = "".join(text)
-        seed = py.choice([0, 1, -1, 2**63, 1.5])  # 2**64: test_position_seed_beyond_uint64 below
+        seed = py.choice([0, 1, -1, 2**63, 2**64, 1.5])
         return "Position", (text, seed), lambda: simkit.Position.from_string(text).state(seed=seed)
     if pick == 16:
         fn = py.choice(["parse_tiles", "as_counts", "format_tiles", "tile_name", "parse_meld", "parse_melds"])
@@ -462,13 +462,15 @@ def test_fuzz_api_and_cli_many(tmp_path):
           engines=("douque", "night_market", "duel", "for_two"))
 
 
-@pytest.mark.xfail(strict=False, raises=OverflowError, reason="Position.state (simkit/engine/state.py, not checked "
-                   "here) passes a seed beyond 2**64 - 1 to numpy: OverflowError instead of a SimkitError")
-def test_position_seed_beyond_uint64():
+def test_positions_and_game_states_check_seeds_matches_and_flags():
     import simkit
 
     pos = simkit.Position.from_string("douque: hand 123456789m1122z; phase discard; opponent_river 5z")
-    try:
-        pos.state(seed=2**64)
-    except (simkit.SimkitError, ValueError):
-        return
+    for kwargs in (dict(seed=2**64), dict(seed=2**63), dict(seed=-1), dict(seed=1.5), dict(check=1)):
+        with pytest.raises(simkit.SimkitError, match="seed|check"):
+            pos.state(**kwargs)
+    with pytest.raises(simkit.SimkitError, match="seed"):
+        pos.completion(2**64)
+    for kwargs in (dict(seed=2**64), dict(match=2**63), dict(check=1), dict(match=True)):
+        with pytest.raises(simkit.SimkitError, match="seed|match|check"):
+            simkit.GameState.new_match("douque", **kwargs)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from ..errors import SimkitError
+from ..errors import SimkitError, check_flag, check_int
 from ..melds import meld_counts, melds_array, parse_melds
 from ..rules import resolve_rules
 from ..tiles import format_tile_list, parse_tile_list, parse_tiles, tile_name
@@ -324,8 +324,7 @@ class Position:
         kept-back tiles last)."""
         from .deal import shuffle_wall
 
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise PositionError(f"seed must be a non-negative integer, got {seed!r}")
+        seed = check_int(seed, "seed", 0, 2**63 - 1, PositionError)
         d = self._derived
         tiles = np.repeat(np.arange(34, dtype=np.int8), d["unseen"])
         state = np.array([stream_key(np.uint64(seed), 0, COMPLETION_STREAM)], np.uint64)
@@ -340,6 +339,8 @@ class Position:
         are ``(seed, 0, 1 + p)``."""
         from .state import GameState
 
+        seed = check_int(seed, "seed", 0, 2**63 - 1, PositionError)
+        check = check_flag(check, "check")
         d = self._derived
         rules, spec = d["rules"], d["spec"]
         if (opponent_hand is None) != (wall is None):

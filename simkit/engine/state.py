@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import SimkitError
+from ..errors import SimkitError, check_flag, check_int
 from ..hand.tables import hand_tables
 from ..rules import resolve_rules
 from . import actions as A
@@ -66,9 +66,9 @@ class GameState:
         """Match ``match`` of ``seed``, dealt and standing at its first decision (the streams are
         those of :func:`simkit.simulate_matches`, so it plays the same hands)."""
         spec = rules if hasattr(rules, "settle") else engine_spec(resolve_rules(rules))
-        for name, value in (("seed", seed), ("match", match)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-                raise SimkitError(f"{name} must be a non-negative integer, got {value!r}")
+        seed = check_int(seed, "seed", 0, 2**63 - 1)
+        match = check_int(match, "match", 0, 2**63 - 1)
+        check = check_flag(check, "check")
         state = cls(spec, eng.new_table(len(wall_template(spec.rules)), spec.items_proto), _private=True)
         state._T.sc[eng.S_CHECK] = 1 if check else 0
         state._call(eng.OP_BEGIN_MATCH, seed=seed, match=match)
