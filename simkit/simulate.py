@@ -789,14 +789,17 @@ def _remaining(spec: dict, done: dict) -> bool:
 
 
 def warm_engine(job: _Job) -> float:
-    """Compile the engine for the run's rule set (and the policies that are not built in), or load
-    it from the cache, with one throw-away match; seconds taken."""
+    """Compile the engine for the run's rule set (and the policies that are not built in) and the
+    row-building kernels of :mod:`simkit.io`, or load them from the cache, with one throw-away
+    match; seconds taken."""
+    from . import io
     from .engine.matches import simulate_matches
 
     t0 = time.perf_counter()
-    from . import io
-
-    simulate_matches(job.rules, tuple(job.runnable), 1, job.spec["seed"], **io.wall_settings_of(job.spec))
+    res = simulate_matches(job.rules, tuple(job.runnable), 1, job.spec["seed"], **io.wall_settings_of(job.spec))
+    labels = [p["label"] for p in job.spec["policies"]]
+    io.rows_to_batch(res, io.schema_for(job.rules, res), seed=job.spec["seed"], copy=0, policy_labels=labels,
+                     rules=job.rules)
     return time.perf_counter() - t0
 
 
