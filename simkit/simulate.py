@@ -417,7 +417,7 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
         raise SimkitError(f"policies must be two policies (player 0's, player 1's), got {policies!r}")
     duplicate = _flag("duplicate", duplicate, optional=True)
     if deal is not None or wall is not None:
-        deal, wall = wall_settings(wall_design(deal, wall))
+        wall_design(deal, wall)  # values and their combination checked; resume compares what was given
 
     stored = None
     if resume:

@@ -225,3 +225,13 @@ def test_simkit_compare_on_the_command_line(tmp_path, capsys):
     assert "run a: douque, greedy vs greedy" in out and "points, run a - run b: 12 matches" in out
     assert main(["compare", str(tmp_path / "a")]) == 2
     assert "needs a --duplicate run" in capsys.readouterr().err
+
+
+def test_resume_compares_only_the_wall_settings_given(tmp_path):
+    """``--resume --wall shared`` on a run of the original deal agrees with it (the deal was not
+    given); a setting that differs is refused in one line."""
+    out = tmp_path / "old"
+    simkit.simulate(out, matches=4, seed=1, deal="dealer")
+    assert simkit.simulate(out, resume=True, wall="shared").matches == 4
+    with pytest.raises(simkit.SimkitError, match='cannot resume .*deal "seat" differs from the run\'s "dealer"'):
+        simkit.simulate(out, resume=True, deal="seat")
