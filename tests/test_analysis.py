@@ -549,3 +549,26 @@ def test_payment_interval_covers_the_large_run_mean_about_95_percent():
     # binomial(300, 0.95): 3 standard deviations is +-3.8 points
     assert 0.91 <= covered / reps <= 0.99, covered / reps
     assert 0.91 <= per_match_covered / reps <= 0.99, per_match_covered / reps
+
+
+def test_wilson_interval_bounds_are_exact_and_hold_the_share():
+    """issue 21: wilson_interval(0, n) gave a lower bound of ~1e-21 and (n, n) an upper bound of
+    0.9999999999999999, so a zero count got a negative error bar."""
+    for n in (1, 2, 3, 7, 10, 33, 100, 1000, 33_910, 10**7):
+        assert wilson_interval(0, n)[0] == 0.0 and wilson_interval(n, n)[1] == 1.0
+        for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+            lo, hi = wilson_interval(k, n)
+            assert 0.0 <= lo <= k / n <= hi <= 1.0, (k, n, lo, hi)
+    # the textbook value stays (n = 100, 10 successes: [0.0552, 0.1744])
+    assert wilson_interval(10, 100) == pytest.approx((0.05522914, 0.17436566), abs=1e-7)
+
+
+def test_item_frequencies_per_hand_plot_with_zero_counts(df):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    freq = A.item_frequencies(df, by="policy")
+    zero = freq["count"] == 0
+    assert zero.any()  # items never scored: their interval starts at exactly 0
+    assert (freq.loc[zero, "per_hand_low"] == 0).all() and (freq["per_hand_low"] <= freq["per_hand"]).all()
+    A.plot_item_frequencies(freq, per="hand", top=40)  # crashed: 'xerr' must not contain negative values
