@@ -578,7 +578,8 @@ def simulate(
         Replace an existing run, or finish an interrupted one (arguments not given are taken from
         its manifest; arguments given must agree with it). Only ``True`` or ``False``.
     progress : bool
-        Show a tqdm progress bar on stderr (hands done, hands/s, ETA).
+        Show progress (hands done, hands/s, time left): a bar on a terminal, a widget in Jupyter,
+        and in a log (stderr not a terminal) a line every 30 s (:mod:`simkit.progress`).
     command : list of str, optional
         The command line to record (default ``sys.argv``).
     scheduler : str or distributed.Client, optional
@@ -818,7 +819,7 @@ def _warm_up(job: _Job, progress: bool) -> float:
 def _run_chunks(job: _Job, done: dict, workers: int, progress: bool, cluster=None, on_commit=None):
     """Compute the missing chunks (in worker processes or here) and commit them in chunk order;
     ``on_commit(entry)`` lists each committed shard in the manifest."""
-    from tqdm import tqdm
+    from .progress import progress_bar
 
     spec = job.spec
     k = spec["chunk_matches"]
@@ -833,10 +834,7 @@ def _run_chunks(job: _Job, done: dict, workers: int, progress: bool, cluster=Non
         return first, (min(k, want_matches - first) if want_matches is not None else k)
 
     bar_total = want_hands
-    bar = tqdm(
-        total=bar_total, unit="hand", unit_scale=True, dynamic_ncols=True, disable=None if progress else True,
-        desc="simulate", smoothing=0.1,
-    )
+    bar = progress_bar(bar_total, unit="hand", desc="simulate", enabled=progress)
     state = {"rows": 0, "matches": 0}
 
     def advance(rows, matches):
