@@ -88,7 +88,7 @@ def _exit_code(argv) -> int:
         (["score", "123456789m111p99p", "--win", "6m", "--first-turn", "heavenly", "--self-drawn"], "heavenly"),
         (["score", "123456789m111p99p", "--win", "6m", "--streak", "-1"], "non-negative"),
         (["score", "123456789m111p99p"], "--win"),
-        (["replay", "--seed", "1", "--match", "0", "--hand", "500"], "fewer than 501 hands"),
+        (["replay", "--seed", "1", "--match", "0", "--hand", "500"], "has 12 hands (0 to 11); there is no hand 500"),
         (["replay", "--seed", "1", "--match", "0", "--hand", "0", "--policies", "greedy"], "two policies"),
         (["replay", "--seed", "1", "--match", "0", "--hand", "0", "--policies", "greedy,nope"], "unknown policy"),
         (["deal", "--seed", "x"], "seed"),

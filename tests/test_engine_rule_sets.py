@@ -283,8 +283,10 @@ def test_replay_reproduces_rows_and_events(name):
 
 
 def test_replay_of_a_hand_past_the_match_is_an_error():
-    with pytest.raises(simkit.SimkitError, match="fewer than 17 hands"):
+    with pytest.raises(simkit.SimkitError, match=r"match 0 of seed 1 has 16 hands \(0 to 15\); there is no hand 16$"):
         replay(1, 0, 16, rules="night_market", policies=RANDOM_PAIR)
+    with pytest.raises(simkit.SimkitError, match=r"has 16 hands \(0 to 15\); there is no hand 100$"):
+        replay(1, 0, 100, rules="night_market", policies=RANDOM_PAIR)
 
 
 @pytest.mark.slow

@@ -521,14 +521,14 @@ def replay(seed: int, match: int, hand: int, rules="douque", policies: Sequence 
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
             raise SimkitError(f"{name} must be a non-negative integer, got {show(value)}")
     _check_ids(seed, match, 1, "match")
-    if hand >= spec.max_hands:
-        raise SimkitError(f"match {match} of seed {seed} has fewer than {hand + 1} hands")
     bufs, n_hands, errors, error_legal, wall, log, n_log = _run_matches(
-        spec, f0, p0, f1, p1, seed, match, 1, False, log_hand=hand
+        spec, f0, p0, f1, p1, seed, match, 1, False, log_hand=min(hand, spec.max_hands)
     )
     _raise_first_error(errors, error_legal, n_hands, match, seed)
     if n_hands[0] <= hand:
-        raise SimkitError(f"match {match} of seed {seed} has fewer than {hand + 1} hands")
+        n = int(n_hands[0])
+        raise SimkitError(f"match {match} of seed {seed} has {n} hand{'s' if n != 1 else ''} (0 to {n - 1}); "
+                          f"there is no hand {hand}")
     return _record(spec, *(b[0, hand] for b in bufs), log, n_log, wall)
 
 
