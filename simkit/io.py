@@ -856,6 +856,18 @@ def _extra(directory: Path, name: str) -> DatasetError:
     )
 
 
+def _footer_chunk(directory: Path, name: str, spec: dict) -> int:
+    """The chunk of shard file ``name`` whose footer must name ``spec`` and that chunk; a file that
+    is not a shard, or a shard of another run or chunk, is a one-line :class:`DatasetError`."""
+    chunk = _chunk_of(name)
+    if chunk is None:
+        raise _extra(directory, name)
+    problem = _footer_problem(directory / name, spec, chunk)
+    if problem:
+        raise DatasetError(f"{directory / name} {problem}; remove it")
+    return chunk
+
+
 def check_shards(directory, manifest: dict, *, pending_ok: bool = False, missing_ok: bool = False):
     """The run's shards as its manifest describes them, checked against the directory (sizes, no
     extra files; a legacy manifest: the footers); checksums are checked by :func:`verify_shard`.
@@ -895,24 +907,14 @@ def check_shards(directory, manifest: dict, *, pending_ok: bool = False, missing
         for name in names:
             if name in listed:
                 continue
-            chunk = _chunk_of(name)
-            if chunk is None:
-                raise _extra(directory, name)
-            problem = _footer_problem(directory / name, spec, chunk)
-            if problem:
-                raise DatasetError(f"{directory / name} {problem}; remove it")
+            chunk = _footer_chunk(directory, name, spec)
             if not (pending_ok or manifest.get("status") == "running"):
                 raise _extra(directory, name)
             pending.append(chunk)  # a running run's next shard, renamed but not yet listed: not read
         return tuple(shards), pending
     # legacy: the shards in place, each footer naming the manifest's spec and its own chunk
     for name in names:
-        chunk = _chunk_of(name)
-        if chunk is None:
-            raise _extra(directory, name)
-        problem = _footer_problem(directory / name, spec, chunk)
-        if problem:
-            raise DatasetError(f"{directory / name} {problem}; remove it")
+        chunk = _footer_chunk(directory, name, spec)
         meta = shard_metadata(directory / name)
         shards.append((directory / name, {
             "file": name, "chunk": chunk, "first_match": meta.get("first_match"), "matches": meta.get("matches"),

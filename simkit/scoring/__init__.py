@@ -635,6 +635,19 @@ def score_batch(
     return items, value
 
 
+def _int_column(value, name: str, n: int, high: int, allowed: str, why: str) -> np.ndarray:
+    """``value`` (a scalar or ``n`` values) as int64[n], every entry an integer from 0 to ``high``;
+    else a :class:`ScoreError` naming the first bad entry (``name[i]=v`` and ``why``)."""
+    a = np.asarray(value)
+    _int_dtype(a, name, allowed)
+    a = _broadcast(a, name, n)
+    bad = (a < 0) | (a > high)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ScoreError(f"score_batch: {name}[{i}]={a[i]} {why}")
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
 def _broadcast(a: np.ndarray, name: str, n: int) -> np.ndarray:
     try:
         return np.broadcast_to(a, (n,))
@@ -679,25 +692,11 @@ def _batch_hands(counts, win_tile, melds, n_melds, rules):
         raise ScoreError(f"counts must have shape (N, 34), got {shape}")
     c = _batch_counts(counts, rules, "score_batch")
     n = len(c)
-    win = np.asarray(win_tile)
-    _int_dtype(win, "win_tile", "kinds 0-33")
-    win = _broadcast(win, "win_tile", n)
-    bad = (win < 0) | (win > 33)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ScoreError(f"score_batch: win_tile[{i}]={win[i]} is not a tile; kinds are 0-33")
-    win = np.ascontiguousarray(win, dtype=np.int64)
+    win = _int_column(win_tile, "win_tile", n, 33, "kinds 0-33", "is not a tile; kinds are 0-33")
     if n and (c[np.arange(n), win] == 0).any():
         i = int(np.flatnonzero(c[np.arange(n), win] == 0)[0])
         raise ScoreError(f"score_batch: row {i}: the winning tile {tile_name(int(win[i]))} is not in the hand {format_tiles(c[i])}")
-    k = np.asarray(n_melds)
-    _int_dtype(k, "n_melds", "0-4")
-    k = _broadcast(k, "n_melds", n)
-    bad = (k < 0) | (k > 4)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ScoreError(f"score_batch: n_melds[{i}]={k[i]} is not allowed; a hand has 0-4 melds")
-    k = np.ascontiguousarray(k, dtype=np.int64)
+    k = _int_column(n_melds, "n_melds", n, 4, "0-4", "is not allowed; a hand has 0-4 melds")
     if melds is None:
         if k.any():
             raise ScoreError("score_batch: n_melds is not 0 but no melds are given")
