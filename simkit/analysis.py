@@ -1266,7 +1266,9 @@ def plot_comparison(cmp, axes=None, bins=60):
     estimates = [("paired", cmp.per_hand, "C0"), ("unpaired", cmp.per_hand_unpaired, "C7")]
     for i, (_, est, color) in enumerate(estimates):
         e.errorbar([i], [est[0]], yerr=[[est[0] - est[1]], [est[2] - est[0]]], fmt="o", capsize=6, color=color)
-    e.axhline(0, color="0.6", linewidth=0.8)
+    low, high = e.get_ylim()
+    if low <= 0 <= high:  # zero inside the intervals' range; otherwise it would squash them to a dot
+        e.axhline(0, color="0.6", linewidth=0.8)
     e.set_xticks(range(len(estimates)), [lbl for lbl, _, _ in estimates])
     e.set_xlim(-0.6, len(estimates) - 0.4)
     e.set_ylabel(f"{a} - {b} per hand ({unit})")
