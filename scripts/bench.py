@@ -359,7 +359,7 @@ def _end_to_end(rules, runs, seed: int, repeat: int) -> None:
     ``runs``.
 
     The Parquet share is the time of the best run spent in the Parquet path, timed directly
-    (``io.rows_to_batch``: the Arrow columns and the notation; ``io.write_shard``: zstd Parquet and
+    (``io.rows_to_batch``: the Arrow columns and the notation; ``io.write_shard``: LZ4 Parquet and
     fsync), over the run's time. Beside it, ``1 - engine time / run time``: everything the run does
     besides playing (the Parquet path, the manifest, checks, the engine in 500-match calls); on a
     busy machine this difference of two timings is the noisier figure.

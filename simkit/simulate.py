@@ -229,6 +229,7 @@ class _Job:
     rules: object
     runnable: tuple  # the two policies as simulate_matches takes them
     directory: str
+    columns: tuple | None = None  # a resumed run's columns (its shards'), which new shards keep
 
     @property
     def chunk_matches(self) -> int:
@@ -261,7 +262,7 @@ def _chunk_table(job: _Job, first: int, n: int, on_batch=None):
         keys = []
         for copy, players, names in copies:
             res = simulate_matches(job.rules, players, m, spec["seed"], start=a, **io.wall_settings_of(spec))
-            schema = schema or io.schema_for(job.rules, res)
+            schema = schema or io.schema_for(job.rules, res, columns=job.columns)
             parts.append(io.rows_to_batch(res, schema, seed=spec["seed"], copy=copy, policy_labels=names, rules=job.rules))
             keys.append(np.asarray(res["match"], np.int64) * 2 + copy)
             match_rows += np.bincount(np.asarray(res["match"]) - first, minlength=n)
@@ -692,6 +693,13 @@ def _simulate(directory, spec, rules_obj, runnable, workers, overwrite, resume, 
                     f"cannot resume {directory}: an --overwrite of it was interrupted; run it again with --overwrite"
                 )
             done = _verified_done(directory, manifest)
+            if done:  # e.g. a run begun by an earlier version, with the columns it wrote then
+                import dataclasses
+
+                import pyarrow.parquet as pq
+
+                first = Path(directory) / done[min(done)]["file"]
+                job = dataclasses.replace(job, columns=tuple(pq.read_schema(first).names))
             manifest["shards"] = [done[c] for c in sorted(done)]
             manifest["invocations"].append(invocation)
             manifest["status"] = "running"

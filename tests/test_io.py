@@ -178,3 +178,18 @@ def test_clustered_mean_against_a_direct_computation():
     se = math.sqrt(g / (g - 1) * sum((s - mean * c) ** 2 for s, c in zip(sums, counts))) / counts.sum()
     assert math.isclose(hi - mean, 1.959963984540054 * se) and math.isclose(mean - lo, hi - mean)
     assert math.isnan(clustered_mean([1.0], [2])[1])
+
+
+@pytest.mark.parametrize("n", [0, 1, 4095, 4096, 4097, 10_001])
+def test_numeric_columns_gather_equals_numpy_astype(n):
+    """io._numeric_columns (blocks of rows on all threads) gives each column as numpy's astype does."""
+    rng = np.random.default_rng(n)
+    ints = rng.integers(-300, 300, size=(n, 7)).astype(np.int64)
+    floats = rng.normal(size=(n, 3))
+    wanted = [(f"i{j}", ints[:, j], dt) for j, dt in enumerate([np.int8, np.int16, np.int64, np.int8, np.int32, np.int16, np.int64])]
+    wanted += [(f"f{j}", floats[:, j], np.float64) for j in range(3)]
+    wanted.append(("copy", ints[:, 2].copy(), np.int16))  # not a view of a matrix: cast as it is
+    out = io._numeric_columns(wanted)
+    for name, a, dtype in wanted:
+        assert out[name].dtype == np.dtype(dtype) and out[name].flags.c_contiguous
+        assert np.array_equal(out[name], a.astype(dtype)), name

@@ -363,3 +363,52 @@ def test_help_of_the_new_commands(capsys):
             main([cmd, "--help"])
         assert exc.value.code == 0
     assert "--duplicate" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("rules", ["douque", "night_market", "duel", "for_two"])
+def test_a_dataset_keeps_the_result_columns_of_its_rule_set(tmp_path, rules):
+    """The engine returns every rule set's columns (zero where they do not apply); a dataset keeps the
+    shared ones and its rule set's own (``Rules.result_columns``), nothing else."""
+    from simkit.engine.game import FLOAT_FIELDS, RESULT_FIELDS
+
+    run = simulate(tmp_path / "r", rules=rules, policies=GG, matches=3, seed=1)
+    names = set(io.open_run(run.path).schema.names)
+    own = set(simkit.get_rules(rules).result_columns)
+    particular = {"fan", "multiple", "bid", "kong_payment_0", "kong_payment_1", "fee_0", "fee_1", "combination_points"}
+    assert particular <= set(RESULT_FIELDS) | set(FLOAT_FIELDS)
+    assert names & particular == own
+    assert {"balance_0", "balance_1"} <= names
+    assert own == {"douque": set(), "night_market": {"fan"}, "for_two": {"bid", "combination_points"},
+                   "duel": {"fan", "multiple", "kong_payment_0", "kong_payment_1", "fee_0", "fee_1"}}[rules]
+
+
+def test_resume_keeps_the_columns_of_a_run_begun_by_an_earlier_version(tmp_path, monkeypatch):
+    """A run whose first shards carry every engine column (as runs written before datasets kept only
+    their rule set's columns) is resumed with the same columns in its new shards: one schema."""
+    out = tmp_path / "old"
+    every = ("fan", "multiple", "bid", "kong_payment_0", "kong_payment_1", "fee_0", "fee_1", "combination_points")
+    monkeypatch.setattr(io, "SHARED_RESULT_COLUMNS", io.SHARED_RESULT_COLUMNS + every)
+    commit = io.commit_shard
+    calls = []
+
+    def dying_commit(tmp, directory, chunk):
+        if len(calls) == 2:
+            raise _Killed()
+        calls.append(chunk)
+        return commit(tmp, directory, chunk)
+
+    monkeypatch.setattr(io, "commit_shard", dying_commit)
+    with pytest.raises(_Killed):
+        simulate(out, policies=GG, matches=40, seed=3, chunk_matches=10)
+    monkeypatch.undo()
+    old_names = pq.read_schema(out / io.shard_name(0)).names
+    assert "fan" in old_names
+    resumed = simulate(out, resume=True)
+    assert resumed.computed_chunks == 2
+    for c in range(4):
+        assert pq.read_schema(out / io.shard_name(c)).names == old_names
+    df = simkit.analysis.load(out)
+    assert len(df) == resumed.rows and (df["fan"] == 0).all()
+    fresh = simulate(tmp_path / "new", policies=GG, matches=40, seed=3, chunk_matches=10)
+    assert "fan" not in io.open_run(fresh.path).schema.names
+    assert df.drop(columns=list(every)).equals(simkit.analysis.load(fresh.path))

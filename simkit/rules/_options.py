@@ -490,6 +490,9 @@ class Rules:
         Whether the opponent may win on the tile of an added kong.
     seven_pairs : bool
         Whether seven pairs is a winning hand.
+    result_columns : tuple of str
+        The engine's result columns particular to this rule set (``fan``, ``bid``, ...), which its
+        datasets keep beside the shared ones (not part of equality).
     title : str
         One-line description (not part of equality).
     n_tiles : int
@@ -510,6 +513,7 @@ class Rules:
     robbing_kong: bool
     seven_pairs: bool
     title: str = field(default="", compare=False, repr=False)
+    result_columns: tuple[str, ...] = field(default=(), compare=False, repr=False)
     n_tiles: int = field(init=False)
     _mask: np.ndarray = field(init=False, repr=False, compare=False)
 
@@ -672,7 +676,8 @@ def rules_of_module(module, **options: Any) -> Rules:
     """The :class:`Rules` described by a rule-set module's constants, with ``options`` applied.
 
     A rule-set module defines ``NAME``, ``TITLE``, ``KINDS``, ``KEPT_BACK``, ``DEALER_TILES``,
-    ``HAND_TILES``, the claim and kong flags and its ``Options`` class; this is its one factory.
+    ``HAND_TILES``, the claim and kong flags, ``RESULT_COLUMNS`` and its ``Options`` class; this is its
+    one factory.
     """
     return Rules(
         name=module.NAME,
@@ -689,4 +694,5 @@ def rules_of_module(module, **options: Any) -> Rules:
         robbing_kong=module.ROBBING_KONG,
         seven_pairs=module.SEVEN_PAIRS,
         title=module.TITLE,
+        result_columns=module.RESULT_COLUMNS,
     )

@@ -35,6 +35,7 @@ __all__ = [
     "ADDED_KONG",
     "ROBBING_KONG",
     "SEVEN_PAIRS",
+    "RESULT_COLUMNS",
     "DouqueOptions",
     "Options",
     "make_rules",
@@ -67,6 +68,10 @@ ADDED_KONG = True
 ROBBING_KONG = True
 #: Seven pairs is not a winning hand (§1).
 SEVEN_PAIRS = False
+#: Engine result columns particular to this rule set, kept in its datasets (the engine returns
+#: every rule set's columns, zero where they do not apply). None beyond the shared ones: the win's
+#: value is ``hand_tai`` / ``dealer_tai``.
+RESULT_COLUMNS = ()
 
 # Bounds of the numeric options, so that every payment and balance stays finite and exact (an
 # integer below 2**53 when base and tai_value are integers): hand tai is at most 190 (every item of

@@ -28,6 +28,7 @@ __all__ = [
     "ADDED_KONG",
     "ROBBING_KONG",
     "SEVEN_PAIRS",
+    "RESULT_COLUMNS",
     "DuelOptions",
     "Options",
     "make_rules",
@@ -60,6 +61,10 @@ ADDED_KONG = True
 ROBBING_KONG = True
 #: Seven pairs (entirely concealed; four identical tiles count as two pairs) is a winning hand.
 SEVEN_PAIRS = True
+#: Engine result columns particular to this rule set, kept in its datasets (the engine returns
+#: every rule set's columns, zero where they do not apply): the win's
+#: ``fan`` and ``multiple``, and each player's kong payments received and fee paid.
+RESULT_COLUMNS = ('fan', 'multiple', 'kong_payment_0', 'kong_payment_1', 'fee_0', 'fee_1')
 
 # Bounds of the numeric options, so that every payment and balance stays finite and exact (an
 # integer below 2**53 when stake is an integer): a hand pays at most (multiple_cap + 32) x stake

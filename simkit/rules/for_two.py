@@ -28,6 +28,7 @@ __all__ = [
     "ADDED_KONG",
     "ROBBING_KONG",
     "SEVEN_PAIRS",
+    "RESULT_COLUMNS",
     "BIDS",
     "COMBINATIONS",
     "ForTwoOptions",
@@ -63,6 +64,10 @@ ADDED_KONG = True
 ROBBING_KONG = False
 #: Seven pairs is not a winning hand (only the five basic combinations).
 SEVEN_PAIRS = False
+#: Engine result columns particular to this rule set, kept in its datasets (the engine returns
+#: every rule set's columns, zero where they do not apply): the
+#: banker's ``bid`` and the win's ``combination_points``.
+RESULT_COLUMNS = ('bid', 'combination_points')
 #: Stake multipliers the banker may bid (fixed by the rules, not an option).
 BIDS = (1, 2, 3)
 #: The five basic combinations of the source's table, in its order, as (pungs, chows);

@@ -27,6 +27,7 @@ __all__ = [
     "ADDED_KONG",
     "ROBBING_KONG",
     "SEVEN_PAIRS",
+    "RESULT_COLUMNS",
     "NightMarketOptions",
     "Options",
     "make_rules",
@@ -61,6 +62,10 @@ ADDED_KONG = True
 ROBBING_KONG = False
 #: Seven pairs is not a winning hand (four melds + a pair only).
 SEVEN_PAIRS = False
+#: Engine result columns particular to this rule set, kept in its datasets (the engine returns
+#: every rule set's columns, zero where they do not apply): the win's
+#: value, ``fan`` (the sum of the scored items).
+RESULT_COLUMNS = ('fan',)
 
 # Bounds of the numeric options, so that every payment and balance stays finite and exact (an
 # integer below 2**53 when base and fan_value are integers): fan is at most 543 (every pattern at
