@@ -5,6 +5,7 @@ everything it allocates."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from simkit._jit import borrow, jit
 
@@ -41,6 +42,7 @@ def {name}(a, d):
 
 _REFCOUNT_SOURCE = """
 import numpy as np
+import pytest
 from simkit._jit import jit
 
 
@@ -100,6 +102,7 @@ def test_refcounts_false_emits_no_reference_counting():
 _NRT_CHECK = """
 import sys
 import numpy as np
+import pytest
 from numba.core.runtime import rtsys, _nrt_python
 _nrt_python.memsys_enable_stats()
 from simkit._jit import jit
@@ -187,3 +190,78 @@ def test_engine_frees_everything_it_allocates():
     (_, _, _, mi_alloc, mi_free), (_, _, _, alloc, free) = _nrt_balance("planted")
     assert int(mi_alloc) == int(mi_free) == 20  # the two arrays unboxed per call, released
     assert int(alloc) == 10 and int(free) == 0
+
+
+_INLINE_BODY = """
+import numpy as np
+import pytest
+from simkit import _jit
+from simkit._jit import jit
+
+@jit(inline="always", cache=False)
+def _clip_sum(a, lo, hi):
+    s = 0
+    for i in range(a.shape[0]):
+        x = a[i]
+        if x < lo:
+            x = lo
+        elif x > hi:
+            x = hi
+        s += x
+    return s
+
+@jit(cache=False)
+def three_sites(a):
+    return _clip_sum(a, 0, 5) * 100 + _clip_sum(a, 2, 3) * 10 + _clip_sum(a[::2], -1, 9)
+
+a = np.array([-3, 1, 4, 7, 2, 9, 0], np.int64)
+print(_jit.INLINE_COPY, three_sites(a))
+"""
+
+
+def _clip_sum(a, lo, hi):
+    return sum(min(max(int(x), lo), hi) for x in a)
+
+
+@pytest.mark.parametrize("setting", ["1", "0"])
+def test_inline_copy_patch_gives_the_same_code(setting):
+    """simkit._jit's linear IR copy for inline="always" (on by default, off with
+    SIMKIT_NUMBA_INLINE_COPY=0) inlines a many-block function at several sites as numba does."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, SIMKIT_NUMBA_INLINE_COPY=setting)
+    out = subprocess.run([sys.executable, "-c", _INLINE_BODY], env=env, capture_output=True, text=True, check=True)
+    active, value = out.stdout.split()
+    a = np.array([-3, 1, 4, 7, 2, 9, 0])
+    assert active == ("True" if setting == "1" else "False")
+    assert int(value) == _clip_sum(a, 0, 5) * 100 + _clip_sum(a, 2, 3) * 10 + _clip_sum(a[::2], -1, 9)
+
+
+def test_inline_copy_patch_copies_each_scope_once():
+    """While the patch is active, the blocks of one inlined function are copied sharing one scope."""
+    from numba.core import inline_closurecall, ir
+
+    from simkit import _jit
+
+    assert _jit.INLINE_COPY
+    worker = inline_closurecall.InlineWorker
+    assert getattr(worker.inline_ir, "_simkit_inline_copy", False)
+    shim = inline_closurecall.copy
+    scope = ir.Scope(None, ir.Loc("f", 1))
+    blocks = []
+    for i in range(3):
+        b = ir.Block(scope, ir.Loc("f", i))
+        v = scope.define(f"x{i}", ir.Loc("f", i))
+        b.append(ir.Assign(ir.Const(i, ir.Loc("f", i)), v, ir.Loc("f", i)))
+        blocks.append(b)
+    shim.memos = {}
+    try:
+        copies = [shim.deepcopy(b) for b in blocks]
+    finally:
+        shim.memos = None
+    assert len({id(c.scope) for c in copies}) == 1 and copies[0].scope is not scope
+    assert [c.body[0].value.value for c in copies] == [0, 1, 2]
+    separate = [shim.deepcopy(b) for b in blocks]  # outside an inline_ir call: as copy.deepcopy
+    assert len({id(c.scope) for c in separate}) == 3
