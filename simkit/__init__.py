@@ -14,7 +14,9 @@ Quick start::
 from importlib.metadata import PackageNotFoundError, version
 
 from .engine.deal import deal_hands, deal_stats
-from .engine.matches import EngineError, play_hand, replay, simulate_matches
+from ._jit import jit
+from .engine.matches import EngineError, PolicyCompileError, play_hand, replay, simulate_matches
+from .engine.policy_spec import Param, Policy, PolicyError, as_policy, policy
 from .engine.position import Position, PositionError
 from .engine.state import GameState
 from .errors import HandError, MeldError, RulesError, ScoreError, SimkitError, TileCountError, TileNotationError
@@ -78,6 +80,14 @@ __all__ = [
     "replay",
     "play_hand",
     "EngineError",
+    # policies
+    "policy",
+    "Param",
+    "Policy",
+    "as_policy",
+    "jit",
+    "PolicyError",
+    "PolicyCompileError",
     "GameState",
     "Position",
     "PositionError",

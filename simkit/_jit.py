@@ -29,7 +29,7 @@ def jit(*args, refcounts=True, **kwargs):
     def wrap(fn):
         if not refcounts:
             _REFCOUNT_FREE.add("_ZN" + _refcount_free_marker(fn))
-        return numba.njit(**opts)(fn)
+        return _njit(fn, opts)
 
     if args and callable(args[0]):
         return wrap(args[0])
@@ -42,8 +42,29 @@ def pjit(*args, **kwargs):
     """Decorate a batch kernel that uses ``prange`` over independent rows."""
     opts = dict(_OPTIONS, parallel=True, **kwargs)
     if args and callable(args[0]):
-        return numba.njit(**opts)(args[0])
-    return numba.njit(*args, **opts)
+        return _njit(args[0], opts)
+    if args:
+        raise TypeError("pjit takes its options as keywords")
+    return lambda fn: _njit(fn, opts)
+
+
+def _is_simkit_kernel(fn) -> bool:
+    """Whether ``fn`` is one of simkit's own kernels (its modules and its generated engine instances)."""
+    module = getattr(fn, "__module__", "") or ""
+    return module == "simkit" or module.startswith(("simkit.", "_simkit_engine"))
+
+
+def _njit(fn, opts):
+    """``numba.njit(**opts)(fn)``; with ``NUMBA_DISABLE_JIT=1`` simkit's own kernels are compiled all
+    the same, so that a user's policy (decorated in their module) runs as plain Python -- asked from
+    Python at every decision, where a debugger and ``print`` work -- against the compiled engine."""
+    if not (numba.config.DISABLE_JIT and _is_simkit_kernel(fn)):
+        return numba.njit(**opts)(fn)
+    numba.config.DISABLE_JIT = False
+    try:
+        return numba.njit(**opts)(fn)
+    finally:
+        numba.config.DISABLE_JIT = True
 
 
 def threading_layer() -> str:

@@ -66,8 +66,8 @@ def _rules_from_args(args):
     return rules.with_option_strings(options) if options else rules
 
 
-def _add_rules_args(p):
-    p.add_argument("--rules", default="douque", help="rule set: douque (default), night_market, duel, for_two")
+def _add_rules_args(p, default="douque"):
+    p.add_argument("--rules", default=default, help="rule set: douque (default), night_market, duel, for_two")
     p.add_argument(
         "--option", action="append", metavar="KEY=VALUE", help="rule option (repeatable); see `simkit rules NAME`"
     )
@@ -193,20 +193,99 @@ def _cmd_deal(args) -> int:
 
 
 def _policies_arg(text: str) -> tuple[str, str]:
-    parts = [x.strip() for x in text.split(",")]
+    """Two policies separated by a comma outside braces: ``greedy{declare=0},greedy``,
+    ``bold=greedy{claim=1},mypkg.mymodule:my_policy{x=2}``."""
+    from .engine.policy_spec import split_policies
+
+    parts = split_policies(text)
     if len(parts) != 2 or not all(parts):
-        raise argparse.ArgumentTypeError(f"expected two policies separated by a comma (e.g. greedy,random), got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected two policies separated by a comma (e.g. greedy,random or 'greedy{{declare=0}},greedy'), got {_shown(text)}"
+        )
     return parts[0], parts[1]
+
+
+def _importable_here() -> None:
+    """Let ``module:function`` policies come from the working directory, as with ``python -m``."""
+    import os
+
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
 
 
 def _cmd_replay(args) -> int:
     from .engine.matches import replay
 
+    _importable_here()
+    if args.run is not None:
+        return _replay_from_run(args)
+    if args.row is not None or args.deal_id is not None:
+        raise SimkitError("--row and --deal-id select a row of a run: give the run directory (simkit replay RUN --row N)")
+    if args.seed is None or args.match is None or args.hand is None:
+        raise SimkitError("replay needs a run and --row N / --deal-id D, or --seed, --match and --hand")
+    args.rules = args.rules or "douque"
     rules = _rules_from_args(args)
-    record = replay(args.seed, args.match, args.hand, rules=rules, policies=args.policies)
-    print(f"seed {args.seed}, match {args.match}, hand {args.hand}; {rules}; policies {','.join(args.policies)}")
+    policies = args.policies or ("greedy", "greedy")
+    record = replay(args.seed, args.match, args.hand, rules=rules, policies=policies)
+    print(f"seed {args.seed}, match {args.match}, hand {args.hand}; {rules}; policies {','.join(policies)}")
     for line in record.lines():
         print(line)
+    return 0
+
+
+def _replay_from_run(args) -> int:
+    import pyarrow.compute as pc
+
+    from . import io
+
+    if (args.row is None) == (args.deal_id is None):
+        raise SimkitError("give one of --row N or --deal-id D to choose the hand of the run")
+    for name in ("seed", "match", "hand", "policies", "rules", "option"):
+        if getattr(args, name, None):
+            raise SimkitError(f"--{name} comes from the run's manifest when replaying a row of a run")
+    run = io.open_run(args.run)
+    columns = ["deal_id", "copy", "seed", "match", "hand", "policy_0", "policy_1"]
+    table = run.read(columns=columns)
+    if args.row is not None:
+        if args.row >= table.num_rows:
+            raise SimkitError(f"the run has {table.num_rows:,} rows (0 to {table.num_rows - 1:,}); there is no row {args.row:,}")
+        index = args.row
+    else:
+        mask = pc.equal(table["deal_id"], args.deal_id)
+        if args.copy is not None:
+            mask = pc.and_(mask, pc.equal(table["copy"], args.copy))
+        hits = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
+        if len(hits) == 0:
+            raise SimkitError(f"the run has no row with deal_id {args.deal_id}" + (f" and copy {args.copy}" if args.copy is not None else ""))
+        if len(hits) > 1:
+            raise SimkitError(f"deal_id {args.deal_id} has a row in each copy of this duplicate run: add --copy 0 or --copy 1")
+        index = int(hits[0])
+    row = {name: table[name][index].as_py() for name in columns}
+    record = run.replay(row, allow_changed=args.allow_changed)
+    print(
+        f"{run.path} row {index}: seed {row['seed']}, match {row['match']}, hand {row['hand']}, copy {row['copy']}; "
+        f"{run.rules}; policies {row['policy_0']},{row['policy_1']}"
+    )
+    for line in record.lines():
+        print(line)
+    return 0
+
+
+def _cmd_policies(args) -> int:
+    from .engine.policy_spec import BUILT_IN, parse_policy, spec_of
+
+    _importable_here()
+    names = [args.name] if args.name else list(BUILT_IN)
+    for name in names:
+        p = parse_policy(name)
+        spec = spec_of(p.function)
+        doc = (getattr(p.function, "__doc__", None) or "").strip().splitlines()
+        print(f"{p.name}: {doc[0] if doc else ''}")
+        if spec is None or not spec.params:
+            print("  no parameters")
+        else:
+            for key, param in spec.params:
+                print(f"  {key}: {param.describe()}")
     return 0
 
 
@@ -235,6 +314,8 @@ def _cmd_tables(args) -> int:
 def _cmd_simulate(args) -> int:
     from .rules import get_rules
     from .simulate import simulate
+
+    _importable_here()
 
     rules = None
     if args.rules is not None or args.option:
@@ -354,15 +435,31 @@ def build_parser() -> argparse.ArgumentParser:
     _add_rules_args(p)
     p.set_defaults(func=_cmd_deal)
 
-    p = sub.add_parser("replay", help="replay one hand of a simulation, event by event")
-    p.add_argument("--seed", type=_seed, required=True, help="the run's master seed")
-    p.add_argument("--match", type=_non_negative_int, required=True, help="match index")
-    p.add_argument("--hand", type=_non_negative_int, required=True, help="hand index within the match")
-    p.add_argument(
-        "--policies", type=_policies_arg, default=("greedy", "greedy"), help="the run's policies (default greedy,greedy)"
+    p = sub.add_parser(
+        "replay",
+        help="replay one hand, event by event: a row of a run (RUN --row N / --deal-id D) or --seed/--match/--hand",
     )
-    _add_rules_args(p)
+    p.add_argument("run", nargs="?", metavar="RUN", help="a run directory: replay one of its rows with its recorded policies")
+    p.add_argument("--row", type=_non_negative_int, help="with RUN: the row's index in the run (0-based)")
+    p.add_argument("--deal-id", type=_non_negative_int, help="with RUN: the row's deal_id (add --copy in a duplicate run)")
+    p.add_argument("--copy", type=int, choices=(0, 1), help="with RUN and --deal-id: the copy of a duplicate run")
+    p.add_argument(
+        "--allow-changed", action="store_true",
+        help="replay even if the source of a recorded policy's module changed since the run",
+    )
+    p.add_argument("--seed", type=_seed, help="the run's master seed")
+    p.add_argument("--match", type=_non_negative_int, help="match index")
+    p.add_argument("--hand", type=_non_negative_int, help="hand index within the match")
+    p.add_argument(
+        "--policies", type=_policies_arg, default=None,
+        help="the run's policies (default greedy,greedy); e.g. 'greedy{declare=0},mymodule:my_policy{x=1}'",
+    )
+    _add_rules_args(p, default=None)
     p.set_defaults(func=_cmd_replay)
+
+    p = sub.add_parser("policies", help="the built-in policies (or one given as NAME or module:function) and their parameters")
+    p.add_argument("name", nargs="?", help="a policy: a built-in name or module:function")
+    p.set_defaults(func=_cmd_policies)
 
     p = sub.add_parser("rules", help="describe rule sets and their options")
     p.add_argument("name", nargs="?", help="a rule set (default: all)")
@@ -383,7 +480,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--option", action="append", metavar="KEY=VALUE", help="rule option (repeatable); see `simkit rules NAME`"
     )
-    p.add_argument("--policies", type=_policies_arg, default=None, help="player 0's and player 1's policies (default greedy,greedy)")
+    p.add_argument(
+        "--policies", type=_policies_arg, default=None,
+        help="player 0's and player 1's policies (default greedy,greedy): built-in names or module:function, "
+        "with parameters and an optional label, e.g. 'never_declare=greedy{declare=0},mymodule:my_policy{x=1}' "
+        "(simkit policies lists the parameters)",
+    )
     target = p.add_mutually_exclusive_group()
     target.add_argument("--matches", type=_positive_int, default=None, help="whole matches to play (default 2,000)")
     target.add_argument(

@@ -1179,24 +1179,41 @@ class Run:
         """The run's wall design, ``{"deal": ..., "wall": ...}`` (:func:`wall_settings_of`)."""
         return wall_settings_of(self.spec)
 
-    def replay(self, row):
-        """Replay the hand of one row (a mapping with ``seed``, ``match``, ``hand``, ``policy_0``,
-        ``policy_1``) under the run's rules and wall design: :func:`simkit.replay`'s record."""
+    def replay(self, row, *, allow_changed: bool = False):
+        """Replay the hand of one row under the run's rules, wall design and recorded policies:
+        :func:`simkit.replay`'s record.
+
+        ``row`` is a mapping (a DataFrame row, a dict) with ``seed``, ``match``, ``hand``,
+        ``policy_0`` and ``policy_1`` (the labels of the seats in that row, so a copy-1 row of a
+        duplicate run replays with the seats swapped). A policy that is not built in is imported
+        from the module the run recorded; if that module's source changed since the run, the replay
+        is refused unless ``allow_changed=True``.
+        """
         from .engine.matches import replay
 
-        policies = self._policies_of(str(row["policy_0"]), str(row["policy_1"]))
+        need = ("seed", "match", "hand", "policy_0", "policy_1")
+        try:
+            missing = [c for c in need if c not in row]
+        except TypeError:
+            raise DatasetError(f"a row to replay is a mapping with {', '.join(need)}, got {type(row).__name__}") from None
+        if missing:
+            raise DatasetError(
+                f"the row lacks column{'s' if len(missing) > 1 else ''} {', '.join(missing)}: replay needs "
+                f"{', '.join(need)} (load them, e.g. analysis.load(path, columns=[...]))"
+            )
+        policies = self._policies_of(str(row["policy_0"]), str(row["policy_1"]), allow_changed)
         return replay(int(row["seed"]), int(row["match"]), int(row["hand"]), self.rules, policies, **self.wall_settings)
 
-    def _policies_of(self, label0, label1):
-        from .engine.policies import POLICIES
+    def _policies_of(self, label0, label1, allow_changed=False):
+        from .engine.policy_spec import from_record
 
         out = []
         for label in (label0, label1):
             found = [p for p in self.spec["policies"] if p["label"] == label]
-            if not found or found[0]["name"] not in POLICIES:
-                raise DatasetError(f"policy {label!r} is not a built-in policy; replay it with simkit.replay")
-            p = found[0]
-            out.append((POLICIES[p["name"]][0], np.asarray(p["params"], np.float64)))
+            if not found:
+                labels = ", ".join(p["label"] for p in self.spec["policies"])
+                raise DatasetError(f"the run has no policy {label!r} (its policies: {labels})")
+            out.append(from_record(found[0], allow_changed=allow_changed).runnable())
         return tuple(out)
 
 

@@ -176,19 +176,21 @@ def _check_chunk_memory(spec: dict, rules, workers: int) -> None:
         )
 
 
-def _policy_entry(policy) -> tuple[dict, object]:
-    """``({"label", "name", "params"}, runnable policy)`` of a policy given by name or function."""
-    from .engine.matches import resolve_policy
-    from .engine.policies import POLICIES
+def _policy_entries(policies) -> list[tuple[dict, object]]:
+    """``[(manifest record, runnable policy)]`` of the two policies (:class:`~simkit.engine.policy_spec.Policy`
+    records: label, name, parameters, module and source hash). Two different policies get two labels:
+    when their default labels collide (one function name in two modules), their full names."""
+    from .engine.policy_spec import as_policy
 
-    fn, params = resolve_policy(policy)  # validates; SimkitError for unknown names
-    builtin = next((name for name, (f, _) in POLICIES.items() if f is fn), None)
-    name = builtin or f"{fn.py_func.__module__}.{fn.py_func.__qualname__}"
-    label = builtin or fn.py_func.__name__
-    if builtin and not np.array_equal(params, np.asarray(POLICIES[builtin][1], np.float64)):
-        label = f"{builtin}[{','.join(f'{p:g}' for p in params)}]"
-    entry = {"label": label, "name": name, "params": [float(p) for p in params]}
-    return entry, (policy if isinstance(policy, str) else (fn, params))
+    ps = [as_policy(p) for p in policies]
+    if len(ps) == 2 and ps[0].label == ps[1].label and ps[0] != ps[1]:
+        if ps[0].function is not ps[1].function and ps[0].name != ps[1].name:
+            ps = [p.with_label(p.name + p.label[len(p.label.split("{")[0]):]) for p in ps]
+        if ps[0].label == ps[1].label:
+            raise SimkitError(
+                f"the two policies differ but share the label {ps[0].label!r}: give them labels (label=policy{{...}})"
+            )
+    return [(p.record(), p.runnable()) for p in ps]
 
 
 def _check_engine(rules, runnable):
@@ -430,7 +432,7 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
             raise SimkitError(_os_message(out, exc)) from None
 
     rules_obj = resolve_rules(rules) if rules is not None else None
-    entries = [_policy_entry(p) for p in policies] if policies is not None else None
+    entries = _policy_entries(policies) if policies is not None else None
     given = {
         "rules": rules_obj.to_dict() if rules_obj is not None else None,
         "policies": [e for e, _ in entries] if entries is not None else None,
@@ -444,17 +446,25 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
     if stored is not None:  # resume: the run's settings; any given must agree
         settings = {**stored, **io.wall_settings_of(stored)}  # a run from before the wall designs: its deal
         for key, value in given.items():
+            if key == "policies" and value is not None:
+                if not _same_policies(entries, stored["policies"]):
+                    labels = ", ".join(r["label"] for r in stored["policies"])
+                    raise SimkitError(
+                        f"cannot resume {out}: policies {', '.join(r['label'] for r in value)} differ from the run's {labels}"
+                    )
+                entries = [(record, runnable) for record, (_, runnable) in zip(stored["policies"], entries)]
+                continue
             if value is not None and value != settings[key]:
                 raise SimkitError(
                     f"cannot resume {out}: {key} {json.dumps(value)} differs from the run's {json.dumps(settings[key])}"
                 )
         rules_obj = io.rules_from_dict(stored["rules"])
         if entries is None:
-            entries = [_policy_entry(_builtin_of(p)) for p in stored["policies"]]
+            entries = [(record, _recorded_policy(record).runnable()) for record in stored["policies"]]
     else:
         rules_obj = rules_obj if rules_obj is not None else resolve_rules("douque")
         if entries is None:
-            entries = [_policy_entry("greedy"), _policy_entry("greedy")]
+            entries = _policy_entries(("greedy", "greedy"))
     runnable = tuple(r for _, r in entries)
     _check_engine(rules_obj, runnable)
     spec = stored or {
@@ -471,15 +481,26 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
     return directory, spec, rules_obj, runnable
 
 
-def _builtin_of(entry: dict):
-    from .engine.policies import POLICIES
+def _same_policies(entries, records) -> bool:
+    """Whether the given policies are the run's: the same functions with the same parameters (the
+    labels may be written differently, e.g. by an earlier version)."""
+    from .engine.policy_spec import from_record
 
-    if entry["name"] not in POLICIES:
-        raise SimkitError(
-            f"the run's policy {entry['name']} is not built in; pass the same policies to resume it"
-        )
-    fn = POLICIES[entry["name"]][0]
-    return (fn, np.asarray(entry["params"], np.float64))
+    for (_, (fn, params)), record in zip(entries, records):
+        try:
+            stored = from_record(record, allow_changed=True)
+        except SimkitError:
+            return False
+        if stored.function is not fn or not np.array_equal(stored.params, params):
+            return False
+    return len(entries) == len(records)
+
+
+def _recorded_policy(record: dict):
+    """The policy a run recorded, to resume it (imported from its module; refused if its source changed)."""
+    from .engine.policy_spec import from_record
+
+    return from_record(record)
 
 
 def _os_message(directory, exc: OSError) -> str:

@@ -4,6 +4,7 @@ function: :mod:`simkit.engine.rulesets`)."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -25,41 +26,109 @@ __all__ = ["EngineError", "simulate_matches", "resolve_policy", "replay", "play_
 
 
 def resolve_policy(policy):
-    """``(function, params float64[])`` of a policy given by name, function, or (function, params).
+    """``(function, params float64[])`` of a policy given as text (``"greedy{declare=0}"``,
+    ``"mymodule:my_policy{x=1}"``), a function, ``(function, {name: value})``,
+    ``(function, params)`` or a :class:`~simkit.engine.policy_spec.Policy`
+    (:func:`~simkit.engine.policy_spec.as_policy`; every parameter checked).
 
     The function is jitted (run inside the engine) or a plain Python callable with the same
     signature (asked from Python at every decision: slower, the same games)."""
-    if isinstance(policy, str):
-        if policy not in POLICIES:
-            raise SimkitError(f"unknown policy {policy!r}; built-in policies: {', '.join(POLICIES)}")
-        fn, params = POLICIES[policy]
-        return fn, np.asarray(params, np.float64)
-    if isinstance(policy, tuple) and len(policy) == 2:
-        fn, params = policy
-        try:
-            params = np.ascontiguousarray(params, dtype=np.float64).reshape(-1)
-        except (TypeError, ValueError):
-            raise SimkitError(f"a policy's params are an array of numbers, got {show(params)}") from None
-        return _check_fn(fn), params
-    return _check_fn(policy), np.zeros(0, np.float64)
+    from .policy_spec import as_policy
+
+    return as_policy(policy).runnable()
 
 
 def _check_fn(fn):
+    """``fn`` if it can be a policy: callable with ``(view, legal, params, rng)`` (checked on the
+    Python function, jitted or not, before anything is compiled)."""
     if not callable(fn) or isinstance(fn, type):
         raise SimkitError(
-            f"a policy must be a built-in name, a jitted function (simkit._jit.jit / numba.njit) or a Python "
+            f"a policy must be a built-in name, a jitted function (simkit.jit / numba.njit) or a Python "
             f"function policy(view, legal, params, rng) -> action, got {fn!r}"
         )
-    if not hasattr(fn, "py_func"):
-        import inspect
+    import inspect
 
-        try:
-            inspect.signature(fn).bind(None, None, None, None)
-        except TypeError:
-            raise SimkitError(f"a policy takes (view, legal, params, rng) and returns an action; {fn!r} does not") from None
-        except ValueError:
-            pass  # no signature to check (some builtins)
+    py = getattr(fn, "py_func", fn)
+    try:
+        inspect.signature(py).bind(None, None, None, None)
+    except TypeError:
+        raise SimkitError(
+            f"policy {_where(py)} takes (view, legal, params, rng) and returns an action; it takes {inspect.signature(py)}"
+        ) from None
+    except ValueError:
+        pass  # no signature to check (some builtins)
     return fn
+
+
+def _where(py) -> str:
+    """``name (file:line)`` of a Python function."""
+    import inspect
+
+    name = getattr(py, "__qualname__", getattr(py, "__name__", repr(py)))
+    try:
+        return f"{name} ({inspect.getsourcefile(py)}:{inspect.getsourcelines(py)[1]})"
+    except (OSError, TypeError):
+        return name
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def compile_policy(fn, spec) -> None:
+    """Compile a jitted policy for this rule set's engine (its function-pointer signature) now, so
+    that a policy that does not compile fails here with a few lines -- the policy, the file and
+    line, the problem numba found -- instead of numba's whole report from inside the engine (that
+    report goes to the ``simkit`` logger at DEBUG level, and into the error with ``SIMKIT_DEBUG=1``)."""
+    import logging
+    import os
+
+    from numba.core import errors as nerrors
+
+    if not _jitted(fn) or fn in _BUILT_IN:
+        return
+    sig = policy_type(spec).signature
+    if any(s == sig.args for s in fn.signatures):
+        return
+    try:
+        fn.compile(sig.args)
+    except (nerrors.TypingError, nerrors.UnsupportedError, nerrors.LoweringError, nerrors.NumbaError) as exc:
+        full = _ANSI.sub("", str(exc))
+        logging.getLogger("simkit").debug("numba's report on policy %s:\n%s", _where(fn.py_func), full)
+        raise PolicyCompileError(_short_report(fn.py_func, full) + (f"\n{full}" if os.environ.get("SIMKIT_DEBUG") else "")) from None
+    from numba import types
+
+    cres = fn.overloads.get(sig.args)
+    if cres is not None and not isinstance(cres.signature.return_type, types.Integer):
+        raise PolicyCompileError(
+            f"policy {_where(fn.py_func)} returns {cres.signature.return_type}, not an action (an integer)"
+        )
+
+
+def _short_report(py, text: str) -> str:
+    """The first problem of numba's report and where it is: 'policy NAME (file:line) does not compile:
+    <problem> / at file:line: <source line>'."""
+    lines = [ln.rstrip() for ln in text.splitlines()]
+    body = [ln for ln in lines if ln.strip() and not ln.startswith(("Failed in", "During:", "No implementation", "- Resolution"))]
+    problem = next((ln.strip() for ln in body if not ln.lstrip().startswith(("File ", "def ", "<source", "^"))), "see numba's report")
+    problem = re.sub(r"of type View\(.*", "of the View (see simkit.engine.actions.View for its fields)", problem)
+    problem = re.sub(r"NamedUniTuple\(.*|HandTables\(.*", "...", problem)
+    if len(problem) > 300:
+        problem = problem[:297] + "..."
+    loc = ""
+    for i, ln in enumerate(lines):
+        m = re.match(r'\s*File "(.+)", line (\d+):', ln)
+        if m:
+            src = ""
+            for nxt in lines[i + 1 : i + 5]:
+                if nxt.strip() and not nxt.strip().startswith(("def ", "<source", "^")):
+                    src = nxt.strip()
+            loc = f"\n  at {m.group(1)}:{m.group(2)}" + (f": {src}" if src else "")
+            break
+    return f"policy {_where(py)} does not compile: {problem}{loc}\n  (numba's full report: SIMKIT_DEBUG=1, or the 'simkit' logger at DEBUG)"
+
+
+class PolicyCompileError(SimkitError, TypeError):
+    """A jitted policy that numba cannot compile for the engine."""
 
 
 def _jitted(fn) -> bool:
@@ -106,6 +175,8 @@ def _common(rules, policies, deal=None, wall=None):
     if len(policies) != 2:
         raise SimkitError(f"policies must name two players' policies, got {len(policies)}")
     (f0, p0), (f1, p1) = resolve_policy(policies[0]), resolve_policy(policies[1])
+    compile_policy(f0, spec)
+    compile_policy(f1, spec)
     return spec, f0, p0, f1, p1
 
 

@@ -49,6 +49,7 @@ from .._jit import jit
 from ..hand.shanten import LIVE_NONE, LIVE_TIES, discard_eval_kernel, shanten_kernel
 from ..hand.waits import popcount, waits_kernel
 from . import actions as A
+from .policy_spec import BUILT_IN, Param, policy
 from .rng import bounded
 
 __all__ = ["random_policy", "greedy_policy", "count_waits_after", "GREEDY_DEFAULTS", "POLICIES"]
@@ -59,6 +60,7 @@ __all__ = ["random_policy", "greedy_policy", "count_waits_after", "GREEDY_DEFAUL
 GREEDY_DEFAULTS = np.array([1.0, 1.0, 1.0, 1.0, 2.0, 7.0])
 
 
+@policy(name="random")
 @jit
 def random_policy(view, legal, params, rng):  # pragma: no cover - compiled
     """Uniform over the legal actions (the engine's fuzzer)."""
@@ -178,6 +180,15 @@ def _bid_or_follow(view, legal, params, hand, work):  # pragma: no cover - compi
     return A.FOLD if sh + view.bid >= fold_at else A.FOLLOW
 
 
+@policy(
+    name="greedy",
+    claim=Param(True, bool, doc="claim pungs, chows and kongs that do not worsen shanten"),
+    declare=Param(True, bool, doc="declare ready (douque: MIGI when it may) as soon as the hand is ready"),
+    kong=Param(True, bool, doc="make concealed and added kongs that do not worsen shanten"),
+    bid3_at=Param(1, int, low=-1, high=13, doc="for_two: bid 3 when the dealt hand's shanten is at most this"),
+    bid2_at=Param(2, int, low=-1, high=13, doc="for_two: else bid 2 when it is at most this"),
+    fold_at=Param(7, int, low=0, high=20, doc="for_two: fold when the hand's shanten plus the bid reaches this"),
+)
 @jit
 def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
     """Win whenever possible; discard to the least shanten (ties: most live tiles that improve);
@@ -260,3 +271,4 @@ POLICIES = {
     "random": (random_policy, np.zeros(0)),
     "greedy": (greedy_policy, GREEDY_DEFAULTS),
 }
+BUILT_IN.update({name: fn for name, (fn, _) in POLICIES.items()})

@@ -1,0 +1,513 @@
+"""Policies as research objects: named parameters, labels, the text syntax, and where a policy
+comes from.
+
+A policy is a function ``policy(view, legal, params, rng) -> action`` (:mod:`simkit.engine.policies`);
+``params`` is a float64 vector. :func:`policy` declares, once and next to the function, what the
+entries of that vector are called, their defaults, kinds and bounds::
+
+    import simkit
+
+    @simkit.policy(
+        push=simkit.Param(1, int, low=0, high=8, doc="shanten at or below which it ignores danger"),
+        claim=simkit.Param(True, bool, doc="claim pungs and chows"),
+    )
+    @simkit.jit
+    def cautious(view, legal, params, rng):
+        push, claim = params[0], params[1] != 0  # in declaration order
+        ...
+
+A :class:`Policy` is such a function with values for its parameters and a label: the label names
+it in datasets, tables and plots, so two settings of one policy are two policies. Build one with
+:func:`as_policy` from any of
+
+* a name with optional parameters and label, as on the command line: ``"greedy"``,
+  ``"greedy{declare=0,claim=1}"``, ``"never_declare=greedy{declare=0}"``, or a function in an
+  importable module, ``"mypkg.mymodule:cautious{push=2}"``;
+* a function (its defaults), ``(function, {"push": 2})`` or ``(function, vector)``;
+* a :class:`Policy` (``Policy.with_params(push=2)``, ``Policy.with_label("bold")``).
+
+Every value is checked (an unknown name, a value of the wrong kind or out of range: one line
+naming the policy and the parameter). :meth:`Policy.record` is what a run's manifest stores --
+label, name, module and function, the named values and the vector, and a hash of the source of
+the module that defines the function -- and :func:`from_record` brings the policy back for replay,
+refusing when that source has changed since the run (``allow_changed=True`` replays anyway).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import inspect
+import math
+import re
+from typing import Any
+
+import numpy as np
+
+from ..errors import SimkitError
+
+__all__ = [
+    "Param",
+    "PolicySpec",
+    "Policy",
+    "PolicyError",
+    "policy",
+    "spec_of",
+    "as_policy",
+    "parse_policy",
+    "split_policies",
+    "from_record",
+    "BUILT_IN",
+]
+
+
+class PolicyError(SimkitError, ValueError):
+    """A policy given by a bad name, syntax or parameter value, or one that cannot be brought back."""
+
+
+_KINDS = (bool, int, float)
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """One named parameter of a policy: its default, kind (``bool``, ``int`` or ``float``),
+    inclusive bounds and a line of documentation. The engine passes it as a float64 (``bool``:
+    0.0 or 1.0)."""
+
+    default: Any
+    kind: type = float
+    low: float | None = None
+    high: float | None = None
+    doc: str = ""
+
+    def __post_init__(self):
+        if self.kind not in _KINDS:
+            raise PolicyError(f"a Param's kind is bool, int or float, got {self.kind!r}")
+        for bound in ("low", "high"):
+            value = getattr(self, bound)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value)):
+                raise PolicyError(f"a Param's {bound} is a number or None, got {value!r}")
+        self.check("default", self.default, "the declaration")
+
+    def check(self, name: str, value, owner: str) -> float:
+        """``value`` as the float the engine passes, or a one-line :class:`PolicyError`."""
+        where = f"{owner}: parameter {name}"
+        if self.kind is bool:
+            if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer, float)) and value in (0, 1)):
+                return float(bool(value))
+            raise PolicyError(f"{where} is a flag (0/1, true/false), got {value!r}")
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise PolicyError(f"{where} is {'an integer' if self.kind is int else 'a number'}, got {value!r}")
+        x = float(value)
+        if not math.isfinite(x):
+            raise PolicyError(f"{where} must be finite, got {value!r}")
+        if self.kind is int and not x.is_integer():
+            raise PolicyError(f"{where} is an integer, got {value!r}")
+        if self.low is not None and x < self.low:
+            raise PolicyError(f"{where} must be >= {self.low:g}, got {value!r}")
+        if self.high is not None and x > self.high:
+            raise PolicyError(f"{where} must be <= {self.high:g}, got {value!r}")
+        return x
+
+    def text(self, x: float) -> str:
+        """The value ``x`` as the label and the command line write it."""
+        if self.kind is bool:
+            return "1" if x else "0"
+        if self.kind is int:
+            return str(int(x))
+        return f"{x:g}"
+
+    def describe(self) -> str:
+        bounds = ""
+        if self.low is not None or self.high is not None:
+            lo = "" if self.low is None else f"{self.low:g}"
+            hi = "" if self.high is None else f"{self.high:g}"
+            bounds = f", {lo}..{hi}"
+        default = self.text(self.check("default", self.default, "the declaration"))
+        return f"{self.kind.__name__} (default {default}{bounds}){': ' + self.doc if self.doc else ''}"
+
+
+@dataclasses.dataclass(frozen=True)
+class PolicySpec:
+    """A policy function's declared parameters, in the order of its ``params`` vector."""
+
+    name: str
+    params: tuple  # ((name, Param), ...)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(n for n, _ in self.params)
+
+    @property
+    def defaults(self) -> np.ndarray:
+        return np.array([p.check(n, p.default, self.name) for n, p in self.params], np.float64)
+
+    def vector(self, values: dict | None = None, base=None) -> np.ndarray:
+        """The params vector for named ``values`` (the rest from ``base`` or the defaults)."""
+        out = self.defaults if base is None else np.array(base, np.float64, copy=True)
+        index = {n: i for i, (n, _) in enumerate(self.params)}
+        for key, value in (values or {}).items():
+            if key not in index:
+                known = ", ".join(self.names) or "none"
+                raise PolicyError(f"policy {self.name} has no parameter {key!r} (its parameters: {known})")
+            out[index[key]] = self.params[index[key]][1].check(key, value, f"policy {self.name}")
+        return out
+
+    def check_vector(self, vector) -> np.ndarray:
+        """A whole vector given by position, checked entry by entry."""
+        v = np.asarray(vector, np.float64).reshape(-1)
+        if len(v) != len(self.params):
+            raise PolicyError(
+                f"policy {self.name} takes {len(self.params)} parameters ({', '.join(self.names) or 'none'}), "
+                f"got a vector of {len(v)}"
+            )
+        return np.array([p.check(n, x, f"policy {self.name}") for (n, p), x in zip(self.params, v.tolist())], np.float64)
+
+    def changed(self, vector) -> dict:
+        """``{name: value}`` of the entries of ``vector`` that differ from the defaults, as the label shows them."""
+        d = self.defaults
+        return {n: p.text(x) for (n, p), x, dx in zip(self.params, vector, d) if x != dx}
+
+    def describe(self) -> str:
+        lines = [f"{self.name}:"] + [f"  {n}: {p.describe()}" for n, p in self.params]
+        return "\n".join(lines) if self.params else f"{self.name}: no parameters"
+
+
+def policy(_fn=None, *, name: str | None = None, **params: Param):
+    """Declare a policy's named parameters: ``@simkit.policy(x=simkit.Param(1, int), ...)`` above the
+    function (jitted or plain Python). ``name`` defaults to the function's name."""
+
+    for key, p in params.items():
+        if not isinstance(p, Param):
+            raise PolicyError(f"parameter {key} of a policy is declared with simkit.Param(...), got {p!r}")
+        if not key.isidentifier():
+            raise PolicyError(f"a parameter name is an identifier, got {key!r}")
+
+    def wrap(fn):
+        if not callable(fn):
+            raise PolicyError(f"@simkit.policy decorates a function, got {fn!r}")
+        py = getattr(fn, "py_func", fn)
+        fn.simkit_policy_spec = PolicySpec(name or py.__name__, tuple(params.items()))
+        return fn
+
+    return wrap(_fn) if _fn is not None else wrap
+
+
+def spec_of(fn) -> PolicySpec | None:
+    """The declared parameters of a policy function, or None when it declares none."""
+    return getattr(fn, "simkit_policy_spec", None)
+
+
+# ---------------------------------------------------------------------------------------------
+# a policy with values and a label
+
+#: The built-in policies by name (filled by :mod:`simkit.engine.policies`).
+BUILT_IN: dict = {}
+
+
+def _source_of(fn) -> tuple[str, str, str | None]:
+    """``(module, qualified name, SHA-256 of the module's source file or None)``."""
+    py = getattr(fn, "py_func", fn)
+    module = getattr(py, "__module__", None) or "__main__"
+    qualname = getattr(py, "__qualname__", getattr(py, "__name__", repr(py)))
+    digest = None
+    try:
+        path = inspect.getsourcefile(py)
+        if path:
+            with open(path, "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+    except (OSError, TypeError):
+        pass
+    return module, qualname, digest
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Policy:
+    """A policy function with values for its parameters and a label.
+
+    ``function`` runs in the engine (jitted) or from Python; ``params`` is the float64 vector it
+    receives; ``label`` names it in datasets (default: its name, then the parameters that differ
+    from the defaults, e.g. ``greedy{declare=0}``); ``name`` is its built-in name or
+    ``module:function``.
+    """
+
+    function: Any
+    params: np.ndarray
+    name: str
+    label: str
+    spec: PolicySpec | None = None
+
+    def __post_init__(self):
+        self.params.flags.writeable = False
+
+    # -- derived
+    @property
+    def values(self) -> dict:
+        """``{parameter: value}`` (empty without declared parameters)."""
+        if self.spec is None:
+            return {}
+        return {n: (bool(x) if p.kind is bool else int(x) if p.kind is int else x)
+                for (n, p), x in zip(self.spec.params, self.params.tolist())}
+
+    @property
+    def built_in(self) -> bool:
+        return self.name in BUILT_IN and BUILT_IN[self.name] is self.function
+
+    def text(self) -> str:
+        """The policy in the command line's syntax, label first when it is not the default one."""
+        body = self.name + _values_text(self)
+        return body if self.label == _default_label(self) else f"{self.label}={body}"
+
+    def with_params(self, **values) -> Policy:
+        """The same policy with some parameters set (the label follows unless it was given)."""
+        if self.spec is None:
+            raise PolicyError(f"policy {self.name} declares no named parameters (see simkit.policy)")
+        params = self.spec.vector(values, base=self.params)
+        p = dataclasses.replace(self, params=params)
+        keep = self.label != _default_label(self)
+        return p if keep else dataclasses.replace(p, label=_default_label(p))
+
+    def with_label(self, label: str) -> Policy:
+        return dataclasses.replace(self, label=_check_label(label))
+
+    def runnable(self) -> tuple:
+        """``(function, params)`` as the engine takes it."""
+        return self.function, np.array(self.params)
+
+    def record(self) -> dict:
+        """What a run's manifest stores about the policy (JSON-ready)."""
+        module, qualname, digest = _source_of(self.function)
+        rec = {"label": self.label, "name": self.name, "params": [float(x) for x in self.params]}
+        if self.spec is not None:
+            rec["values"] = self.values
+        if not self.built_in:
+            rec.update(module=module, function=qualname, source_sha256=digest)
+        return rec
+
+    def __eq__(self, other):
+        return (isinstance(other, Policy) and self.function is other.function and self.label == other.label
+                and np.array_equal(self.params, other.params))
+
+    def __hash__(self):
+        return hash((id(self.function), self.label, self.params.tobytes()))
+
+    def __repr__(self):
+        return f"Policy({self.text()!r})"
+
+
+def _values_text(p: Policy) -> str:
+    if p.spec is not None:
+        changed = p.spec.changed(p.params)
+        return "{" + ",".join(f"{k}={v}" for k, v in changed.items()) + "}" if changed else ""
+    if len(p.params):
+        return "[" + ",".join(f"{x:g}" for x in p.params.tolist()) + "]"
+    return ""
+
+
+def _default_label(p: Policy) -> str:
+    short = p.name if p.built_in else p.name.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+    return short + _values_text(p)
+
+
+_LABEL = re.compile(r"^[A-Za-z0-9_.\-+\[\]{}=,:]+$")
+
+
+def _check_label(label) -> str:
+    if not isinstance(label, str) or not label or not _LABEL.match(label):
+        raise PolicyError(
+            f"a policy label is a non-empty string of letters, digits and _ . - + [ ] {{ }} = , :, got {label!r}"
+        )
+    return label
+
+
+def _name_of(fn) -> str:
+    for key, f in BUILT_IN.items():
+        if f is fn:
+            return key
+    module, qualname, _ = _source_of(fn)
+    return f"{module}:{qualname}"
+
+
+def _make(fn, params, label=None) -> Policy:
+    from .matches import _check_fn
+
+    fn = _check_fn(fn)
+    spec = spec_of(fn)
+    p = Policy(fn, params, _name_of(fn), "", spec)
+    return dataclasses.replace(p, label=_check_label(label) if label is not None else _default_label(p))
+
+
+def as_policy(policy, label: str | None = None) -> Policy:
+    """A :class:`Policy` from a name or text (``"greedy{declare=0}"``, ``"lbl=mod:fn{x=1}"``), a
+    function, ``(function, {name: value})``, ``(function, vector)``, or a Policy; ``label``
+    overrides its label."""
+    if isinstance(policy, Policy):
+        p = policy
+    elif isinstance(policy, str):
+        p = parse_policy(policy)
+    elif isinstance(policy, tuple) and len(policy) == 2:
+        fn, values = policy
+        if isinstance(fn, str):
+            base = parse_policy(fn)
+            fn = base.function
+        from .matches import _check_fn
+
+        fn = _check_fn(fn)
+        spec = spec_of(fn)
+        name = getattr(getattr(fn, "py_func", fn), "__name__", "policy")
+        if isinstance(values, dict):
+            if spec is None:
+                raise PolicyError(f"policy {name} declares no named parameters (see simkit.policy); pass a vector")
+            params = spec.vector(values)
+        else:
+            try:
+                params = np.ascontiguousarray(values, dtype=np.float64).reshape(-1)
+            except (TypeError, ValueError):
+                raise PolicyError(f"a policy's params are a dict of named values or an array of numbers, got {values!r}") from None
+            if spec is not None:
+                params = spec.check_vector(params)
+        p = _make(fn, params)
+    else:
+        fn = policy
+        from .matches import _check_fn
+
+        fn = _check_fn(fn)
+        spec = spec_of(fn)
+        p = _make(fn, spec.defaults if spec is not None else np.zeros(0, np.float64))
+    return p.with_label(label) if label is not None else p
+
+
+# ---------------------------------------------------------------------------------------------
+# text syntax
+
+_TEXT = re.compile(
+    r"^\s*(?:(?P<label>[A-Za-z0-9_.\-+]+)\s*=\s*(?=[A-Za-z_]))?"
+    r"(?P<name>[A-Za-z_][\w.]*(?::[A-Za-z_][\w.]*)?)\s*"
+    r"(?:\{(?P<values>[^{}]*)\})?\s*$"
+)
+
+
+def _value_of(text: str, key: str, owner: str):
+    t = text.strip()
+    low = t.lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    try:
+        return int(t)
+    except ValueError:
+        pass
+    try:
+        return float(t)
+    except ValueError:
+        raise PolicyError(f"policy {owner}: parameter {key} is a number or true/false, got {text!r}") from None
+
+
+def parse_policy(text: str) -> Policy:
+    """A :class:`Policy` from the command line's syntax: ``[label=]name[{key=value,...}]``, where
+    name is a built-in policy or ``module:function`` (an importable module defining a policy)."""
+    if not isinstance(text, str):
+        raise PolicyError(f"a policy text is a string, got {text!r}")
+    m = _TEXT.match(text)
+    if m is None:
+        raise PolicyError(
+            f"cannot read policy {text!r}: expected [label=]name[{{key=value,...}}], e.g. greedy{{declare=0}} or "
+            "mypkg.mymodule:my_policy{x=1}"
+        )
+    name = m.group("name")
+    fn = _function_named(name)
+    spec = spec_of(fn)
+    values = {}
+    if m.group("values") is not None and m.group("values").strip():
+        for item in m.group("values").split(","):
+            if "=" not in item:
+                raise PolicyError(f"policy {name}: expected key=value inside {{...}}, got {item.strip()!r}")
+            key, value = (s.strip() for s in item.split("=", 1))
+            if key in values:
+                raise PolicyError(f"policy {name}: parameter {key} is given twice")
+            values[key] = _value_of(value, key, name)
+    if values and spec is None:
+        raise PolicyError(f"policy {name} declares no named parameters (see simkit.policy), got {{{m.group('values')}}}")
+    params = spec.vector(values) if spec is not None else np.zeros(0, np.float64)
+    p = _make(fn, params)
+    return p.with_label(m.group("label")) if m.group("label") else p
+
+
+def _function_named(name: str):
+    if ":" not in name:
+        if name in BUILT_IN:
+            return BUILT_IN[name]
+        raise PolicyError(
+            f"unknown policy {name!r}; built-in policies: {', '.join(BUILT_IN)}, or module:function for your own"
+        )
+    module_name, attr = name.split(":", 1)
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise PolicyError(f"policy {name}: cannot import module {module_name!r} ({exc})") from None
+    obj = module
+    for part in attr.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            raise PolicyError(f"policy {name}: module {module_name} has no {attr!r}")
+    if not callable(obj):
+        raise PolicyError(f"policy {name}: {attr} is not a function")
+    return obj
+
+
+def split_policies(text: str) -> list[str]:
+    """Split ``"a{x=1,y=2},b"`` at the commas outside braces."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return [p.strip() for p in parts]
+
+
+# ---------------------------------------------------------------------------------------------
+# back from a manifest
+
+
+def from_record(record: dict, *, allow_changed: bool = False) -> Policy:
+    """The policy a run's manifest recorded (:meth:`Policy.record`): a built-in by name, anything
+    else imported from its module; refuses when the module's source differs from the run's
+    (``allow_changed=True`` replays anyway)."""
+    name = record.get("name")
+    if not isinstance(name, str):
+        raise PolicyError(f"the run's policy record has no name: {record!r}")
+    params = np.asarray(record.get("params", []), np.float64)
+    label = record.get("label", name)
+    if name in BUILT_IN and "module" not in record:
+        fn = BUILT_IN[name]
+    else:
+        module, function = record.get("module"), record.get("function")
+        if module is None:  # a run from before policies were recorded with their module
+            module, _, function = name.rpartition(".")
+        if not module or not function:
+            raise PolicyError(f"the run's policy {label!r} ({name}) records no module to import it from")
+        fn = _function_named(f"{module}:{function}")
+        recorded = record.get("source_sha256")
+        _, _, digest = _source_of(fn)
+        if recorded is not None and digest != recorded and not allow_changed:
+            raise PolicyError(
+                f"the source of policy {label!r} ({module}) changed since the run (SHA-256 {recorded[:12]} then, "
+                f"{(digest or 'unknown')[:12]} now): replaying would play different code; pass allow_changed=True "
+                "(--allow-changed) to replay anyway"
+            )
+    spec = spec_of(fn)
+    if spec is not None and len(params) != len(spec.params):
+        raise PolicyError(
+            f"the run's policy {label!r} has {len(params)} parameters, {name} now declares {len(spec.params)}"
+        )
+    p = Policy(fn, params, _name_of(fn), label, spec)
+    return p
