@@ -38,7 +38,10 @@ policy that never claims, declares only with two or more winning kinds, and othe
             return A.DECLARE + k
         return a
 
-(This exact policy is tested in ``tests/test_engine.py``.)
+(This exact policy is tested in ``tests/test_engine.py``.) The helpers a policy usually needs --
+shanten and live tiles per discard, visible and hidden tile counts, waits, the opponent's river
+and declaration, tiles safe by the rules, the phases -- are in :mod:`simkit.engine.toolkit`; the
+built-in policies use them too.
 """
 
 from __future__ import annotations
@@ -46,11 +49,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jit
-from ..hand.shanten import LIVE_NONE, LIVE_TIES, discard_eval_kernel, shanten_kernel
-from ..hand.waits import popcount, waits_kernel
+from ..hand.shanten import discard_eval_kernel, shanten_kernel
 from . import actions as A
 from .policy_spec import BUILT_IN, Param, policy
 from .rng import bounded
+from .toolkit import (
+    LIVE_NONE, LIVE_TIES, discard_table, is_bid, is_follow, is_reaction, popcount, shanten_of, waits_after_discard,
+)
 
 __all__ = ["random_policy", "greedy_policy", "count_waits_after", "GREEDY_DEFAULTS", "POLICIES"]
 
@@ -76,61 +81,23 @@ def random_policy(view, legal, params, rng):  # pragma: no cover - compiled
     return -1
 
 
-@jit(inline="always")
-def _add_meld_tiles(melds, n_melds, out):  # pragma: no cover - compiled
-    """Add the tiles of melds ``(type code, kind)`` to the counts ``out`` (a chow is kind..kind+2)."""
-    for m in range(n_melds):
-        code = melds[m, 0]
-        kind = melds[m, 1]
-        if code == 4:
-            out[kind] += 1
-            out[kind + 1] += 1
-            out[kind + 2] += 1
-        else:
-            out[kind] += 3 if code == 0 else 4
-
-
-@jit(inline="always")
-def _meld_counts(view, out):  # pragma: no cover - compiled
-    for k in range(34):
-        out[k] = 0
-    _add_meld_tiles(view.melds, view.n_melds, out)
-
-
-@jit
-def _visible(view, out):  # pragma: no cover - compiled
-    """Copies of each kind the player can see: own hand and melds, all melds, both rivers."""
-    for k in range(34):
-        out[k] = view.hand[k]
-    _add_meld_tiles(view.melds, view.n_melds, out)
-    _add_meld_tiles(view.opp_melds, view.opp_n_melds, out)
-    for i in range(view.n_river):
-        out[view.river[i]] += 1
-    for i in range(view.opp_n_river):
-        out[view.opp_river[i]] += 1
-
-
 @jit
 def count_waits_after(view, k):  # pragma: no cover - compiled
-    """Number of winning kinds of the player's hand after discarding ``k``."""
-    hand = view.hand.copy()
-    hand[k] -= 1
-    mc = np.empty(34, np.uint8)
-    _meld_counts(view, mc)
-    return popcount(waits_kernel(hand, view.n_melds, mc, view.tables))
+    """Number of winning kinds of the player's hand after discarding ``k``
+    (``popcount(``:func:`~simkit.engine.toolkit.waits_after_discard```)``)."""
+    return popcount(waits_after_discard(view, k))
 
 
 @jit
-def _best_discard(view, legal, work, hand):  # pragma: no cover - compiled
+def _best_discard(view, legal):  # pragma: no cover - compiled
     """(discard kind, shanten after it): least shanten, then most live improving tiles, then lowest kind.
 
-    Live improving tiles are counted only for the discards of least shanten.
+    Live improving tiles are counted only when two or more discards tie for least shanten
+    (:func:`~simkit.engine.toolkit.discard_table` with ``LIVE_TIES``).
     """
-    visible = np.empty(34, np.int64)
-    _visible(view, visible)
     sh = np.empty(34, np.int64)
     live = np.empty(34, np.int64)
-    discard_eval_kernel(hand, view.n_melds, view.tables, visible, sh, live, np.int64(LIVE_TIES))
+    discard_table(view, sh, live, LIVE_TIES)
     best = -1
     best_sh = 99
     best_live = -1
@@ -166,12 +133,12 @@ def _chow_or(choice, best_sh, view, legal, hand, sh, live):  # pragma: no cover 
 
 
 @jit
-def _bid_or_follow(view, legal, params, hand, work):  # pragma: no cover - compiled
+def _bid_or_follow(view, legal, params):  # pragma: no cover - compiled
     """greedy's for_two decisions: bid 3 when the dealt 14 tiles are at most ``params[3]`` from
     ready (shanten), 2 when at most ``params[4]``, else 1; fold when the 13 tiles' shanten plus the
     bid reaches ``params[5]`` (by default: shanten 4 against a bid of 3, 5 against 2, 6 against 1)."""
-    sh = shanten_kernel(hand, view.n_melds, view.tables, work)
-    if view.phase == A.PHASE_BID:
+    sh = shanten_of(view)
+    if is_bid(view):
         three = params[3] if params.shape[0] > 3 else 1.0  # the GREEDY_DEFAULTS values
         two = params[4] if params.shape[0] > 4 else 2.0
         b = 2 if sh <= three else (1 if sh <= two else 0)
@@ -210,14 +177,14 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
     t = view.tables
     work = np.empty(20, np.int64)
     hand = view.hand.copy()
-    if view.phase == A.PHASE_REACT or view.phase == A.PHASE_ROB:
+    if is_reaction(view):
         if not claim:
             return A.PASS
         chows = legal[A.CHOW] or legal[A.CHOW + 1] or legal[A.CHOW + 2]
         if not (legal[A.PUNG] or legal[A.KONG] or chows):
             return A.PASS
         x = view.tile
-        now = shanten_kernel(hand, view.n_melds, t, work)
+        now = shanten_of(view)
         if legal[A.KONG] and kong:
             hand[x] -= 3
             after = shanten_kernel(hand, view.n_melds + 1, t, work)
@@ -237,8 +204,8 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
         if chows:
             choice = _chow_or(choice, best_sh, view, legal, hand, sh, live)
         return choice
-    if view.phase == A.PHASE_BID or view.phase == A.PHASE_FOLLOW:
-        return _bid_or_follow(view, legal, params, hand, work)
+    if is_bid(view) or is_follow(view):
+        return _bid_or_follow(view, legal, params)
     # after a draw or a pung
     first = -1
     for a in range(A.N_ACTIONS):
@@ -247,7 +214,7 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
             break
     if view.declared != 0:
         return first  # locked hand: the drawn tile goes out (or the automatic added kong)
-    k, sh = _best_discard(view, legal, work, hand)
+    k, sh = _best_discard(view, legal)
     if kong:
         for x in range(34):
             for base in (A.CONCEALED_KONG, A.ADDED_KONG):
