@@ -71,7 +71,8 @@ def main(argv=None) -> int:
     ap.add_argument("--matches", type=int, default=2000, help="greedy matches per engine measurement")
     ap.add_argument("--compile", action="store_true", help="measure compile times in a fresh cache directory")
     ap.add_argument("--compare-python", help="python of another simkit installation to measure side by side")
-    ap.add_argument("--only", choices=("compile", "compare", "end-to-end"), help="run only that section")
+    ap.add_argument("--only", choices=("compile", "compare", "end-to-end", "rollouts"), help="run only that section")
+    ap.add_argument("--rollouts", type=int, default=20_000, help="continuations per action in the rollout section")
     args = ap.parse_args(argv)
 
     import numba
@@ -99,6 +100,9 @@ def main(argv=None) -> int:
         _side_by_side(args.compare_python, args.matches, args.seed, args.repeat)
         return 0
 
+    if args.only == "rollouts":
+        _rollout_rates(args.rollouts, args.repeat)
+        return 0
     if args.only == "end-to-end":  # the greedy and random runs of the engine figures, into Parquet
         _end_to_end(
             rules, [(("greedy", "greedy"), args.matches), (("random", "random"), max(1, args.matches // 4))],
@@ -228,11 +232,232 @@ def main(argv=None) -> int:
             f"\n  mahjong {peer['version']} on the first {args.peer_n:,} of the same hands, one thread: "
             "Agari.is_agari, Shanten.calculate_shanten_for_regular_hand, waits = is_agari over the 18 kinds."
         )
+    _rollout_rates(args.rollouts, args.repeat)
     if args.compile:
         _compile_times("douque")
     if args.compare_python:
         _side_by_side(args.compare_python, args.matches, args.seed, args.repeat)
     return 0
+
+
+#: The rollout section's positions: early (the dealer's first decision, 14 different kinds, so 14
+#: candidate discards) and late (1-shanten after a draw, 22 tiles left; from a greedy match).
+ROLLOUT_POSITIONS = {
+    "early (first discard, 14 candidates)": "douque: hand 1357m19p1234567z9m; drawn 9m; dealer",
+    "late (1-shanten, 22 tiles left)": (
+        "douque: hand 1456789m2556677z; drawn 1m; opponent_melds pung 999p; river 9p* 1z 5m 6m 9m 1z 3m 5m; "
+        "opponent_river 1p 1z 2z 1z 1m 4z 4z 2z; tiles_left 22; dealer; phase draw; stable_wall"
+    ),
+}
+
+
+def _rollout_rates(n: int, repeat: int) -> None:
+    """Rollouts per second (one continuation of one action, played to the end of the hand by
+    greedy against greedy, on all threads) from an early and a late douque position, best of
+    ``repeat``; compile excluded."""
+    import simkit
+
+    print(f"\n  rollouts: simkit.rollouts, greedy continuations to the end of the hand, {n:,} per action, "
+          f"all threads, best of {repeat}")
+    for label, text in ROLLOUT_POSITIONS.items():
+        try:
+            pos = simkit.Position.from_string(text)
+        except simkit.SimkitError as exc:
+            print(f"  {label:<38} position refused: {exc}")
+            continue
+        simkit.rollouts(pos, n=8)  # compile or load
+        best = float("inf")
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            df = simkit.rollouts(pos, n=n)
+            best = min(best, time.perf_counter() - t0)
+        total = n * len(df)
+        print(f"  {label:<38} {_fmt(total / best):>14}   ({len(df)} actions, {best * 1e6 / total:.1f} us per rollout)")
+    print("  peers (published, not measured here): RiichiEnv's port of nekobean's riichi expected-score calculator, "
+          "18 us at tenpai and 129 us at 2-shanten per call: one player, no opponent, an exact recursion over "
+          "draws; a simkit rollout plays both players to the end of the hand under the rule set's scoring.")
+
+
+_FIRST_HAND = """
+import sys, time
+t0 = time.perf_counter()
+import importlib
+sys.path.insert(0, sys.argv[1])
+from simkit.engine.matches import simulate_matches
+policy = importlib.import_module(sys.argv[2]).policy if sys.argv[2] != "-" else "greedy"
+simulate_matches(sys.argv[3], (policy, "greedy"), 1, seed=0)
+print(time.perf_counter() - t0)
+"""
+
+_TRIVIAL_POLICY = """from simkit._jit import jit
+from simkit.engine import actions as A
+
+
+@jit
+def policy(view, legal, params, rng):
+    # wins when it can, else the first legal action ({edit})
+    if legal[A.WIN]:
+        return A.WIN
+    for a in range(A.N_ACTIONS):
+        if legal[a]:
+            return a
+    return -1
+"""
+
+
+def _patient_policy(edit: str) -> str:
+    """The example policy of ``simkit/engine/policies.py``'s docstring (greedy without claims,
+    declaring only with two or more winning kinds) as a module defining ``policy``."""
+    import textwrap
+
+    from simkit.engine import policies
+
+    doc = policies.__doc__
+    code = textwrap.dedent(doc[doc.index("    import numpy as np") : doc.index("(This exact policy")])
+    return code.replace("def patient(", "def policy(") + f"\n# {edit}\n"
+
+
+def _compile_times(rules: str) -> None:
+    """Seconds to the first hand in fresh processes with a fresh cache directory: the rule set's
+    engine cold and warm, a new trivial policy, and an edit of its module."""
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    print(f"\n  compiling ({rules}; fresh processes, fresh cache directory; seconds to the first hand, import included)")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, SIMKIT_CACHE_DIR=str(Path(tmp) / "cache"), NUMBA_CACHE_DIR=str(Path(tmp) / "numba"))
+        module = Path(tmp) / "bench_trivial_policy.py"
+
+        def first_hand(policy_module: str) -> float:
+            out = subprocess.run(
+                [sys.executable, "-c", _FIRST_HAND, tmp, policy_module, rules], env=env, capture_output=True,
+                text=True, check=True,
+            )
+            return float(out.stdout.strip().splitlines()[-1])
+
+        patient = Path(tmp) / "bench_patient_policy.py"
+        steps = [("engine and built-in policies, cold", "-", None, None),
+                 ("engine, warm (loaded from the cache)", "-", None, None),
+                 ("a new trivial policy (its own module)", "bench_trivial_policy", module, _TRIVIAL_POLICY.format(edit="new")),
+                 ("an edit of the trivial policy's module", "bench_trivial_policy", module, _TRIVIAL_POLICY.format(edit="edited")),
+                 ("a new policy calling greedy and waits", "bench_patient_policy", patient, _patient_policy("new")),
+                 ("the same policy, loaded", "bench_patient_policy", None, None),
+                 ("an edit of its module", "bench_patient_policy", patient, _patient_policy("edited"))]
+        for label, mod, path, text in steps:
+            if path is not None:
+                path.write_text(text)
+                time.sleep(1.1)  # numba's cache keys on the source's modification time (seconds)
+            print(f"  {label:<46} {first_hand(mod):>8.1f} s")
+
+
+_SIDE_BY_SIDE = """
+import sys, time
+from simkit.engine.matches import simulate_matches
+rules, a, b, n, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+simulate_matches(rules, (a, b), 64, seed=seed)  # compile or load, and start the threads
+t0 = time.perf_counter()
+r = simulate_matches(rules, (a, b), n, seed=seed)
+dt = time.perf_counter() - t0
+print(len(r["match"]) / dt, len(r["match"]), float(r["score_0"].sum()))
+"""
+
+
+def _side_by_side(other_python: str, matches: int, seed: int, repeat: int) -> None:
+    """Engine throughput of this installation and another one on the same matches, in alternating
+    fresh processes (engine load excluded), best of ``repeat`` each, and the ratio."""
+    import subprocess
+
+    import tempfile
+
+    neutral = tempfile.gettempdir()  # not the checkout: `python -c` imports from its working directory first
+
+    def version(python):
+        return subprocess.run([python, "-c", "import simkit, os; print(os.path.dirname(simkit.__file__))"],
+                              capture_output=True, text=True, check=True, cwd=neutral).stdout.strip()
+
+    print(f"\n  side by side: this simkit ({version(sys.executable)}) vs {version(other_python)}")
+    print(f"  {'run':<38} {'this':>14} {'other':>14} {'ratio':>9}")
+    for rules, pair, n in (("douque", ("greedy", "greedy"), matches), ("douque", ("random", "random"), matches),
+                           ("for_two", ("greedy", "greedy"), matches // 2)):
+        best = {}
+        sums = {}
+        for _ in range(repeat):
+            for python in (sys.executable, other_python):
+                out = subprocess.run([python, "-c", _SIDE_BY_SIDE, rules, *pair, str(n), str(seed)],
+                                     capture_output=True, text=True, check=True, cwd=neutral).stdout.split()
+                best[python] = max(best.get(python, 0.0), float(out[0]))
+                sums[python] = (out[1], out[2])
+        if sums[sys.executable] != sums[other_python]:
+            raise SystemExit(f"bench: the two installations played different games ({sums})")
+        ours, theirs = best[sys.executable], best[other_python]
+        label = f"{rules} {pair[0]} vs {pair[1]}, {n:,} matches"
+        print(f"  {label:<38} {_fmt(ours):>14} {_fmt(theirs):>14} {ours / theirs:>8.3f}x")
+
+
+def _end_to_end(rules, runs, seed: int, repeat: int) -> None:
+    """The Parquet share of a run: ``simkit.simulate`` into Parquet shards in a temporary directory
+    (one process, default chunking) against ``simulate_matches`` alone on the same matches, the two
+    measured alternately in this process (best of ``repeat`` each), for each ``(pair, matches)`` of
+    ``runs``.
+
+    The Parquet share is the time of the best run spent in the Parquet path, timed directly
+    (``io.rows_to_batch``: the Arrow columns and the notation; ``io.write_shard``: LZ4 Parquet and
+    fsync), over the run's time. Beside it, ``1 - engine time / run time``: everything the run does
+    besides playing (the Parquet path, the manifest, checks, the engine in 500-match calls); on a
+    busy machine this difference of two timings is the noisier figure.
+    """
+    import tempfile
+    from pathlib import Path
+
+    from simkit import io
+    from simkit.engine.matches import simulate_matches
+    from simkit.simulate import simulate
+
+    spent = {"columns": 0.0, "file": 0.0}
+
+    def timed(fn, key):
+        def wrapper(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[key] += time.perf_counter() - t0
+
+        return wrapper
+
+    print(f"\n  end to end: simkit.simulate to Parquet (temp dir, 1 process) vs the engine alone, same matches, "
+          f"measured alternately, best of {repeat}")
+    print(f"  {'run':<38} {'engine only':>14} {'to Parquet':>14} {'Parquet share':>14}   "
+          "(of which Arrow columns, Parquet file; run minus engine)")
+    originals = io.rows_to_batch, io.write_shard
+    io.rows_to_batch, io.write_shard = timed(originals[0], "columns"), timed(originals[1], "file")
+    try:
+        for pair, n_matches in runs:
+            best_engine = best_run = float("inf")
+            parts = (0.0, 0.0)
+            with tempfile.TemporaryDirectory() as tmp:
+                simulate(Path(tmp) / "warm", rules=rules, policies=pair, matches=1, seed=seed)
+                for i in range(repeat):
+                    t0 = time.perf_counter()
+                    hands = len(simulate_matches(rules, pair, n_matches, seed=seed)["match"])
+                    best_engine = min(best_engine, time.perf_counter() - t0)
+                    spent.update(columns=0.0, file=0.0)
+                    t0 = time.perf_counter()
+                    result = simulate(Path(tmp) / f"run{i}", rules=rules, policies=pair, matches=n_matches, seed=seed)
+                    elapsed = time.perf_counter() - t0
+                    if elapsed < best_run:
+                        best_run, parts = elapsed, (spent["columns"], spent["file"])
+            if result.rows != hands:
+                raise SystemExit(f"bench: simulate wrote {result.rows} rows, the engine returned {hands}")
+            share = sum(parts) / best_run
+            label = f"{pair[0]} vs {pair[1]}, {n_matches:,} matches"
+            print(
+                f"  {label:<38} {_fmt(hands / best_engine):>14} {_fmt(hands / best_run):>14} {share:>13.1%}"
+                f"   ({parts[0] / best_run:.1%}, {parts[1] / best_run:.1%}; {1 - best_engine / best_run:.1%})"
+            )
+    finally:
+        io.rows_to_batch, io.write_shard = originals
 
 
 _FIRST_HAND = """

@@ -18,9 +18,11 @@ from ._jit import jit
 from .engine.matches import EngineError, PolicyCompileError, play_hand, replay, simulate_matches
 from .engine.policy_spec import Param, Policy, PolicyError, as_policy, policy
 from .engine.position import Position, PositionError
+from .engine.rollouts import RolloutError, rollouts
 from .engine.state import GameState
 from .errors import HandError, MeldError, RulesError, ScoreError, SimkitError, TileCountError, TileNotationError
 from .hand import (
+    discards,
     is_win,
     is_win_batch,
     mask_to_kinds,
@@ -63,6 +65,7 @@ __all__ = [
     "waits",
     "shanten",
     "splits",
+    "discards",
     "is_win_batch",
     "waits_batch",
     "shanten_batch",
@@ -91,6 +94,8 @@ __all__ = [
     "GameState",
     "Position",
     "PositionError",
+    "rollouts",
+    "RolloutError",
     # simulation runs (Parquet datasets)
     "simulate",
     "summarize",

@@ -103,6 +103,48 @@ def _cmd_hand(args) -> int:
         print(f"win      {'yes' if is_win(counts, melds, rules) else 'no'}")
         for i, split in enumerate(splits(counts, melds, rules), 1):
             print(f"split {i}  {' | '.join(split)}")
+        from .hand import discards
+
+        print("discard  shanten after   live improving tiles   improving kinds")
+        for row in discards(counts, melds, rules, visible=args.visible):
+            print(f"{row['discard']:<8} {row['shanten']:>13}   {row['live']:>20}   {' '.join(row['improving']) or '-'}")
+    return 0
+
+
+def _cmd_advise(args) -> int:
+    from .engine.position import Position
+    from .engine.rollouts import rollouts
+
+    _importable_here()
+    rules = _rules_from_args(args)
+    opp_river = args.opp_river
+    phase = "draw"
+    if args.on_discard is not None:
+        if args.drawn is not None:
+            raise SimkitError("--drawn and --on-discard exclude each other: a decision is after a draw or on a discard")
+        phase = "discard"
+        opp_river = f"{opp_river} {args.on_discard}".strip()
+    seat = args.seat_wind or ("E" if args.dealer else "W")
+    pos = Position(
+        rules, hand=args.hand, melds=args.melds, opponent_melds=args.opp_melds, river=args.river,
+        opponent_river=opp_river, declared=args.declared, opponent_declared=args.opp_declared,
+        tiles_left=args.tiles_left, dealer=args.dealer, streak=args.streak, seat_wind=seat,
+        prevailing_wind=args.prevailing_wind, phase=phase, drawn=args.drawn,
+        bid=args.bid if args.bid is not None else (1 if rules.name == "for_two" else 0),
+    )
+    actions = [a for a in args.actions.split(";") if a.strip()] if args.actions else None
+    t0 = time.perf_counter()
+    df = rollouts(pos, n=args.n, policies=args.policies, actions=actions, seed=args.seed)
+    dt = time.perf_counter() - t0
+    print(f"position  {pos}")
+    print(f"rollouts  {args.n:,} per action with {','.join(df.attrs['policies'])}, seed {args.seed}; "
+          f"{args.n * len(df):,} in {dt:.1f} s; result = {df.attrs['value']}")
+    print(f"{'action':<18} {'mean':>9} {'95% interval':>21} {'vs best':>9} {'95% interval':>21} "
+          f"{'win':>6} {'self-draw':>9} {'deal-in':>8} {'draw':>6}")
+    for r in df.itertuples():
+        print(f"{r.action:<18} {r.mean:>9.2f} {f'[{r.mean_low:.2f}, {r.mean_high:.2f}]':>21} {r.diff:>9.2f} "
+              f"{f'[{r.diff_low:.2f}, {r.diff_high:.2f}]':>21} {r.win_rate:>6.1%} {r.self_draw_rate:>9.1%} "
+              f"{r.deal_in_rate:>8.1%} {r.draw_rate:>6.1%}")
     return 0
 
 
@@ -389,11 +431,40 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"simkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    p = sub.add_parser("hand", help="analyse one hand: shanten, waits, win, splits")
+    p = sub.add_parser("hand", help="analyse one hand: shanten, waits, win, splits, and every discard of 14 tiles")
     p.add_argument("hand", help="concealed tiles in m/p/s/z notation, e.g. 1112345678999m")
     p.add_argument("--melds", nargs="*", default=[], metavar="MELD", help='exposed melds, e.g. "pung 555z"')
+    p.add_argument("--visible", default=None, metavar="TILES", help="further tiles seen (rivers, the opponent's melds): not live")
     _add_rules_args(p)
     p.set_defaults(func=_cmd_hand)
+
+    p = sub.add_parser(
+        "advise",
+        help="rank the actions at a position by Monte Carlo rollouts (mean result with 95%% intervals, paired differences)",
+    )
+    p.add_argument("hand", help="own concealed tiles, the drawn tile included (e.g. 123m5m79m1p99p11z567z)")
+    p.add_argument("--drawn", default=None, metavar="TILE", help="the tile just drawn (needed for a declared hand)")
+    p.add_argument("--on-discard", default=None, metavar="TILE",
+                   help="decide on the opponent's discard TILE (13 - 3k tiles in hand): win / pung / kong / chow / pass")
+    p.add_argument("--melds", nargs="*", default=[], metavar="MELD", help='own melds, e.g. "pung 555z"')
+    p.add_argument("--opp-melds", nargs="*", default=[], metavar="MELD", help="the opponent's melds")
+    p.add_argument("--river", default="", metavar="TILES", help="own discards in order (* after a claimed one)")
+    p.add_argument("--opp-river", default="", metavar="TILES", help="the opponent's discards in order")
+    p.add_argument("--declared", type=int, choices=(0, 1, 2), default=0, help="own declaration (douque): 1 ready, 2 MIGI")
+    p.add_argument("--opp-declared", type=int, choices=(0, 1, 2), default=0, help="the opponent's declaration")
+    p.add_argument("--dealer", action="store_true", help="the deciding player deals")
+    p.add_argument("--tiles-left", type=_non_negative_int, default=None, help="drawable tiles left (checked against the tiles seen)")
+    p.add_argument("--streak", type=_non_negative_int, default=0, help="the dealer's streak")
+    p.add_argument("--seat-wind", choices=("E", "W"), default=None, help="own seat wind (default: E for the dealer)")
+    p.add_argument("--prevailing-wind", choices=("E", "S", "W", "N"), default="E")
+    p.add_argument("--bid", type=int, choices=(1, 2, 3), default=None, help="for_two: the banker's bid")
+    p.add_argument("-n", type=_positive_int, default=10_000, help="continuations per action (default 10,000)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the completions and the policies' streams")
+    p.add_argument("--actions", default=None, help="compare only these actions, separated by ';' (e.g. 'discard 6z; discard 1m')")
+    p.add_argument("--policies", type=_policies_arg, default=("greedy", "greedy"),
+                   help="rollout policies of the player and the opponent (default greedy,greedy)")
+    _add_rules_args(p)
+    p.set_defaults(func=_cmd_advise)
 
     p = sub.add_parser(
         "score",

@@ -5,7 +5,7 @@ the run and sends the figures to a temporary directory; any cell that raises fai
 ``tai_distribution`` reads the sample dataset and ``exact_vs_simulated`` uses the hand kernels the
 suite has already compiled (about 10 s each); ``strategy_comparison`` compiles the engine once for
 its user-written policy, which numba cannot cache (defined in the notebook; both seatings share the
-one engine): about 30 s.
+one engine): about 30 s; ``discard_advisor`` runs rollouts at 300 continuations per action.
 """
 
 from __future__ import annotations
@@ -29,11 +29,13 @@ SMALL = {
     "tai_distribution": {"N_MATCHES": "300"},
     "exact_vs_simulated": {"N_HANDS": "400_000", "CHUNK": "100_000"},
     "strategy_comparison": {"N_MATCHES": "40"},
+    "discard_advisor": {"N": "300"},
 }
 FIGURES = {
     "tai_distribution": ["tai_distribution.png", "item_frequencies.png", "dealer_value.png"],
     "exact_vs_simulated": ["exact_vs_simulated.png"],
     "strategy_comparison": ["strategy_comparison.png", "strategy_items.png"],
+    "discard_advisor": ["discard_advisor.png", "discard_advisor_policies.png"],
 }
 
 
@@ -83,3 +85,9 @@ def test_exact_vs_simulated_notebook(tmp_path):
 def test_strategy_comparison_notebook(tmp_path):
     nb = _run("strategy_comparison", tmp_path)
     assert "concealed - greedy" in _text(nb)
+
+
+def test_discard_advisor_notebook(tmp_path):
+    nb = _run("discard_advisor", tmp_path)
+    text = _text(nb)
+    assert "300 continuations per action" in text and "greedy vs greedy" in text

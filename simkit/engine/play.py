@@ -787,3 +787,97 @@ def step_kernel(op, T, template, t, game, sp, action, seed, m):  # pragma: no co
 begin_hand = _begin_hand  #: deal ``T.wall``; then ``advance`` stops at the first decision
 advance = _advance  #: resolve what is pending: stop at the next decision, or settle the hand
 step = _step  #: apply the deciding player's action and advance
+
+
+# ---------------------------------------------------------------------------------------------
+# rollouts (simkit.engine.rollouts): continuations of one position, paired across actions
+
+
+@jit(cache=CACHE)
+def _copy_state(src, dst):  # pragma: no cover - compiled
+    """Copy the game state of Table ``src`` into ``dst`` (scratch, logs and result rows excepted)."""
+    dst.wall[:] = src.wall
+    dst.hand[:, :] = src.hand
+    dst.meld_counts[:, :] = src.meld_counts
+    dst.melds[:, :, :] = src.melds
+    dst.n_melds[:] = src.n_melds
+    dst.river[:, :] = src.river
+    dst.claimed[:, :] = src.claimed
+    dst.n_river[:] = src.n_river
+    dst.declared[:] = src.declared
+    dst.skip_win[:] = src.skip_win
+    dst.skip_pung[:] = src.skip_pung
+    dst.seat[:] = src.seat
+    dst.acted[:] = src.acted
+    dst.kongs[:] = src.kongs
+    dst.skips[:] = src.skips
+    dst.sc[:] = src.sc
+    dst.legal[:] = src.legal
+    dst.rng[:] = src.rng
+    dst.locked[:, :] = src.locked
+    dst.purse[:] = src.purse
+    dst.ids[:] = src.ids
+
+
+@jit(cache=CACHE)
+def rollouts_kernel(base, work, unseen, n_opp, opp_ready, seed, stream, first, n, actions, t, game, sp, kinds, fn0, fn1, params0, params1, results, errors):  # pragma: no cover
+    """Continuations ``first .. first + n - 1`` of the position in Table ``base`` (player 0 decides),
+    each for every action in ``actions``, played to the end of the hand on the Table ``work``.
+
+    Continuation ``r`` completes the position from the stream ``(seed, r, stream)``: a uniform
+    shuffle of ``unseen`` (the tiles player 0 cannot see) gives the opponent's ``n_opp`` concealed
+    tiles (redrawn until they are ready when ``opp_ready``: a declared opponent) and the wall from
+    the next draw on; the players' policy streams are ``(seed, r, 1 + p)``. Every action of ``r``
+    starts from the same completion and streams (common random numbers), so the differences
+    between actions are paired. ``results`` float64[n, len(actions), 4] gets player 0's result
+    (score - fee), the winner, the win type and the payer; ``errors`` int64[n, 5] an engine
+    error's (code, action, player, phase, tile) of the first action that hit one.
+    """
+    T = G.borrowed_table(work)
+    tb = G.borrowed_hand_tables(t)
+    tiles = np.empty(unseen.shape[0], np.int8)
+    opp = np.zeros(34, np.uint8)
+    state = np.zeros(1, np.uint64)
+    front = base.sc[G.S_FRONT]
+    n_melds1 = base.n_melds[1]
+    for i in range(n):
+        r = first + i
+        state[0] = stream_key(np.uint64(seed), r, stream)
+        for attempt in range(100000):
+            for k in range(unseen.shape[0]):
+                tiles[k] = unseen[k]
+            for k in range(unseen.shape[0] - 1):  # Fisher-Yates
+                j = k + bounded(state, unseen.shape[0] - k)
+                x = tiles[k]
+                tiles[k] = tiles[j]
+                tiles[j] = x
+            for k in range(34):
+                opp[k] = 0
+            for k in range(n_opp):
+                opp[tiles[k]] += 1
+            if not opp_ready or G.shanten_kernel(opp, n_melds1, tb, T.swork) == 0:
+                break
+        for a in range(actions.shape[0]):
+            _copy_state(base, T)
+            sc = T.sc
+            for k in range(34):
+                T.hand[1, k] = opp[k]
+                T.locked[1, k] = opp[k]
+            for k in range(n_opp, unseen.shape[0]):
+                T.wall[front + k - n_opp] = tiles[k]
+            sc[G.S_LOGGING] = 0
+            sc[G.S_SHANTEN_LB + 1] = G.SHANTEN_UNKNOWN
+            T.rng[1] = stream_key(np.uint64(seed), r, 1)
+            T.rng[2] = stream_key(np.uint64(seed), r, 2)
+            _apply(T, tb, game, actions[a])
+            if not sc[G.S_ERROR]:
+                _run_hand(T, tb, game, sp, kinds, fn0, fn1, params0, params1)
+            if sc[G.S_ERROR]:
+                if errors[i, 0] == 0:
+                    _report(T, errors[i], T.policy_legal)
+                results[i, a, 0] = np.nan
+                continue
+            results[i, a, 0] = T.row_floats[G.F_SCORE0] - T.row_floats[G.F_FEE0]
+            results[i, a, 1] = T.row[G.R_WINNER]
+            results[i, a, 2] = T.row[G.R_WIN_TYPE]
+            results[i, a, 3] = T.row[G.R_PAYER]

@@ -1,6 +1,6 @@
 """Hand analysis: table-driven win check, waits, shanten and splits (kernels and public API)."""
 
-from .api import is_win, is_win_batch, shanten, shanten_batch, splits, waits, waits_batch
+from .api import discards, is_win, is_win_batch, shanten, shanten_batch, splits, waits, waits_batch
 from .sample import random_complete_hands, random_ready_hands
 from .waits import mask_to_kinds
 
@@ -9,6 +9,7 @@ __all__ = [
     "waits",
     "shanten",
     "splits",
+    "discards",
     "is_win_batch",
     "waits_batch",
     "shanten_batch",

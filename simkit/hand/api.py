@@ -27,6 +27,7 @@ __all__ = [
     "waits",
     "shanten",
     "splits",
+    "discards",
     "is_win_batch",
     "waits_batch",
     "shanten_batch",
@@ -96,6 +97,48 @@ def shanten(hand, melds=None, rules="douque") -> int:
     k = len(parsed)
     _require_size(counts, k, (13 - 3 * k, 14 - 3 * k), "shanten")
     return int(shanten_kernel(counts, k, hand_tables(rules), np.empty(20, np.int64)))
+
+
+def discards(hand, melds=None, rules="douque", visible=None) -> list[dict]:
+    """Tile efficiency of a ``14 - 3k`` tile hand: for every kind held, the shanten after
+    discarding it and the improving tiles then -- the kinds that would lower it and how many of
+    them are live (4 minus the copies seen: the hand, the melds, and ``visible``, any further tiles
+    seen such as the rivers and the opponent's melds, in notation or counts). Best first: least
+    shanten, then most live improving tiles (the order the greedy policy discards by).
+
+    Returns a list of dicts: ``discard`` (the tile), ``shanten``, ``live`` (live improving tiles),
+    ``improving`` (their kinds, notation).
+    """
+    from .shanten import LIVE_ALL, discard_eval_kernel
+
+    rules, counts, parsed = _prepare(hand, melds, rules)
+    k = len(parsed)
+    _require_size(counts, k, (14 - 3 * k,), "discards")
+    seen = counts.astype(np.int64) + meld_counts(parsed)
+    if visible is not None:
+        seen = seen + as_counts(visible, rules).astype(np.int64)
+    if (seen > 4).any():
+        raise TileCountError(f"more than 4 copies seen of {', '.join(tile_name(x) for x in np.flatnonzero(seen > 4))}")
+    t = hand_tables(rules)
+    work = np.empty(20, np.int64)
+    sh = np.empty(34, np.int64)
+    live = np.empty(34, np.int64)
+    discard_eval_kernel(counts, k, t, seen, sh, live, np.int64(LIVE_ALL))
+    out = []
+    for d in np.flatnonzero(counts):
+        after = counts.copy()
+        after[d] -= 1
+        improving = []
+        for x in rules.kinds:
+            if seen[x] >= 4:
+                continue
+            after[x] += 1
+            if shanten_kernel(after, k, t, work) < sh[d]:
+                improving.append(tile_name(x))
+            after[x] -= 1
+        out.append({"discard": tile_name(int(d)), "shanten": int(sh[d]), "live": int(live[d]), "improving": improving})
+    out.sort(key=lambda r: (r["shanten"], -r["live"]))
+    return out
 
 
 def splits(hand, melds=None, rules="douque") -> list[tuple[str, ...]]:

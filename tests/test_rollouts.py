@@ -1,0 +1,206 @@
+"""simkit.rollouts: paired Monte Carlo continuations of a position, checked against exact
+enumeration of every completion on late positions, reproducible for any thread count; the
+`advise` and `hand` commands."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simkit
+from simkit.cli import main
+from simkit.engine import actions as A
+from simkit.engine.rollouts import RolloutError, action_text, parse_action, rollouts
+from simkit.engine.state import GameState
+from simkit.rules import get_rules
+
+
+def _distinct_permutations(tiles):
+    """Every distinct ordering of a multiset of kinds (each equally likely under a uniform shuffle)."""
+    tiles = sorted(tiles)
+    out = []
+
+    def rec(prefix, counts):
+        if len(prefix) == len(tiles):
+            out.append(tuple(prefix))
+            return
+        for k in sorted(counts):
+            if counts[k]:
+                counts[k] -= 1
+                prefix.append(k)
+                rec(prefix, counts)
+                prefix.pop()
+                counts[k] += 1
+
+    from collections import Counter
+
+    rec([], Counter(tiles))
+    return out
+
+
+def _late_position(rules, max_unseen, seeds=range(400)):
+    """A position from a greedy match (the deciding player after a draw) whose unseen tiles -- the
+    opponent's concealed hand and the wall -- are at most ``max_unseen`` (rule sets with no tiles kept
+    back, so every unseen wall tile may be drawn)."""
+    for seed in seeds:
+        s = GameState.new_match(rules, seed, 0)
+        while not s.over:
+            if s.phase == A.PHASE_DRAW and s.player is not None:
+                pos = s.position()
+                if len(np.repeat(np.arange(34), pos.unseen)) <= max_unseen and not pos.opponent_declared:
+                    return pos
+            from simkit.engine.policies import GREEDY_DEFAULTS, greedy_policy
+
+            s.apply(greedy_policy(s.view(), s.legal, GREEDY_DEFAULTS, s.policy_stream()))
+    raise AssertionError("no late position found")
+
+
+def _exact(pos, codes):
+    """Exact expected result of each action: the mean over every distinct completion."""
+    d = pos._derived
+    unseen = np.repeat(np.arange(34), d["unseen"]).tolist()
+    n_opp = d["opp_concealed"]
+    totals = np.zeros(len(codes))
+    perms = _distinct_permutations(unseen)
+    for seq in perms:
+        for j, code in enumerate(codes):
+            s = pos.state(opponent_hand=list(seq[:n_opp]), wall=list(seq[n_opp:]), check=False)
+            s.apply(code)
+            s.play_out("greedy", "greedy")
+            row = s.row
+            totals[j] += row["score_0"] - row.get("fee_0", 0.0)
+    return totals / len(perms), len(perms)
+
+
+@pytest.mark.parametrize("rules, seeds", [("night_market", range(0, 200)), ("night_market", range(200, 400))])
+def test_rollouts_agree_with_exact_enumeration_of_late_positions(rules, seeds):
+    """night_market keeps no tiles back, so a position late in the hand has few unseen tiles and
+    every completion can be played out (greedy is deterministic)."""
+    pos = _late_position(rules, max_unseen=6, seeds=seeds)
+    state = pos.state(0, check=False)
+    codes = [int(a) for a in np.flatnonzero(state.legal)][:6]
+    exact, n_completions = _exact(pos, codes)
+    df = rollouts(pos, n=20_000, actions=codes, seed=11).set_index("code")
+    for code, value in zip(codes, exact):
+        r = df.loc[code]
+        half = (r.mean_high - r.mean_low) / 2
+        # a 99.9% interval (3.29 standard errors) on a fixed seed: every action's exact value is inside
+        assert abs(r["mean"] - value) <= half * 3.29 / 1.96 + 1e-9, (rules, str(pos), action_text(code, -1, get_rules(rules)), r["mean"], value, n_completions)
+
+
+def test_rollouts_are_reproducible_whatever_the_thread_count():
+    pos = simkit.Position.from_string("douque: hand 1112345678m9p13z3z; drawn 3z; dealer")
+    a = rollouts(pos, n=600, seed=5, threads=1)
+    b = rollouts(pos, n=600, seed=5, threads=2)
+    c = rollouts(pos, n=600, seed=5)
+    assert a.equals(b) and a.equals(c)
+    assert a.attrs["policies"] == ["greedy", "greedy"] and a.attrs["rules"] == "douque" and a.attrs["seed"] == 5
+    d = rollouts(pos, n=600, seed=6)
+    assert not a.equals(d)
+
+
+def test_table_columns_and_pairing():
+    pos = simkit.Position.from_string("douque: hand 1112345678m9p13z3z; drawn 3z; dealer")
+    df = rollouts(pos, n=3000, seed=1)
+    assert list(df.columns) == ["action", "code", "rollouts", "win_rate", "self_draw_rate", "deal_in_rate", "draw_rate",
+                                "mean", "mean_low", "mean_high", "diff", "diff_low", "diff_high"]
+    assert df["mean"].is_monotonic_decreasing and df["diff"].iloc[0] == 0
+    assert set(df["action"]) == {f"discard {t}" for t in ("1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9p", "1z", "3z")}
+    assert ((df["self_draw_rate"] <= df["win_rate"]) & (df["win_rate"] + df["deal_in_rate"] + df["draw_rate"] <= 1)).all()
+    # common random numbers: a difference is known better than either mean
+    second = df.iloc[1]
+    assert (second.diff_high - second.diff_low) < (second.mean_high - second.mean_low)
+
+
+def test_a_declared_opponent_is_completed_ready():
+    """With opponent_declared the completions are drawn among those that leave the opponent ready
+    (their locked hand must be a ready one); the engine's invariant checks would stop otherwise."""
+    s = GameState.new_match("douque", 7, 0)
+    from simkit.engine.policies import GREEDY_DEFAULTS, greedy_policy
+
+    while not s.over:
+        if s.phase == A.PHASE_DRAW:
+            pos = s.position()
+            if pos.opponent_declared and not pos.declared:
+                df = rollouts(pos, n=300, seed=2)
+                assert (df["rollouts"] == 300).all()
+                return
+        s.apply(greedy_policy(s.view(), s.legal, GREEDY_DEFAULTS, s.policy_stream()))
+    pytest.skip("no declared opponent in this match")
+
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        (dict(n=0), "n must be"),
+        (dict(actions=["discard 5z"]), "discard 5z is not legal at this position (legal: discard 1m"),
+        (dict(actions=["throw 5z"]), "cannot read action 'throw 5z'"),
+        (dict(policies=("greedy", "gready")), "unknown policy 'gready'"),
+        (dict(seed=-1), "seed must be"),
+    ],
+)
+def test_bad_arguments_are_one_line(kwargs, words):
+    pos = simkit.Position.from_string("douque: hand 1112345678m9p13z3z; drawn 3z; dealer")
+    with pytest.raises(simkit.SimkitError) as info:
+        rollouts(pos, **{"n": 10, **kwargs})
+    assert words in str(info.value) and "\n" not in str(info.value)
+
+
+def test_action_notation_round_trips():
+    rules = get_rules("night_market")
+    for code in range(A.N_ACTIONS):
+        if A.BID <= code < A.N_ACTIONS and code >= A.BID:
+            continue
+        text = action_text(code, 20, rules) if not (A.CHOW <= code < A.CHOW + 3) else action_text(code, 4, rules)
+        tile = 4 if A.CHOW <= code < A.CHOW + 3 else 20
+        if A.DISCARD <= code < A.ADDED_KONG + 34 and (code % 34) not in rules.kinds:
+            continue
+        assert parse_action(text, tile, rules) == code, text
+    assert action_text(A.CHOW + 1, 4, rules) == "chow 456m"
+    with pytest.raises(RolloutError):
+        parse_action("chow 789m", 4, rules)
+
+
+def test_advise_and_hand_commands(capsys):
+    assert main(["advise", "1112345678m9p13z3z", "--dealer", "-n", "400", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "discard 9p" in out and "95% interval" in out and "400 per action" in out
+    assert main(["advise", "1112345678m9p13z", "--on-discard", "9p", "-n", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "pass" in out
+    with pytest.raises(SystemExit) as info:
+        main(["advise", "1112345678m9p13z3z", "--dealer", "-n", "0"])
+    assert info.value.code == 2 and "expected a positive integer" in capsys.readouterr().err
+    assert main(["advise", "1112345678m9p13z3z", "--dealer", "--tiles-left", "50"]) == 2
+    assert "tiles_left is 50" in capsys.readouterr().err
+    assert main(["hand", "1112345678m9p13z3z"]) == 0
+    out = capsys.readouterr().out
+    assert "discard  shanten after   live improving tiles" in out and "9p                   1                     31" in out
+
+
+def test_discards_table_against_the_shanten_definition():
+    rng = np.random.default_rng(0)
+    rules = get_rules("douque")
+    hands = simkit.random_complete_hands(30, seed=4, rules=rules)
+    for h in hands:
+        h = h.copy()
+        k = rng.choice(np.flatnonzero(h))
+        h[k] -= 1
+        x = rng.choice([x for x in rules.kinds if h[x] < 4])
+        h[x] += 1
+        rows = simkit.discards(h, rules=rules)
+        for r in rows:
+            after = h.copy()
+            kind = int(np.flatnonzero(simkit.as_counts(r["discard"], rules))[0])
+            after[kind] -= 1
+            assert r["shanten"] == simkit.shanten(after, rules=rules)
+            better = []
+            for y in rules.kinds:
+                if h[y] >= 4:
+                    continue
+                after[y] += 1
+                if simkit.shanten(after, rules=rules) < r["shanten"]:
+                    better.append(y)
+                after[y] -= 1
+            assert [simkit.tile_name(y) for y in better] == r["improving"]
+            assert r["live"] == sum(4 - int(h[y]) for y in better)
