@@ -270,8 +270,7 @@ def _cmd_replay(args) -> int:
     policies = args.policies or ("greedy", "greedy")
     record = replay(args.seed, args.match, args.hand, rules=rules, policies=policies)
     print(f"seed {args.seed}, match {args.match}, hand {args.hand}; {rules}; policies {','.join(policies)}")
-    for line in record.lines():
-        print(line)
+    _show_record(record, args)
     return 0
 
 
@@ -308,9 +307,26 @@ def _replay_from_run(args) -> int:
         f"{run.path} row {index}: seed {row['seed']}, match {row['match']}, hand {row['hand']}, copy {row['copy']}; "
         f"{run.rules}; policies {row['policy_0']},{row['policy_1']}"
     )
-    for line in record.lines():
-        print(line)
+    _show_record(record, args)
     return 0
+
+
+def _show_record(record, args) -> None:
+    """Print the hand's events; with ``--html FILE`` also write it as a page; with ``--table``
+    print the event table (both hands, shanten and waits after each event) instead."""
+    if args.table:
+        import pandas as pd
+
+        with pd.option_context("display.width", 250, "display.max_columns", None, "display.max_rows", None,
+                               "display.max_colwidth", 40):
+            print(record.event_table().drop(columns=["text"]).to_string(index=False))
+    else:
+        for line in record.lines():
+            print(line)
+    if args.html:
+        record.to_html(args.html)
+        print(f"written {args.html}")
+
 
 
 def _cmd_policies(args) -> int:
@@ -518,6 +534,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-changed", action="store_true",
         help="replay even if the source of a recorded policy's module changed since the run",
     )
+    p.add_argument("--table", action="store_true", help="print the event table: both hands, shanten and waits after each event")
+    p.add_argument("--html", metavar="FILE", help="also write the hand as an HTML page (tiles drawn, one row per event)")
     p.add_argument("--seed", type=_seed, help="the run's master seed")
     p.add_argument("--match", type=_non_negative_int, help="match index")
     p.add_argument("--hand", type=_non_negative_int, help="hand index within the match")

@@ -490,6 +490,29 @@ class HandRecord:
     rule_set: str = "douque"  #: name of the rule set played
     wall_design: int = eng.WALL_DEALER_FIRST  #: how the wall was dealt (``WALL_*`` of :mod:`simkit.engine.game`)
 
+    def event_table(self):
+        """The events as a DataFrame, with both players' tiles, melds, rivers, shanten and waits
+        after each (:func:`simkit.engine.display.event_table` documents the columns)."""
+        from .display import event_table
+
+        return event_table(self)
+
+    def to_html(self, path=None) -> str:
+        """The hand as a standalone HTML page (tiles drawn as SVG, one row per event); written to
+        ``path`` when given. Returns the page."""
+        from .display import render_html
+
+        page = render_html(self)
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(page)
+        return page
+
+    def _repr_html_(self) -> str:  # Jupyter shows a record as its hand
+        from .display import render_html
+
+        return render_html(self, standalone=False)
+
     def lines(self) -> list[str]:
         """The events in tile notation, one per line, as ``simkit replay`` prints them."""
         from ..tiles import format_tiles, tile_name
