@@ -475,3 +475,29 @@ def test_to_dict_round_trip(name):
         assert json.loads(json.dumps(record)) == record
         assert get_rules(record["name"], **record["options"]) == rules
         assert isinstance(rules, Rules)
+
+
+def test_skipped_pung_turn_never_restricts_a_two_player_game():
+    """douque's skipped_pung="turn" lasts until the passer's next turn, which with two players comes
+    at once (the passer draws next): at every decision on a discard, over many greedy and random
+    hands, no skipped pung is in force for the deciding player -- 'turn' plays as no restriction."""
+    import numpy as np
+
+    from simkit.engine import actions as A
+    from simkit.engine.policies import GREEDY_DEFAULTS, greedy_policy, random_policy
+    from simkit.engine.state import GameState
+
+    rules = get_rules("douque", skipped_pung="turn")
+    checked = 0
+    for seed in range(40):
+        s = GameState.new_match(rules, seed, 0)
+        policy = greedy_policy if seed % 2 else random_policy
+        while True:
+            while not s.over:
+                if s.phase == A.PHASE_REACT:
+                    assert s.table.skip_pung[s.player] == 0
+                    checked += 1
+                s.apply(policy(s.view(), s.legal, GREEDY_DEFAULTS, s.policy_stream()))
+            if not s.next_hand():
+                break
+    assert checked > 1000

@@ -3,6 +3,12 @@
 Specification: ``rules/douque.md`` (72 tiles: characters 1-9, dots 1 and 9, the seven honors;
 pung and exposed kong on a discard, no chow claims; the last 8 tiles are kept back; an added kong
 can be robbed). The options are those of §9 of that file.
+
+``skipped_pung="turn"`` (a skipped pung lasts until the player's next turn) is offered because the
+rules file names it, but with two players it never matters: after passing on the opponent's
+discard the player draws next, so their turn -- and the restriction -- ends before the opponent
+can discard again; it plays exactly as no restriction (``tests/test_rules.py`` checks that the
+games are identical to a run in which the restriction is never applied).
 """
 
 from __future__ import annotations
@@ -99,7 +105,9 @@ class DouqueOptions(RuleOptions):
     skipped_pung: str = option(
         "hand",
         one_of("hand", "turn"),
-        "after passing on a pung of X, no pung of X for the rest of the hand or until your next turn",
+        "after passing on a pung of X, no pung of X for the rest of the hand ('hand'), or until your next turn "
+        "('turn': with two players this never matters -- the player who passes draws next, so the restriction "
+        "ends before it could apply, and 'turn' plays as no restriction)",
     )
     fully_melded_single_wait: bool = option(
         True, boolean(), "Single Wait also scores with Fully Melded"
