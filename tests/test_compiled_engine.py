@@ -59,7 +59,7 @@ def test_a_policy_passed_as_a_function_plays_like_the_same_built_in():
     """The engine calls a built-in directly and any other policy through a pointer: the scripted
     fallback policy (greedy with claims, declarations and kongs; random) plays the built-in games."""
     a = simulate_matches("douque", ("random", "greedy"), 20, seed=5, check=True)
-    b = simulate_matches("douque", (fallback(1), (greedy_policy, np.ones(3))), 20, seed=5, check=True)
+    b = simulate_matches("douque", (fallback(1), (greedy_policy, {"claim": 1, "declare": 1, "kong": 1})), 20, seed=5, check=True)
     for name, column in a.items():
         np.testing.assert_array_equal(b[name], column, err_msg=name)
 

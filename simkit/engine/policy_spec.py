@@ -238,9 +238,6 @@ class Policy:
     label: str
     spec: PolicySpec | None = None
 
-    def __post_init__(self):
-        self.params.flags.writeable = False
-
     # -- derived
     @property
     def values(self) -> dict:
@@ -272,8 +269,9 @@ class Policy:
         return dataclasses.replace(self, label=_check_label(label))
 
     def runnable(self) -> tuple:
-        """``(function, params)`` as the engine takes it."""
-        return self.function, np.array(self.params)
+        """``(function, params)`` as the engine takes it (the vector itself: a policy may use a
+        vector it was given as scratch, as the tests' scripted players count their calls)."""
+        return self.function, self.params
 
     def record(self) -> dict:
         """What a run's manifest stores about the policy (JSON-ready)."""
