@@ -17,6 +17,9 @@ batch-kernel throughput on the douque tile set:
 * the Parquet share of a greedy and a random run: the time ``simkit.simulate`` spends building the
   Arrow columns and writing the Parquet shards, over the run's time, with the engine alone on the
   same matches measured alternately beside it (``--only end-to-end`` runs just this);
+* the cost of the decision log (``--decisions``): the engine and ``simkit.simulate`` to Parquet on
+  the same matches with and without it, measured alternately (``--only end-to-end`` runs this after
+  the Parquet share, ``--only decisions`` alone);
 * compiling (``--compile``): in a fresh cache directory, the seconds to the first hand of a new
   process for the rule set's engine (cold, then warm), for a fresh trivial policy in its own module
   and for an edit of that module (the engine is compiled once per rule set; a policy compiles
@@ -30,7 +33,7 @@ ratio simkit / mahjong is printed beside each figure. simkit runs on all cores, 
 it; the package is single-threaded pure Python. Each simkit figure is the best of ``--repeat`` runs.
 
 Usage: ``python scripts/bench.py [--n 2000000] [--peer-n 20000] [--repeat 3] [--compile]
-[--compare-python /path/to/other/venv/bin/python] [--only compile|compare|end-to-end]``
+[--compare-python /path/to/other/venv/bin/python] [--only compile|compare|end-to-end|decisions]``
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ def main(argv=None) -> int:
     ap.add_argument("--matches", type=int, default=2000, help="greedy matches per engine measurement")
     ap.add_argument("--compile", action="store_true", help="measure compile times in a fresh cache directory")
     ap.add_argument("--compare-python", help="python of another simkit installation to measure side by side")
-    ap.add_argument("--only", choices=("compile", "compare", "end-to-end", "rollouts"), help="run only that section")
+    ap.add_argument("--only", choices=("compile", "compare", "end-to-end", "rollouts", "decisions"), help="run only that section")
     ap.add_argument("--rollouts", type=int, default=20_000, help="continuations per action in the rollout section")
     args = ap.parse_args(argv)
 
@@ -103,11 +106,11 @@ def main(argv=None) -> int:
     if args.only == "rollouts":
         _rollout_rates(args.rollouts, args.repeat)
         return 0
-    if args.only == "end-to-end":  # the greedy and random runs of the engine figures, into Parquet
-        _end_to_end(
-            rules, [(("greedy", "greedy"), args.matches), (("random", "random"), max(1, args.matches // 4))],
-            args.seed, args.repeat,
-        )
+    if args.only in ("end-to-end", "decisions"):  # the greedy and random runs of the engine figures, into Parquet
+        runs = [(("greedy", "greedy"), args.matches), (("random", "random"), max(1, args.matches // 4))]
+        if args.only == "end-to-end":
+            _end_to_end(rules, runs, args.seed, args.repeat)
+        _decision_cost(rules, runs, args.seed, args.repeat)
         return 0
     t0 = time.perf_counter()
     load_tables()
@@ -225,6 +228,7 @@ def main(argv=None) -> int:
         print(f"  engine: greedy vs greedy, {name}: {n_matches:,} whole matches ({hands:,} hands) per run")
     print(f"  engine compile/load (excluded): {t_engine_compile:.1f} s")
     _end_to_end(rules, [(pair, n_matches) for pair, (_, _, n_matches) in engine.items()], args.seed, args.repeat)
+    _decision_cost(rules, [(pair, n_matches) for pair, (_, _, n_matches) in engine.items()], args.seed, args.repeat)
     if "error" in peer:
         print(f"\n  mahjong package not measured: {peer['error']}")
     else:
@@ -460,186 +464,55 @@ def _end_to_end(rules, runs, seed: int, repeat: int) -> None:
         io.rows_to_batch, io.write_shard = originals
 
 
-_FIRST_HAND = """
-import sys, time
-t0 = time.perf_counter()
-import importlib
-sys.path.insert(0, sys.argv[1])
-from simkit.engine.matches import simulate_matches
-policy = importlib.import_module(sys.argv[2]).policy if sys.argv[2] != "-" else "greedy"
-simulate_matches(sys.argv[3], (policy, "greedy"), 1, seed=0)
-print(time.perf_counter() - t0)
-"""
-
-_TRIVIAL_POLICY = """from simkit._jit import jit
-from simkit.engine import actions as A
-
-
-@jit
-def policy(view, legal, params, rng):
-    # wins when it can, else the first legal action ({edit})
-    if legal[A.WIN]:
-        return A.WIN
-    for a in range(A.N_ACTIONS):
-        if legal[a]:
-            return a
-    return -1
-"""
-
-
-def _patient_policy(edit: str) -> str:
-    """The example policy of ``simkit/engine/policies.py``'s docstring (greedy without claims,
-    declaring only with two or more winning kinds) as a module defining ``policy``."""
-    import textwrap
-
-    from simkit.engine import policies
-
-    doc = policies.__doc__
-    code = textwrap.dedent(doc[doc.index("    import numpy as np") : doc.index("(This exact policy")])
-    return code.replace("def patient(", "def policy(") + f"\n# {edit}\n"
-
-
-def _compile_times(rules: str) -> None:
-    """Seconds to the first hand in fresh processes with a fresh cache directory: the rule set's
-    engine cold and warm, a new trivial policy, and an edit of its module."""
-    import subprocess
-    import tempfile
-    from pathlib import Path
-
-    print(f"\n  compiling ({rules}; fresh processes, fresh cache directory; seconds to the first hand, import included)")
-    with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, SIMKIT_CACHE_DIR=str(Path(tmp) / "cache"), NUMBA_CACHE_DIR=str(Path(tmp) / "numba"))
-        module = Path(tmp) / "bench_trivial_policy.py"
-
-        def first_hand(policy_module: str) -> float:
-            out = subprocess.run(
-                [sys.executable, "-c", _FIRST_HAND, tmp, policy_module, rules], env=env, capture_output=True,
-                text=True, check=True,
-            )
-            return float(out.stdout.strip().splitlines()[-1])
-
-        patient = Path(tmp) / "bench_patient_policy.py"
-        steps = [("engine and built-in policies, cold", "-", None, None),
-                 ("engine, warm (loaded from the cache)", "-", None, None),
-                 ("a new trivial policy (its own module)", "bench_trivial_policy", module, _TRIVIAL_POLICY.format(edit="new")),
-                 ("an edit of the trivial policy's module", "bench_trivial_policy", module, _TRIVIAL_POLICY.format(edit="edited")),
-                 ("a new policy calling greedy and waits", "bench_patient_policy", patient, _patient_policy("new")),
-                 ("the same policy, loaded", "bench_patient_policy", None, None),
-                 ("an edit of its module", "bench_patient_policy", patient, _patient_policy("edited"))]
-        for label, mod, path, text in steps:
-            if path is not None:
-                path.write_text(text)
-                time.sleep(1.1)  # numba's cache keys on the source's modification time (seconds)
-            print(f"  {label:<46} {first_hand(mod):>8.1f} s")
-
-
-_SIDE_BY_SIDE = """
-import sys, time
-from simkit.engine.matches import simulate_matches
-rules, a, b, n, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-simulate_matches(rules, (a, b), 64, seed=seed)  # compile or load, and start the threads
-t0 = time.perf_counter()
-r = simulate_matches(rules, (a, b), n, seed=seed)
-dt = time.perf_counter() - t0
-print(len(r["match"]) / dt, len(r["match"]), float(r["score_0"].sum()))
-"""
-
-
-def _side_by_side(other_python: str, matches: int, seed: int, repeat: int) -> None:
-    """Engine throughput of this installation and another one on the same matches, in alternating
-    fresh processes (engine load excluded), best of ``repeat`` each, and the ratio."""
-    import subprocess
-
-    import tempfile
-
-    neutral = tempfile.gettempdir()  # not the checkout: `python -c` imports from its working directory first
-
-    def version(python):
-        return subprocess.run([python, "-c", "import simkit, os; print(os.path.dirname(simkit.__file__))"],
-                              capture_output=True, text=True, check=True, cwd=neutral).stdout.strip()
-
-    print(f"\n  side by side: this simkit ({version(sys.executable)}) vs {version(other_python)}")
-    print(f"  {'run':<38} {'this':>14} {'other':>14} {'ratio':>9}")
-    for rules, pair, n in (("douque", ("greedy", "greedy"), matches), ("douque", ("random", "random"), matches),
-                           ("for_two", ("greedy", "greedy"), matches // 2)):
-        best = {}
-        sums = {}
-        for _ in range(repeat):
-            for python in (sys.executable, other_python):
-                out = subprocess.run([python, "-c", _SIDE_BY_SIDE, rules, *pair, str(n), str(seed)],
-                                     capture_output=True, text=True, check=True, cwd=neutral).stdout.split()
-                best[python] = max(best.get(python, 0.0), float(out[0]))
-                sums[python] = (out[1], out[2])
-        if sums[sys.executable] != sums[other_python]:
-            raise SystemExit(f"bench: the two installations played different games ({sums})")
-        ours, theirs = best[sys.executable], best[other_python]
-        label = f"{rules} {pair[0]} vs {pair[1]}, {n:,} matches"
-        print(f"  {label:<38} {_fmt(ours):>14} {_fmt(theirs):>14} {ours / theirs:>8.3f}x")
-
-
-def _end_to_end(rules, runs, seed: int, repeat: int) -> None:
-    """The Parquet share of a run: ``simkit.simulate`` into Parquet shards in a temporary directory
-    (one process, default chunking) against ``simulate_matches`` alone on the same matches, the two
-    measured alternately in this process (best of ``repeat`` each), for each ``(pair, matches)`` of
-    ``runs``.
-
-    The Parquet share is the time of the best run spent in the Parquet path, timed directly
-    (``io.rows_to_batch``: the Arrow columns and the notation; ``io.write_shard``: LZ4 Parquet and
-    fsync), over the run's time. Beside it, ``1 - engine time / run time``: everything the run does
-    besides playing (the Parquet path, the manifest, checks, the engine in 500-match calls); on a
-    busy machine this difference of two timings is the noisier figure.
+def _decision_cost(rules, runs, seed: int, repeat: int) -> None:
+    """The cost of the decision log (``simulate(..., decisions=True)``, ``--decisions``): the engine
+    alone (``simulate_matches``) with and without ``decisions=True``, and ``simkit.simulate`` to
+    Parquet (temp dir, 1 process, default chunking) with and without it, on the same matches, the
+    variants measured alternately in this process (best of ``repeat`` each), for each
+    ``(pair, matches)`` of ``runs``; the cost is ``time with / time without - 1``. Beside it: the
+    decisions per hand and the decision shards' bytes per decision (LZ4 Parquet).
     """
     import tempfile
     from pathlib import Path
 
-    from simkit import io
     from simkit.engine.matches import simulate_matches
     from simkit.simulate import simulate
 
-    spent = {"columns": 0.0, "file": 0.0}
-
-    def timed(fn, key):
-        def wrapper(*args, **kwargs):
-            t0 = time.perf_counter()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                spent[key] += time.perf_counter() - t0
-
-        return wrapper
-
-    print(f"\n  end to end: simkit.simulate to Parquet (temp dir, 1 process) vs the engine alone, same matches, "
-          f"measured alternately, best of {repeat}")
-    print(f"  {'run':<38} {'engine only':>14} {'to Parquet':>14} {'Parquet share':>14}   "
-          "(of which Arrow columns, Parquet file; run minus engine)")
-    originals = io.rows_to_batch, io.write_shard
-    io.rows_to_batch, io.write_shard = timed(originals[0], "columns"), timed(originals[1], "file")
-    try:
-        for pair, n_matches in runs:
-            best_engine = best_run = float("inf")
-            parts = (0.0, 0.0)
-            with tempfile.TemporaryDirectory() as tmp:
-                simulate(Path(tmp) / "warm", rules=rules, policies=pair, matches=1, seed=seed)
-                for i in range(repeat):
+    print(f"\n  decision log (--decisions): the same matches with and without it, measured alternately, best of {repeat}")
+    print(f"  {'run':<38} {'engine':>11} {'+ log':>11} {'cost':>7}   {'to Parquet':>11} {'+ log':>11} {'cost':>7}"
+          "   decisions/hand, bytes/decision")
+    for pair, n_matches in runs:
+        best = {}
+        with tempfile.TemporaryDirectory() as tmp:
+            for on in (False, True):  # compile or load every variant first
+                simulate_matches(rules, pair, 1, seed=seed, decisions=on)
+                simulate(Path(tmp) / f"warm{on}", rules=rules, policies=pair, matches=1, seed=seed, decisions=on)
+            for i in range(repeat):
+                for on in (False, True):
                     t0 = time.perf_counter()
-                    hands = len(simulate_matches(rules, pair, n_matches, seed=seed)["match"])
-                    best_engine = min(best_engine, time.perf_counter() - t0)
-                    spent.update(columns=0.0, file=0.0)
+                    res = simulate_matches(rules, pair, n_matches, seed=seed, decisions=on)
+                    key = ("engine", on)
+                    best[key] = min(best.get(key, float("inf")), time.perf_counter() - t0)
+                    hands = len(res["match"])
+                    if on:
+                        n_decisions = len(res["decisions"]["match"])
+                    del res
+                for on in (False, True):
                     t0 = time.perf_counter()
-                    result = simulate(Path(tmp) / f"run{i}", rules=rules, policies=pair, matches=n_matches, seed=seed)
-                    elapsed = time.perf_counter() - t0
-                    if elapsed < best_run:
-                        best_run, parts = elapsed, (spent["columns"], spent["file"])
-            if result.rows != hands:
-                raise SystemExit(f"bench: simulate wrote {result.rows} rows, the engine returned {hands}")
-            share = sum(parts) / best_run
-            label = f"{pair[0]} vs {pair[1]}, {n_matches:,} matches"
-            print(
-                f"  {label:<38} {_fmt(hands / best_engine):>14} {_fmt(hands / best_run):>14} {share:>13.1%}"
-                f"   ({parts[0] / best_run:.1%}, {parts[1] / best_run:.1%}; {1 - best_engine / best_run:.1%})"
-            )
-    finally:
-        io.rows_to_batch, io.write_shard = originals
+                    out = Path(tmp) / f"run{i}{'d' if on else ''}"
+                    result = simulate(out, rules=rules, policies=pair, matches=n_matches, seed=seed, decisions=on)
+                    key = ("parquet", on)
+                    best[key] = min(best.get(key, float("inf")), time.perf_counter() - t0)
+                    if result.rows != hands:
+                        raise SystemExit(f"bench: simulate wrote {result.rows} rows, the engine returned {hands}")
+            size = sum(p.stat().st_size for p in (out / "_decisions").glob("part-*.parquet"))
+        label = f"{pair[0]} vs {pair[1]}, {n_matches:,} matches"
+        e0, e1, w0, w1 = best["engine", False], best["engine", True], best["parquet", False], best["parquet", True]
+        print(
+            f"  {label:<38} {_fmt(hands / e0):>11} {_fmt(hands / e1):>11} {e1 / e0 - 1:>7.1%}   "
+            f"{_fmt(hands / w0):>11} {_fmt(hands / w1):>11} {w1 / w0 - 1:>7.1%}   "
+            f"{n_decisions / hands:.1f}, {size / n_decisions:.1f}"
+        )
 
 
 def _rule_set_scoring_rates(n: int, seed: int, repeat: int) -> dict:

@@ -149,7 +149,7 @@ def _filter_columns(filters) -> list[str]:
     return cols
 
 
-def load(path, columns=None, filters=None):
+def load(path, columns=None, filters=None, table="hands"):
     """A simkit run as a pandas DataFrame: only the columns and rows asked for.
 
     Parameters
@@ -162,11 +162,16 @@ def load(path, columns=None, filters=None):
         Rows to read, as pyarrow's DNF filters: ``[("match", "<", 100), ("winner", ">=", 0)]`` (AND),
         a list of such lists (OR of ANDs), or an expression (``pyarrow.compute.field("hand_tai") > 8``).
         Applied while reading each shard; filter columns need not be among ``columns``.
+    table : str
+        ``"hands"`` (default): one row per hand. ``"decisions"``: the run's decision log, one row
+        per decision taken in the order played (:data:`simkit.io.DECISION_COLUMNS`; a run written
+        with ``--decisions``); ``deal_id`` and ``copy`` join a decision to its hand's row.
 
     Returns
     -------
     pandas.DataFrame
-        One row per hand in row order (match, copy, hand). Dictionary-encoded columns (policies,
+        One row per hand in row order (match, copy, hand) (with ``table="decisions"``: one row per
+        decision, in (match, copy, hand, step) order; ``phase``, ``tile`` and ``action`` are categoricals). Dictionary-encoded columns (policies,
         winds, ``win_type``, ``win_tile``, declarations) are categoricals. ``df.attrs`` holds the
         run's description: ``path``, ``rules`` (rule set name), ``options``, ``items`` (scoring item
         names), ``policies`` (labels of player 0 and 1 in copy 0), ``seed``, ``duplicate``,
@@ -178,19 +183,30 @@ def load(path, columns=None, filters=None):
     ------
     simkit.io.DatasetError
         ``path`` is not a simkit dataset, has no complete shard yet, or a shard is missing, extra,
-        foreign, resized or corrupt (:func:`simkit.io.open_run`; every shard read is verified).
+        foreign, resized or corrupt (:func:`simkit.io.open_run`; every shard read is verified);
+        ``table="decisions"`` of a run written without ``--decisions``.
     SimkitError
-        An unknown column (in ``columns`` or ``filters``) or a malformed filter.
+        An unknown column (in ``columns`` or ``filters``), a malformed filter, or an unknown ``table``.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
     from . import io
 
-    run = io.open_run(path)
+    if table not in ("hands", "decisions"):
+        raise SimkitError(f"table must be 'hands' or 'decisions', got {table!r}")
+    decisions = table == "decisions"
+    run = io.open_run(path, verify=not decisions)  # a shard is verified (SHA-256) when read below
+    if decisions and not run.decisions:
+        raise io.DatasetError(
+            f"{run.path} has no decisions table: it was written without decision logging; rerun it with --decisions "
+            "(simkit simulate ... --decisions, or simulate(..., decisions=True))"
+        )
     if not run.shards:
         raise io.DatasetError(f"{run.path} has no complete shards yet")
-    names = run.schema.names
+    names = run.decision_schema.names if decisions else run.schema.names
+    shards = run.decision_shards if decisions else run.shards
+    read = run.read_decision_shard if decisions else run.read_shard
     wanted = None
     if columns is not None:
         wanted = []
@@ -208,13 +224,12 @@ def load(path, columns=None, filters=None):
         if not filters:
             filters = None
     tables = []
-    for shard in run.shards:
+    for shard in shards:
         try:
-            tables.append(run.read_shard(shard, columns=wanted, filters=filters))
+            tables.append(read(shard, columns=wanted, filters=filters))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
             raise SimkitError(f"cannot apply filters {filters!r} to {run.path}: {exc}".splitlines()[0]) from None
-    table = pa.concat_tables(tables, promote_options="permissive")
-    df = table.to_pandas()
+    df = pa.concat_tables(tables, promote_options="permissive").to_pandas()
     spec = run.spec
     labels = [p["label"] for p in spec["policies"]]
     for col in ("policy_0", "policy_1"):
@@ -238,6 +253,7 @@ def load(path, columns=None, filters=None):
         complete=run.complete,
         legacy=run.legacy,
         manifest=run.manifest,
+        table=table,
     )
     return df
 
@@ -1334,6 +1350,12 @@ class Summary:
             f"  rows       {n:,} hands in {self.matches:,} matches ({n / max(self.matches, 1):.2f} per match"
             + (", both copies" if spec["duplicate"] else "")
             + f"), {self.shards} shard{'s' if self.shards != 1 else ''}",
+        ]
+        if spec.get("decisions", False):
+            shards = self.manifest.get("shards") or []
+            k = sum(e["decisions"]["rows"] for e in shards if isinstance(e, dict) and e.get("decisions"))
+            lines.append(f"  decisions  {k:,} ({k / max(n, 1):.2f} per hand): simkit.analysis.load(path, table=\"decisions\")")
+        lines += [
             "",
             f"  {'outcome (share of hands)':<34}{'rate':>9}   95% interval",
         ]

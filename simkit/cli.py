@@ -328,7 +328,6 @@ def _show_record(record, args) -> None:
         print(f"written {args.html}")
 
 
-
 def _cmd_policies(args) -> int:
     from .engine.policy_spec import BUILT_IN, parse_policy, spec_of
 
@@ -398,6 +397,7 @@ def _cmd_simulate(args) -> int:
             duplicate=args.duplicate,
             deal=args.deal,
             wall=args.wall,
+            decisions=True if args.decisions else None,
             workers=args.workers,
             chunk_matches=args.chunk_matches,
             overwrite=args.overwrite,
@@ -602,6 +602,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--wall", choices=WALLS, default=None,
         help="stable (default with --deal seat: each seat draws from its own stream, claims shift no draws) or "
         "shared (one wall drawn in turn)",
+    )
+    p.add_argument(
+        "--decisions", action="store_true",
+        help="also write the decision log, one row per decision (RUN/_decisions/; simkit.analysis.load(RUN, "
+        "table='decisions')); a resumed run keeps its setting",
     )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--overwrite", action="store_true", help="replace an existing run in DIR")

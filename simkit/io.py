@@ -7,6 +7,9 @@ A *run* is a directory::
         _common_metadata      Parquet schema + the manifest as key-value metadata (written at the end)
         part-000000.parquet   chunk 0: matches [0, chunk_matches), one row per hand
         part-000001.parquet   chunk 1: the next chunk_matches matches, ...
+        _decisions/           only in a run with decisions (simulate(..., decisions=True)):
+            part-000000.parquet   chunk 0's decisions, one row per decision taken
+            ...
 
 Every shard holds whole matches, rows in (match, copy, hand) order, so the shards read in name order
 are the run's rows in order (``pandas.read_parquet(run_dir)`` and ``pyarrow.dataset`` skip the
@@ -29,6 +32,15 @@ equal the manifest's totals (no checksums: those runs have none).
 
 The schema is declared once (:data:`COLUMNS`, :func:`dataset_schema`); the scoring items become
 ``item_<name>`` columns, from the rule set's item table (:func:`item_names`).
+
+A run with decisions (its spec's ``decisions`` is true) has a second dataset, the decision log
+(:data:`DECISION_COLUMNS`), in ``_decisions/``: one shard per chunk, named like the chunk's shard.
+The leading underscore keeps it out of ``pandas.read_parquet(run_dir)``. Each entry of the
+manifest's ``shards`` then carries the chunk's decision shard as ``"decisions": {"file":
+"_decisions/part-000012.parquet", "rows", "bytes", "sha256"}``; the decision shard is committed
+before the chunk's shard and both are listed together, and every check above (missing, extra,
+foreign, resized, corrupt, resume, overwrite) covers the decision shards too. A decision shard's
+footer names the run's spec, its chunk and ``"table": "decisions"``.
 """
 
 from __future__ import annotations
@@ -65,6 +77,12 @@ __all__ = [
     "WINDS",
     "DECLARATIONS",
     "DEAL_ID_HAND_BITS",
+    "DECISIONS_DIR",
+    "DECISION_COLUMNS",
+    "decision_schema",
+    "decisions_to_batch",
+    "decision_entry",
+    "decision_file",
     "DatasetError",
     "Run",
     "item_names",
@@ -127,6 +145,9 @@ DECLARATIONS = ("none", "ready", "migi")
 
 _WIND0 = 27  # kind of East
 
+#: Subdirectory of a run holding its decision log (a second dataset; ``_``: readers of the run skip it).
+DECISIONS_DIR = "_decisions"
+
 
 class DatasetError(SimkitError, ValueError):
     """A directory is not a simkit run, or its files contradict its manifest."""
@@ -183,6 +204,94 @@ COLUMNS: tuple = (
     ("skipped_wins_0", pa.int16(), "wins player 0 passed up (Skipped Win)"),
     ("skipped_wins_1", pa.int16(), "wins player 1 passed up"),
 )
+
+
+#: Columns of the decision log (``simulate(..., decisions=True)``, ``simkit simulate --decisions``),
+#: one row per decision taken, in the order played (within a chunk: (match, copy, hand, step)).
+DECISION_COLUMNS: tuple = (
+    ("deal_id", pa.int64(), "match << 16 | hand: joins the decision to its hand's row (with copy)"),
+    ("copy", pa.int8(), "0, or 1 for the seat-swapped replay of a --duplicate run"),
+    ("seed", pa.int64(), "the run's master seed"),
+    ("match", pa.int64(), "match index"),
+    ("hand", pa.int16(), "hand index within the match"),
+    ("step", pa.int16(), "the decision's index in its hand (0 first; a hand's decisions number its turns)"),
+    ("player", pa.int8(), "the deciding player: 0 or 1"),
+    ("phase", _dict(), "the decision point (simkit.engine.actions.PHASE_NAMES): after a draw, after a claim, "
+     "on the opponent's discard, on the opponent's added kong, bid, follow or fold"),
+    ("tile", _dict(), "the tile concerned in notation (the drawn tile, the opponent's discard or added tile); "
+     "null if none (after a claim, the dealt 14, a bid)"),
+    ("action", _dict(pa.int16()), "the action taken (simkit.engine.actions.action_name: 'discard 6z', 'pung', 'win', ...)"),
+    ("action_code", pa.int16(), "the action's code (simkit.engine.actions: DISCARD + kind, ..., WIN, PUNG, PASS, ...)"),
+    ("n_legal", pa.int16(), "the number of legal actions"),
+    ("shanten_before", pa.int8(), "the deciding player's shanten at the decision"),
+    ("shanten_after", pa.int8(), "their shanten right after the action, before any draw it leads to; -1 after a win"),
+    ("counter_0", pa.float64(), "user counter 0: what the policy wrote in view.counters[0] (0 if nothing)"),
+    ("counter_1", pa.float64(), "user counter 1"),
+    ("counter_2", pa.float64(), "user counter 2"),
+    ("counter_3", pa.float64(), "user counter 3"),
+)
+
+
+def decision_schema() -> pa.Schema:
+    """The Arrow schema of a run's decision log (:data:`DECISION_COLUMNS`)."""
+    return pa.schema([
+        pa.field(name, type_, nullable=name == "tile", metadata={"doc": doc}) for name, type_, doc in DECISION_COLUMNS
+    ])
+
+
+_ACTION_NAMES: tuple | None = None
+
+
+def _action_names() -> tuple:
+    global _ACTION_NAMES
+    if _ACTION_NAMES is None:
+        from .engine.actions import N_ACTIONS, action_name
+
+        _ACTION_NAMES = tuple(action_name(a) for a in range(N_ACTIONS))
+    return _ACTION_NAMES
+
+
+def decisions_to_batch(dec: dict, *, seed: int, copy) -> pa.RecordBatch:
+    """The decision log of :func:`simkit.simulate_matches` (``decisions=True``: its ``"decisions"``
+    columns) as one RecordBatch of :func:`decision_schema`; ``copy`` an int, or an int8 array (a
+    duplicate call's own ``copy`` column)."""
+    from .engine.actions import PHASE_NAMES
+
+    n = len(dec["match"])
+    tile = np.asarray(dec["tile"], np.int8)
+    has_tile = tile >= 0
+    action = np.asarray(dec["action"], np.int16)
+    names = _action_names()
+    dictionary = _NAME_ARRAYS.get(names)
+    if dictionary is None:
+        dictionary = _NAME_ARRAYS[names] = pa.array(names, pa.string())
+    copies = np.full(n, copy, np.int8) if np.ndim(copy) == 0 else np.asarray(copy, np.int8)
+    cols = {
+        "deal_id": np.asarray(dec["deal_id"], np.int64),
+        "copy": copies,
+        "seed": np.full(n, seed, np.int64),
+        "match": np.asarray(dec["match"], np.int64),
+        "hand": np.asarray(dec["hand"], np.int16),
+        "step": np.asarray(dec["step"], np.int16),
+        "player": np.asarray(dec["player"], np.int8),
+        "phase": _category(dec["phase"], PHASE_NAMES),
+        "tile": _category(np.where(has_tile, tile, np.int8(0)), TILE_NAMES, valid=has_tile),
+        "action": pa.DictionaryArray.from_arrays(pa.array(action, pa.int16()), dictionary),
+        "action_code": action,
+        "n_legal": np.asarray(dec["n_legal"], np.int16),
+        "shanten_before": np.asarray(dec["shanten_before"], np.int8),
+        "shanten_after": np.asarray(dec["shanten_after"], np.int8),
+    }
+    for i in range(4):
+        cols[f"counter_{i}"] = np.asarray(dec[f"counter_{i}"], np.float64)
+    schema = decision_schema()
+    arrays = []
+    for field in schema:
+        value = cols[field.name]
+        if isinstance(value, np.ndarray):
+            value = _arrow(np.ascontiguousarray(value), field.type)
+        arrays.append(value)
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
 def item_names(rules) -> tuple[str, ...]:
@@ -677,6 +786,18 @@ def shard_entry(path, chunk: int, meta: dict | None = None) -> dict:
     }
 
 
+def decision_file(chunk: int) -> str:
+    """Path, relative to the run directory, of chunk ``chunk``'s decision shard:
+    ``_decisions/part-000012.parquet``."""
+    return f"{DECISIONS_DIR}/{shard_name(chunk)}"
+
+
+def decision_entry(path, chunk: int, rows: int) -> dict:
+    """The manifest's record of chunk ``chunk``'s decision shard whose bytes are at ``path`` (the
+    ``"decisions"`` item of the chunk's shard entry): file, rows, byte size, SHA-256."""
+    return {"file": decision_file(chunk), "rows": int(rows), "bytes": os.path.getsize(path), "sha256": file_digest(path)}
+
+
 def commit_shard(tmp: Path, directory, chunk: int) -> Path:
     """Atomically rename a temporary shard to its final name and fsync the directory."""
     directory = Path(directory)
@@ -764,6 +885,8 @@ def _manifest_problem(manifest: dict) -> str | None:
         return "has no valid spec.chunk_matches"
     if not (isinstance(spec.get("items"), list) and all(isinstance(i, str) for i in spec["items"])):
         return "has no valid spec.items"
+    if not isinstance(spec.get("decisions", False), bool):
+        return "has no valid spec.decisions"
     if manifest.get("status") not in ("running", "complete", "overwriting"):
         return f"has an unknown status {manifest.get('status')!r}"
     shards = manifest.get("shards")
@@ -771,11 +894,23 @@ def _manifest_problem(manifest: dict) -> str | None:
         if not isinstance(shards, list):
             return "has a malformed shard list"
         seen = set()
+        decisions = spec.get("decisions", False)
         for e in shards:
             if not (isinstance(e, dict) and _is_int(e.get("chunk")) and e["chunk"] >= 0 and e.get("file") == shard_name(e["chunk"])
                     and _is_int(e.get("rows")) and e["rows"] >= 0 and _is_int(e.get("bytes")) and e["bytes"] > 0
                     and isinstance(e.get("sha256"), str) and len(e["sha256"]) == 64) or e["chunk"] in seen:
                 return f"has a malformed shard entry {json.dumps(e)[:80]}"
+            d = e.get("decisions")
+            # every chunk of a run with decisions lists its decision shard (an interrupted overwrite
+            # lists what is left to delete)
+            if d is None and decisions and manifest.get("status") != "overwriting":
+                return f"lists chunk {e['chunk']} without its decision shard"
+            if d is not None and not (
+                decisions and isinstance(d, dict) and d.get("file") == decision_file(e["chunk"]) and _is_int(d.get("rows"))
+                and d["rows"] >= 0 and _is_int(d.get("bytes")) and d["bytes"] > 0 and isinstance(d.get("sha256"), str)
+                and len(d["sha256"]) == 64
+            ):
+                return f"has a malformed decision shard entry {json.dumps(d)[:80]}"
             seen.add(e["chunk"])
     return None
 
@@ -839,11 +974,17 @@ def _is_temporary(name: str) -> bool:
 
 
 def temporary_files(directory, pid: int | None = None) -> list[Path]:
-    """simkit's temporary files in ``directory`` (those of process ``pid`` only, if given)."""
+    """simkit's temporary files in ``directory`` and its decision log ``_decisions/`` (those of
+    process ``pid`` only, if given)."""
     out = []
-    for path in Path(directory).iterdir():
-        if _is_temporary(path.name) and (pid is None or path.name.endswith(f".{pid}{_TMP_SUFFIX}")):
-            out.append(path)
+    directory = Path(directory)
+    places = [directory]
+    if (directory / DECISIONS_DIR).is_dir():
+        places.append(directory / DECISIONS_DIR)
+    for place in places:
+        for path in place.iterdir():
+            if _is_temporary(path.name) and (pid is None or path.name.endswith(f".{pid}{_TMP_SUFFIX}")):
+                out.append(path)
     return out
 
 
@@ -864,13 +1005,15 @@ def _is_data_like(name: str) -> bool:
     return not name.startswith((".", "_")) and (name.startswith(_SHARD_PREFIX) or name.endswith(_SHARD_SUFFIX))
 
 
-def _footer_problem(path: Path, spec: dict, chunk: int) -> str | None:
+def _footer_problem(path: Path, spec: dict, chunk: int, table: str = "hands") -> str | None:
     try:
         meta = shard_metadata(path)
     except (OSError, pa.ArrowException, ValueError) as exc:
         return f"is not a readable shard ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
     if meta.get("spec") != spec or meta.get("chunk") != chunk:
         return "was written by another run (its footer's settings or chunk differ from the manifest's)"
+    if meta.get("table", "hands") != table:
+        return f"is not a shard of the run's {table} (its footer says {meta.get('table', 'hands')})"
     return None
 
 
@@ -881,16 +1024,25 @@ def _extra(directory: Path, name: str) -> DatasetError:
     )
 
 
-def _footer_chunk(directory: Path, name: str, spec: dict) -> int:
-    """The chunk of shard file ``name`` whose footer must name ``spec`` and that chunk; a file that
-    is not a shard, or a shard of another run or chunk, is a one-line :class:`DatasetError`."""
+def _footer_chunk(directory: Path, name: str, spec: dict, table: str = "hands") -> int:
+    """The chunk of shard file ``name`` whose footer must name ``spec``, that chunk and ``table``
+    (``"decisions"`` in ``_decisions/``); a file that is not a shard, or a shard of another run,
+    chunk or table, is a one-line :class:`DatasetError`."""
     chunk = _chunk_of(name)
     if chunk is None:
         raise _extra(directory, name)
-    problem = _footer_problem(directory / name, spec, chunk)
+    problem = _footer_problem(directory / name, spec, chunk, table)
     if problem:
         raise DatasetError(f"{directory / name} {problem}; remove it")
     return chunk
+
+
+def _decision_names(directory: Path) -> list[str]:
+    """Data-like file names in the run's ``_decisions/`` (none if it does not exist)."""
+    place = directory / DECISIONS_DIR
+    if not place.is_dir():
+        return []
+    return sorted(p.name for p in place.iterdir() if _is_data_like(p.name))
 
 
 def check_shards(directory, manifest: dict, *, pending_ok: bool = False, missing_ok: bool = False):
@@ -902,7 +1054,9 @@ def check_shards(directory, manifest: dict, *, pending_ok: bool = False, missing
     ``pending`` the chunks of shards in place but not yet listed (a run killed, or being read, between
     committing a shard and listing it), whose footer says they belong to this run: allowed (and not
     read) in a ``running`` run or with ``pending_ok``, otherwise refused as extra files. With
-    ``missing_ok`` (an overwrite) listed shards that are gone are skipped.
+    ``missing_ok`` (an overwrite) listed shards that are gone are skipped. A run with decisions gets
+    the same checks for each chunk's decision shard in ``_decisions/`` (its entry's ``"decisions"``;
+    a chunk is pending when either of its shards is); a run without has no decision shard.
 
     Raises
     ------
@@ -913,22 +1067,37 @@ def check_shards(directory, manifest: dict, *, pending_ok: bool = False, missing
     directory = Path(directory)
     spec = manifest["spec"]
     names = sorted(p.name for p in directory.iterdir() if _is_data_like(p.name))
+    decision_names = _decision_names(directory)
+    decisions = bool(spec.get("decisions", False)) and not is_legacy(manifest)
+    if decision_names and not decisions:
+        raise DatasetError(
+            f"{directory / DECISIONS_DIR / decision_names[0]} is a decision shard, but the run has no decisions "
+            "(a stray or foreign file); remove it or move it out of the run directory"
+        )
     shards, pending = [], []
     if not is_legacy(manifest):
-        listed = {e["file"]: e for e in manifest["shards"]}
-        for entry in sorted(manifest["shards"], key=lambda e: e["chunk"]):
-            path = directory / entry["file"]
+        gone_ok = missing_ok or manifest.get("status") == "overwriting"
+
+        def present(path, entry) -> bool:
             try:
                 size = path.stat().st_size
             except FileNotFoundError:
-                if missing_ok or manifest.get("status") == "overwriting":
-                    continue  # already deleted (an interrupted overwrite), or being overwritten
+                if gone_ok:
+                    return False  # already deleted (an interrupted overwrite), or being overwritten
                 raise DatasetError(f"{path} is missing (the manifest lists it); the run is incomplete: "
                                    "rerun it with --overwrite") from None
             if size != entry["bytes"]:
                 raise DatasetError(f"{path} has {size:,} bytes, the manifest lists {entry['bytes']:,} (resized or "
                                    "replaced); rerun the run with --overwrite")
-            shards.append((path, entry))
+            return True
+
+        listed = {e["file"]: e for e in manifest["shards"]}
+        for entry in sorted(manifest["shards"], key=lambda e: e["chunk"]):
+            path = directory / entry["file"]
+            if entry.get("decisions") is not None:
+                present(directory / entry["decisions"]["file"], entry["decisions"])
+            if present(path, entry):
+                shards.append((path, entry))
         for name in names:
             if name in listed:
                 continue
@@ -936,7 +1105,16 @@ def check_shards(directory, manifest: dict, *, pending_ok: bool = False, missing
             if not (pending_ok or manifest.get("status") == "running"):
                 raise _extra(directory, name)
             pending.append(chunk)  # a running run's next shard, renamed but not yet listed: not read
-        return tuple(shards), pending
+        listed_decisions = {e["decisions"]["file"] for e in manifest["shards"] if e.get("decisions") is not None}
+        for name in decision_names:
+            if f"{DECISIONS_DIR}/{name}" in listed_decisions:
+                continue
+            chunk = _footer_chunk(directory / DECISIONS_DIR, name, spec, "decisions")
+            if not (pending_ok or manifest.get("status") == "running"):
+                raise _extra(directory / DECISIONS_DIR, name)
+            if chunk not in pending:
+                pending.append(chunk)  # committed before its chunk's shard, not yet listed
+        return tuple(shards), sorted(pending)
     # legacy: the shards in place, each footer naming the manifest's spec and its own chunk
     for name in names:
         chunk = _footer_chunk(directory, name, spec)
@@ -1020,8 +1198,31 @@ def begin_overwrite(directory) -> None:
     except DatasetError as exc:
         raise DatasetError(f"refusing to overwrite {directory}: {exc}") from None
     entries = [e if "sha256" in e else shard_entry(p, e["chunk"]) for p, e in shards]
-    entries += [shard_entry(directory / shard_name(c), c) for c in pending]
+    listed = {e["chunk"] for e in entries}
+    for entry in manifest["shards"] if not is_legacy(manifest) else ():
+        if entry["chunk"] not in listed and entry.get("decisions") is not None:
+            entries.append(entry)  # its shard is gone, its decision shard maybe not yet
+    for c in pending:
+        if (directory / shard_name(c)).exists() and c not in listed:
+            entries.append(shard_entry(directory / shard_name(c), c))
+    entries = [  # a chunk listed or pending whose decision shard is in place: delete it with the chunk
+        dict(e, decisions=decision_entry(directory / decision_file(e["chunk"]), e["chunk"], 0))
+        if e.get("decisions") is None and (directory / decision_file(e["chunk"])).exists() else e
+        for e in entries
+    ]
     described = {e["file"] for e in entries} | {COMMON_METADATA}
+    decision_files = {e["decisions"]["file"] for e in entries if e.get("decisions") is not None}
+    decision_files |= {decision_file(c) for c in pending}
+    place = directory / DECISIONS_DIR
+    if place.is_dir():
+        inside = [p.name for p in place.iterdir() if not _is_temporary(p.name)]
+        strays = [name for name in inside if f"{DECISIONS_DIR}/{name}" not in decision_files]
+        if strays:
+            raise DatasetError(
+                f"refusing to overwrite {directory}: {place / strays[0]} is not part of the simkit run its manifest "
+                "describes (move it out first)"
+            )
+        described.add(DECISIONS_DIR)
     unknown = [name for name in others if name not in described]
     if unknown:
         raise DatasetError(
@@ -1035,7 +1236,17 @@ def begin_overwrite(directory) -> None:
     for entry in manifest["shards"]:
         with contextlib.suppress(FileNotFoundError):
             (directory / entry["file"]).unlink()
+    for name in sorted(decision_files):  # listed, and pending ones (found again by their footers if a kill stops this)
+        with contextlib.suppress(FileNotFoundError):
+            (directory / name).unlink()
     _fsync_dir(directory)
+    if place.is_dir():
+        with contextlib.suppress(OSError):
+            for path in temporary_files(directory):
+                if path.parent == place:
+                    path.unlink()
+            place.rmdir()
+            _fsync_dir(directory)
 
 
 @contextlib.contextmanager
@@ -1090,6 +1301,19 @@ def command_line() -> list[str]:
 # reading
 
 
+def _read_verified(path: Path, entry: dict, columns=None, filters=None) -> pa.Table:
+    """A listed shard's table, its SHA-256 (:func:`verify_shard`), page checksums and rows checked."""
+    verify_shard(path, entry)
+    try:
+        table = pq.read_table(path, columns=columns, filters=filters, page_checksum_verification=True)
+    except OSError as exc:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DatasetError(f"{path} is unreadable or corrupt ({text})") from None
+    if filters is None and entry.get("rows") is not None and table.num_rows != entry["rows"]:
+        raise DatasetError(f"{path} has {table.num_rows:,} rows, the manifest lists {entry['rows']:,}")
+    return table
+
+
 @dataclass(frozen=True)
 class Run:
     """A run directory as its manifest describes it (:func:`open_run`).
@@ -1106,6 +1330,12 @@ class Run:
         built from the footers, without checksums).
     legacy : bool
         The manifest predates the shard list (checked through the shards' footers instead).
+    decision_shards : tuple of Path
+        A run with decisions: the decision shards the manifest lists (``_decisions/part-*.parquet``),
+        one per shard in :attr:`shards`, in the same order (checked for presence and size;
+        their SHA-256 when read, :meth:`read_decision_shard`).
+    decision_entries : tuple of dict
+        The manifest's record of each decision shard (file, rows, bytes, SHA-256).
     """
 
     path: Path
@@ -1113,6 +1343,13 @@ class Run:
     shards: tuple
     entries: tuple = ()
     legacy: bool = False
+    decision_shards: tuple = ()
+    decision_entries: tuple = ()
+
+    @property
+    def decisions(self) -> bool:
+        """Whether the run has a decision log (written with ``decisions=True`` / ``--decisions``)."""
+        return bool(self.spec.get("decisions", False))
 
     @property
     def spec(self) -> dict:
@@ -1154,15 +1391,29 @@ class Run:
         entry = dict(zip(self.shards, self.entries)).get(path)
         if entry is None:
             raise DatasetError(f"{path} is not a shard of {self.path}")
-        verify_shard(path, entry)
-        try:
-            table = pq.read_table(path, columns=columns, filters=filters, page_checksum_verification=True)
-        except OSError as exc:
-            text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise DatasetError(f"{path} is unreadable or corrupt ({text})") from None
-        if filters is None and entry.get("rows") is not None and table.num_rows != entry["rows"]:
-            raise DatasetError(f"{path} has {table.num_rows:,} rows, the manifest lists {entry['rows']:,}")
-        return table
+        return _read_verified(path, entry, columns, filters)
+
+    def read_decision_shard(self, path, columns=None, filters=None) -> pa.Table:
+        """One listed decision shard, verified like :meth:`read_shard` (SHA-256, page checksums, rows).
+
+        Raises
+        ------
+        DatasetError
+            The run has no decisions, the shard is not listed, is missing, or its bytes differ from
+            what was written.
+        """
+        path = Path(path)
+        entry = dict(zip(self.decision_shards, self.decision_entries)).get(path)
+        if entry is None:
+            raise DatasetError(f"{path} is not a decision shard of {self.path}")
+        return _read_verified(path, entry, columns, filters)
+
+    @property
+    def decision_schema(self) -> pa.Schema:
+        """The columns of the run's decision log (its first decision shard's schema)."""
+        if not self.decision_shards:
+            raise DatasetError(f"{self.path} has no decision shards")
+        return pq.read_schema(self.decision_shards[0]).remove_metadata()
 
     def read(self, columns=None) -> pa.Table:
         """All complete shards as one Arrow table, in row order (each verified, :meth:`read_shard`)."""
@@ -1234,7 +1485,9 @@ def rules_from_dict(record: dict):
 def open_run(path, *, verify: bool = True) -> Run:
     """Open a run directory: the manifest checked, and the shards it lists, in chunk order, checked
     against the directory (:func:`check_shards`) and, with ``verify``, against their SHA-256
-    (:func:`verify_shard`; hashed once per process and file version).
+    (:func:`verify_shard`; hashed once per process and file version). A run's decision shards are
+    checked for presence and size here, and against their SHA-256 when read
+    (:meth:`Run.read_decision_shard`).
 
     Raises
     ------
@@ -1253,9 +1506,11 @@ def open_run(path, *, verify: bool = True) -> Run:
     if verify:
         for p, entry in pairs:
             verify_shard(p, entry)
+    decided = [e["decisions"] for _, e in pairs if e.get("decisions") is not None]
     return Run(
         path=directory, manifest=manifest, shards=tuple(p for p, _ in pairs), entries=tuple(e for _, e in pairs),
-        legacy=is_legacy(manifest),
+        legacy=is_legacy(manifest), decision_shards=tuple(directory / d["file"] for d in decided),
+        decision_entries=tuple(decided),
     )
 
 

@@ -147,6 +147,9 @@ def _flag(name, value, optional=False):
 #: Bytes per buffered row of a chunk, an upper bound with room for Arrow's copies (~60 columns of at
 #: most 8 bytes, the notation strings, the (match, copy, hand) reordering of a duplicate run).
 _ROW_BYTES = 1024
+#: Bytes per hand row of a run with decisions, in addition: up to 64 decisions a hand (random vs
+#: random douque makes 43) of about 150 bytes (the engine's log, its columns, the Arrow table).
+_DECISION_BYTES_PER_HAND = 64 * 150
 
 
 def _physical_memory() -> int:
@@ -159,14 +162,16 @@ def _physical_memory() -> int:
 def _check_chunk_memory(spec: dict, rules, workers: int) -> None:
     """Refuse, before allocating anything, a chunk size whose buffers cannot fit this machine's memory:
     every process holding a chunk buffers up to ``chunk_matches`` x copies x the rule set's most hands
-    per match (``8 x (streak_cap + 1)``, the engine's preallocation) rows."""
+    per match (``8 x (streak_cap + 1)``, the engine's preallocation) rows (and their decisions, in a run
+    with decisions)."""
     k = spec["chunk_matches"]
     target = spec["target"]
     per_chunk = min(k, target["matches"]) if "matches" in target else k
     chunks = math.ceil(target["matches"] / k) if "matches" in target else workers
     cap = getattr(rules.options, "streak_cap", 10)
     hands = 8 * (int(cap) + 1) if isinstance(cap, (int, np.integer)) and 0 <= cap < 10**6 else 88
-    need = per_chunk * (2 if spec["duplicate"] else 1) * hands * _ROW_BYTES * max(1, min(workers, chunks))
+    row = _ROW_BYTES + (_DECISION_BYTES_PER_HAND if spec.get("decisions", False) else 0)
+    need = per_chunk * (2 if spec["duplicate"] else 1) * hands * row * max(1, min(workers, chunks))
     have = _physical_memory()
     if need > have:
         raise SimkitError(
@@ -243,13 +248,15 @@ class _Job:
 
 
 def _chunk_table(job: _Job, first: int, n: int, on_batch=None):
-    """Rows of matches ``[first, first + n)`` as an Arrow table, and the rows of each match (int64[n])."""
+    """Rows of matches ``[first, first + n)`` as an Arrow table, the rows of each match (int64[n]),
+    and, in a run with decisions, the decision log of those matches as a second table (else None)."""
     import pyarrow as pa
 
     from . import io
     from .engine.matches import simulate_matches
 
     spec = job.spec
+    decisions = bool(spec.get("decisions", False))
     schema = None
     labels = [p["label"] for p in spec["policies"]]
     pols = list(job.runnable)
@@ -257,32 +264,41 @@ def _chunk_table(job: _Job, first: int, n: int, on_batch=None):
     if spec["duplicate"]:
         copies.append((1, pols[::-1], labels[::-1]))
     batches = []
+    decision_batches = []
     match_rows = np.zeros(n, np.int64)
     for a in range(first, first + n, ENGINE_BATCH):
         m = min(ENGINE_BATCH, first + n - a)
         parts = []
         keys = []
+        logs = []
+        log_keys = []
         for copy, players, names in copies:
-            res = simulate_matches(job.rules, players, m, spec["seed"], start=a, **io.wall_settings_of(spec))
+            res = simulate_matches(job.rules, players, m, spec["seed"], start=a, decisions=decisions, **io.wall_settings_of(spec))
+            if decisions:
+                log = res.pop("decisions")
+                logs.append(io.decisions_to_batch(log, seed=spec["seed"], copy=copy))
+                log_keys.append(np.asarray(log["match"], np.int64) * 2 + copy)
             schema = schema or io.schema_for(job.rules, res, columns=job.columns)
             parts.append(io.rows_to_batch(res, schema, seed=spec["seed"], copy=copy, policy_labels=names, rules=job.rules))
             keys.append(np.asarray(res["match"], np.int64) * 2 + copy)
             match_rows += np.bincount(np.asarray(res["match"]) - first, minlength=n)
-        if len(parts) == 1:
-            batches.append(parts[0])
-        else:  # (match, copy, hand) order
-            order = np.argsort(np.concatenate(keys), kind="stable")
-            table = pa.Table.from_batches(parts).take(pa.array(order))
-            batches.extend(table.combine_chunks().to_batches())
+        for out, pieces, order_keys in ((batches, parts, keys), (decision_batches, logs, log_keys)):
+            if len(pieces) == 1:
+                out.append(pieces[0])
+            elif pieces:  # (match, copy, hand) order
+                order = np.argsort(np.concatenate(order_keys), kind="stable")
+                table = pa.Table.from_batches(pieces).take(pa.array(order))
+                out.extend(table.combine_chunks().to_batches())
         if on_batch is not None:
             on_batch(sum(len(p) for p in parts), m)
-    return pa.Table.from_batches(batches, schema=schema), match_rows
+    decision_table = pa.Table.from_batches(decision_batches, schema=io.decision_schema()) if decisions else None
+    return pa.Table.from_batches(batches, schema=schema), match_rows, decision_table
 
 
-def _shard_meta(job: _Job, chunk: int, first: int, matches: int, rows: int) -> dict:
+def _shard_meta(job: _Job, chunk: int, first: int, matches: int, rows: int, table: str | None = None) -> dict:
     from . import io
 
-    return {
+    meta = {
         "format": io.FORMAT,
         "spec": job.spec,
         "chunk": chunk,
@@ -291,15 +307,28 @@ def _shard_meta(job: _Job, chunk: int, first: int, matches: int, rows: int) -> d
         "rows": rows,
         "versions": io.versions(),
     }
+    if table is not None:
+        meta["table"] = table  # "decisions": a decision shard (a shard of the hands has no such key)
+    return meta
 
 
 def _compute_chunk(job: _Job, chunk: int, first: int, n: int, on_batch=None):
-    """Compute a chunk and write it as a temporary shard: ``(tmp path, rows, rows per match)``."""
+    """Compute a chunk and write it as a temporary shard: ``(tmp path, rows, rows per match,
+    decisions)``, ``decisions`` None or, in a run with decisions, ``(tmp path, rows)`` of the chunk's
+    decision shard (a temporary file in ``_decisions/``)."""
     from . import io
 
-    table, match_rows = _chunk_table(job, first, n, on_batch)
+    table, match_rows, decision_table = _chunk_table(job, first, n, on_batch)
     tmp = io.write_shard(job.directory, chunk, table, _shard_meta(job, chunk, first, n, table.num_rows))
-    return str(tmp), table.num_rows, match_rows
+    decisions = None
+    if decision_table is not None:
+        place = Path(job.directory) / io.DECISIONS_DIR
+        place.mkdir(exist_ok=True)
+        dtmp = io.write_shard(
+            place, chunk, decision_table, _shard_meta(job, chunk, first, n, decision_table.num_rows, "decisions")
+        )
+        decisions = (str(dtmp), decision_table.num_rows)
+    return str(tmp), table.num_rows, match_rows, decisions
 
 
 #: Seconds between a worker's checks that the process running the simulation is still alive.
@@ -402,7 +431,8 @@ class _Lazy:
 # the run
 
 
-def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume, deal=None, wall=None):
+def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume, deal=None, wall=None,
+             decisions=None):
     """The run directory, its spec and the runnable policies, from the arguments (and, with
     ``resume``, the run's manifest: arguments given must agree with it)."""
     from . import io
@@ -419,6 +449,7 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
     if policies is not None and (isinstance(policies, str) or len(policies) != 2):
         raise SimkitError(f"policies must be two policies (player 0's, player 1's), got {policies!r}")
     duplicate = _flag("duplicate", duplicate, optional=True)
+    decisions = _flag("decisions", decisions, optional=True)
     if deal is not None or wall is not None:
         wall_design(deal, wall)  # values and their combination checked; resume compares what was given
 
@@ -442,9 +473,11 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
         "chunk_matches": chunk_matches,
         "deal": deal,
         "wall": wall,
+        "decisions": decisions,
     }
     if stored is not None:  # resume: the run's settings; any given must agree
         settings = {**stored, **io.wall_settings_of(stored)}  # a run from before the wall designs: its deal
+        settings.setdefault("decisions", False)  # a run from before the decision log has none
         for key, value in given.items():
             if key == "policies" and value is not None:
                 if not _same_policies(entries, stored["policies"]):
@@ -476,6 +509,7 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
         "chunk_matches": chunk_matches or DEFAULT_CHUNK_MATCHES,
         "items": list(io.item_names(rules_obj)),
         **dict(zip(("deal", "wall"), wall_settings(wall_design(deal, wall)))),
+        "decisions": bool(decisions),
     }
     directory = Path(out) if out is not None else default_out(spec)
     return directory, spec, rules_obj, runnable
@@ -556,6 +590,7 @@ def simulate(
     duplicate: bool | None = None,
     deal: str | None = None,
     wall: str | None = None,
+    decisions: bool | None = None,
     workers: int = 1,
     chunk_matches: int | None = None,
     overwrite: bool = False,
@@ -589,6 +624,12 @@ def simulate(
         The wall design (recorded in the manifest; see the module docstring): ``deal="seat"``
         (default) or ``"dealer"`` (the original deal), ``wall="stable"`` (default with the deal
         "seat") or ``"shared"``.
+    decisions : bool, optional
+        Also write the decision log: one row per decision taken (who, the phase, the tile, the
+        action, the number of legal actions, shanten before and after, the policy's four user
+        counters), as a second dataset in ``<out>/_decisions/`` listed in the manifest
+        (``simkit.analysis.load(out, table="decisions")``). Off by default (a resumed run keeps its
+        setting); the games and the hands' rows are the same either way.
     workers : int
         Processes computing chunks (1: this process, numba on all cores; ``k > 1``: ``k``
         processes with ``cores // k`` numba threads each; at most :data:`MAX_WORKERS`). Does not
@@ -629,7 +670,7 @@ def simulate(
     if overwrite and resume:
         raise SimkitError("give overwrite or resume, not both")
     directory, spec, rules_obj, runnable = _resolve(
-        out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume, deal, wall
+        out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume, deal, wall, decisions
     )
     _check_chunk_memory(spec, rules_obj, workers)
     cluster = None
@@ -736,6 +777,8 @@ def _simulate(directory, spec, rules_obj, runnable, workers, overwrite, resume, 
                 "shards": [],
             }
         io.write_manifest(directory, manifest)
+        if spec.get("decisions", False):
+            (Path(directory) / io.DECISIONS_DIR).mkdir(exist_ok=True)
 
         last = {"t": 0.0, "cost": 0.0}
 
@@ -767,6 +810,8 @@ def _simulate(directory, spec, rules_obj, runnable, workers, overwrite, resume, 
         if extra or len(kept) != n_shards:  # pragma: no cover - a bug, not a state a kill can leave
             raise SimkitError(f"internal error: {directory} lists chunks {sorted(kept)}, the run has {n_shards}")
         manifest.update(status="complete", finished=io.now(), rows=total_rows, matches=total_matches)
+        if spec.get("decisions", False):
+            manifest["decision_rows"] = sum(e["decisions"]["rows"] for e in manifest["shards"])
         schema = io.open_run(directory, verify=False).schema  # listed shards and nothing else (checksums just made)
         manifest["columns"] = schema.names
         if manifest["versions"] != io.versions():
@@ -799,6 +844,8 @@ def _verified_done(directory: Path, manifest: dict) -> dict:
             entry = io.shard_entry(path, entry["chunk"], io.shard_metadata(path))
         else:
             io.verify_shard(path, entry)
+            if entry.get("decisions") is not None:
+                io.verify_shard(Path(directory) / entry["decisions"]["file"], entry["decisions"])
         done[entry["chunk"]] = entry
     return done
 
@@ -826,7 +873,12 @@ def warm_engine(job: _Job) -> float:
     from .engine.matches import simulate_matches
 
     t0 = time.perf_counter()
-    res = simulate_matches(job.rules, tuple(job.runnable), 1, job.spec["seed"], **io.wall_settings_of(job.spec))
+    decisions = bool(job.spec.get("decisions", False))
+    res = simulate_matches(
+        job.rules, tuple(job.runnable), 1, job.spec["seed"], decisions=decisions, **io.wall_settings_of(job.spec)
+    )
+    if decisions:
+        io.decisions_to_batch(res.pop("decisions"), seed=job.spec["seed"], copy=0)
     labels = [p["label"] for p in job.spec["policies"]]
     io.rows_to_batch(res, io.schema_for(job.rules, res), seed=job.spec["seed"], copy=0, policy_labels=labels,
                      rules=job.rules)
@@ -913,16 +965,21 @@ def _run_chunks(job: _Job, done: dict, workers: int, progress: bool, cluster=Non
                 rows, matches = meta["rows"], meta["matches"]
                 advance(rows, matches)
             else:
-                tmp, rows, match_rows = fut.result()
+                tmp, rows, match_rows, decisions = fut.result()
                 first, n = bounds(c)
                 matches = n
                 if want_hands is not None and rows_total + rows >= want_hands:
                     keep = int(np.searchsorted(np.cumsum(match_rows), want_hands - rows_total)) + 1
                     if keep < n:
                         tmp, rows, matches = _truncate(job, c, first, tmp, keep, int(match_rows[:keep].sum()))
+                        if decisions is not None:
+                            decisions = _truncate_decisions(job, c, first, decisions[0], keep)
                 from . import io
 
                 entry = io.shard_entry(tmp, c, {"first_match": first, "matches": matches, "rows": rows})
+                if decisions is not None:  # committed first: a listed chunk always has its decision shard
+                    entry["decisions"] = io.decision_entry(decisions[0], c, decisions[1])
+                    io.commit_shard(Path(decisions[0]), Path(job.directory) / io.DECISIONS_DIR, c)
                 io.commit_shard(Path(tmp), job.directory, c)
                 if on_commit is not None:
                     on_commit(entry)
@@ -980,6 +1037,23 @@ def _truncate(job: _Job, chunk: int, first: int, tmp: str, keep_matches: int, ke
     os.unlink(tmp)
     new = io.write_shard(job.directory, chunk, table, _shard_meta(job, chunk, first, keep_matches, keep_rows))
     return str(new), keep_rows, keep_matches
+
+
+def _truncate_decisions(job: _Job, chunk: int, first: int, tmp: str, keep_matches: int):
+    """Cut a temporary decision shard after the chunk's first ``keep_matches`` matches:
+    ``(tmp path, rows)``."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from . import io
+
+    table = pq.read_table(tmp)
+    table = table.filter(pc.less(table["match"], first + keep_matches))
+    table = table.replace_schema_metadata({k: v for k, v in table.schema.metadata.items() if k != io.METADATA_KEY.encode()})
+    os.unlink(tmp)
+    meta = _shard_meta(job, chunk, first, keep_matches, table.num_rows, "decisions")
+    new = io.write_shard(Path(job.directory) / io.DECISIONS_DIR, chunk, table, meta)
+    return str(new), table.num_rows
 
 
 def _stop(executor, pending) -> None:

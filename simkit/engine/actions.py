@@ -94,7 +94,8 @@ PHASE_NAMES = ("after a draw", "after a claim", "on the opponent's discard", "on
 
 
 class View(NamedTuple):
-    """What the deciding player may know. Arrays are the engine's own: treat them as read-only.
+    """What the deciding player may know. Arrays are the engine's own: treat them as read-only
+    (``counters`` excepted: a policy may write it).
 
     Attributes
     ----------
@@ -132,6 +133,12 @@ class View(NamedTuple):
         work)``, ``waits_kernel``, ``is_win_kernel``).
     bid : int
         ``for_two``: the banker's bid (1-3) once made, else 0; 0 in the other rule sets.
+    counters : float64[4]
+        The one writable array of the view: four user counters, zeroed by the engine before every
+        decision. A policy may set ``view.counters[i]`` (e.g. an estimate, a branch taken); with
+        decision logging on (``simulate(..., decisions=True)``, ``simkit simulate --decisions``)
+        they become the decision's ``counter_0`` .. ``counter_3``, otherwise nothing reads them.
+        They never change the game.
     """
 
     phase: int
@@ -155,6 +162,7 @@ class View(NamedTuple):
     skipped_win: int
     tables: object
     bid: int
+    counters: np.ndarray
 
 
 def action_name(action: int) -> str:

@@ -101,6 +101,10 @@ __all__ = [
     "POLICY_FUNCTION",
     "POLICY_RANDOM",
     "POLICY_GREEDY",
+    "DECISION_FIELDS",
+    "N_DECISION_INT",
+    "N_COUNTERS",
+    "decision_stats",
 ]
 
 MAX_RIVER = 64  #: capacity of a discard river (for_two's 101 drawable tiles: at most ~56 discards each)
@@ -152,7 +156,10 @@ S_HAND_NUMBER = 30  #: index of the hand being played in its match
 S_DEALERSHIPS = 31  #: completed dealer turns (douque: a round is two, the match eight)
 S_MATCH_OVER = 32  #: 1 once the match has ended
 S_ERROR_PHASE = 33  #: the phase of the decision whose action was refused
-N_SC = 34
+# decision logging (simulate(..., decisions=True); see play._record_decision)
+S_DECISIONS = 34  #: 1: record every decision taken in Table.decisions / Table.decision_counters
+S_N_DECISIONS = 35  #: decisions recorded so far on this Table (counted on past the capacity; see D_*)
+N_SC = 36
 
 # S_PHASE between a step and the next decision (resolved by play._advance, never seen outside)
 PENDING_SETTLE = -1  #: the hand has ended and is to be settled
@@ -240,6 +247,13 @@ FLOAT_FIELDS = (
     "points", "score_0", "score_1", "kong_payment_0", "kong_payment_1", "fee_0", "fee_1", "balance_0",
     "balance_1", "combination_points",
 )
+# decision log (int64), one row per decision taken when sc[S_DECISIONS] is 1 (Table.decisions)
+D_MATCH, D_HAND, D_PLAYER, D_PHASE, D_TILE, D_ACTION, D_N_LEGAL, D_SHANTEN_BEFORE, D_SHANTEN_AFTER = range(9)
+N_DECISION_INT = 9
+DECISION_FIELDS = (
+    "match", "hand", "player", "phase", "tile", "action", "n_legal", "shanten_before", "shanten_after",
+)
+N_COUNTERS = 4  #: user counters a policy can set per decision (View.counters)
 
 
 class Game(NamedTuple):
@@ -296,12 +310,17 @@ class Table(NamedTuple):
     row_hand: np.ndarray  #: uint8[34], the winner's concealed tiles (zeros without a winner)
     row_melds: np.ndarray  #: int8[4, 2], the winner's melds (-1 when unused)
     ids: np.ndarray  #: uint64[2], the match's seed and index (its random streams' keys)
+    counters: np.ndarray  #: float64[2, N_COUNTERS], each player's user counters (View.counters), zeroed before each decision
+    decisions: np.ndarray  #: int64[capacity, N_DECISION_INT], the decision log (D_* columns; capacity 0: none)
+    decision_counters: np.ndarray  #: float64[capacity, N_COUNTERS], the counters of each logged decision
 
 
 @jit
 def new_table(n_tiles, items_proto):  # pragma: no cover - compiled
     """A fresh :class:`Table` for a wall of ``n_tiles``; ``items_proto``: zeros of the rule set's
-    item vector (length and dtype of its scoring kernel's items)."""
+    item vector (length and dtype of its scoring kernel's items). Its decision log has capacity 0
+    (:func:`simkit.engine.matches._run_matches` gives a block's Table a real one when decisions
+    are logged)."""
     return Table(
         np.zeros(n_tiles, np.int8),
         np.zeros((2, 34), np.uint8),
@@ -342,6 +361,9 @@ def new_table(n_tiles, items_proto):  # pragma: no cover - compiled
         np.zeros(34, np.uint8),
         np.zeros((4, 2), np.int8),
         np.zeros(2, np.uint64),
+        np.zeros((2, N_COUNTERS), np.float64),
+        np.zeros((0, N_DECISION_INT), np.int64),
+        np.zeros((0, N_COUNTERS), np.float64),
     )
 
 
@@ -360,7 +382,7 @@ def borrowed_table(T):  # pragma: no cover - compiled
         ),
         borrow(T.items), borrow(T.tmp), borrow(T.log), borrow(T.swork), borrow(T.locked), borrow(T.purse),
         borrow(T.money), borrow(T.policy_legal), borrow(T.row), borrow(T.row_floats), borrow(T.row_hand),
-        borrow(T.row_melds), borrow(T.ids),
+        borrow(T.row_melds), borrow(T.ids), borrow(T.counters), borrow(T.decisions), borrow(T.decision_counters),
     )
 
 
@@ -511,14 +533,68 @@ def _check(T, p_holding, expect_extra):  # pragma: no cover - compiled
 
 
 @jit(inline="always")
-def _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p, phase, tile, t):  # pragma: no cover
+def _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p, phase, tile, t, counters):  # pragma: no cover
     """The :class:`~simkit.engine.actions.View` of player ``p`` (arguments: the Table's arrays)."""
     q = 1 - p
     return A.View(
         phase, tile, hand[p], melds[p], n_melds[p], melds[q], n_melds[q], river[p], n_river[p], river[q], n_river[q],
         declared[p], declared[q], _tiles_left(sc), seat[p], sc[S_PREVAILING], sc[S_DEALER] == p, sc[S_STREAK],
-        skip_win[p], t, sc[S_BID],
+        skip_win[p], t, sc[S_BID], counters[p],
     )
+
+
+@jit(inline="always")
+def decision_stats(hand, n_melds, phase, tile, action, legal, t, scratch, work):  # pragma: no cover - compiled
+    """``(n_legal, shanten_before, shanten_after)`` of a decision: the number of legal actions, the
+    deciding player's shanten at the decision (``hand``: their concealed tiles, uint8[34], and
+    ``n_melds`` melds; 14 - 3k tiles after a draw or claim and at the bid, 13 - 3k on the opponent's
+    discard or added tile and at the follow) and right after ``action``, before anything it leads to
+    (a replacement draw after a kong, the next draw after a pass): -1 after a win; the hand less the
+    discard (a declaration's too), the kong's tiles (one more meld for a concealed or exposed kong),
+    the tiles of a pung or chow with the claimed ``tile`` (one more meld); unchanged after a pass,
+    a bid, follow or fold. ``scratch`` uint8[34] and ``work`` int64[20] are the caller's scratch
+    (never the engine's ``swork``); ``hand`` is not changed. Shanten counts seven pairs where the
+    rule set has them (:func:`~simkit.hand.shanten.shanten_kernel`); -9 (:data:`SHANTEN_UNKNOWN`)
+    for an action that is not legal (the engine then stops the match).
+
+    Inlined into ``play._record_decision`` (not into the hand loop), which the engine calls only when
+    decisions are logged; :class:`~simkit.engine.state.GameState` calls it for a Python policy's
+    decisions, so both logs agree.
+    """
+    n_legal = 0
+    for a in range(A.N_ACTIONS):
+        if legal[a]:
+            n_legal += 1
+    before = shanten_kernel(hand, n_melds, t, work)
+    if action < 0 or action >= A.N_ACTIONS or not legal[action]:
+        return n_legal, before, np.int64(SHANTEN_UNKNOWN)
+    if action == A.WIN:
+        return n_legal, before, np.int64(-1)
+    for k in range(34):
+        scratch[k] = hand[k]
+    melds_after = n_melds
+    if action < A.DECLARE + 34:  # a discard, with or without a declaration
+        scratch[action % 34] -= 1
+    elif action < A.ADDED_KONG:  # concealed kong
+        scratch[action - A.CONCEALED_KONG] -= 4
+        melds_after += 1
+    elif action < A.ADDED_KONG + 34:  # added kong: the pung becomes a kong
+        scratch[action - A.ADDED_KONG] -= 1
+    elif action == A.PUNG:
+        scratch[tile] -= 2
+        melds_after += 1
+    elif action == A.KONG:
+        scratch[tile] -= 3
+        melds_after += 1
+    elif action >= A.CHOW and action < A.CHOW + 3:
+        j = action - A.CHOW
+        for d in range(3):
+            if d != j:
+                scratch[tile - j + d] -= 1
+        melds_after += 1
+    else:  # pass, bid, follow, fold: the hand is unchanged
+        return n_legal, before, before
+    return n_legal, before, shanten_kernel(scratch, melds_after, t, work)
 
 
 @jit(inline="always")

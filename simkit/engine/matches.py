@@ -205,7 +205,7 @@ def policy_type(spec):
         t = hand_tables(spec.rules)
         view = View(
             0, 0, T.hand[0], T.melds[0], 0, T.melds[1], 0, T.river[0], 0, T.river[1], 0, 0, 0, 0, 27, 27, True, 0, 0,
-            t, 0,
+            t, 0, T.counters[0],
         )
         _policy_types[name] = types.FunctionType(
             types.int64(numba.typeof(view), types.bool_[::1], types.float64[::1], types.uint64[::1])
@@ -237,12 +237,29 @@ def _executor(n: int):
         return _pool
 
 
-def _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1, state=None):
+#: Decision-log rows a block's Table gets per match before any block of the rule set has been
+#: played in this process (then: the most seen per match, with a margin). A block whose log overflows
+#: is played again with room for all of its decisions (the games are deterministic).
+DECISION_ROWS_PER_MATCH = 512
+_decision_rates: dict = {}  # rule set name -> most decisions per match seen in a block
+
+
+def _decision_capacity(key, n_matches: int) -> int:
+    """Rows of the decision log of a block of ``n_matches`` matches of rule set ``key``."""
+    rate = _decision_rates.get(key, DECISION_ROWS_PER_MATCH)
+    return max(64, int(n_matches * rate * 1.25))
+
+
+def _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1, state=None, decisions=False):
     """Call the engine's match kernel (whole matches, or with ``state`` the hand of that Table
-    from its decision); returns (buffers, n_hands, errors, error_legal, wall, log, n_log).
+    from its decision); returns (buffers, n_hands, errors, error_legal, wall, log, n_log), and with
+    ``decisions`` (whole matches only) an eighth item: the decision log ``(ints int64[n, N_DECISION_INT],
+    counters float64[n, N_COUNTERS])`` in the order played.
 
     Whole matches run in blocks on all threads: the kernel releases the GIL, each block plays on a
     Table of its own, and a match's rows depend only on (seed, match), so the split never changes them.
+    With ``decisions`` each block's Table gets a decision log (:func:`_decision_capacity` rows); a
+    block whose log overflows is played again, from a fresh Table, with room for every decision.
     """
     engine = engine_for(spec)
     from_state = state is not None
@@ -250,6 +267,8 @@ def _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-
         log_hand = -1
         if n_matches != 1:
             raise SimkitError("a hand from a given state is played once")
+    if decisions and (from_state or log_hand >= 0):
+        raise SimkitError("decisions are logged for whole matches only")
     kinds, fn0, fn1 = _calls(f0, f1)
     bufs = _buffers(spec, n_matches, 1 if from_state else spec.max_hands, empty=log_hand < 0 and not from_state)
     n_hands = np.zeros(n_matches, np.int64)
@@ -274,20 +293,42 @@ def _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-
         )
 
     kernel = prepared(engine.play_matches_kernel, args_of(0, 1), (9, 10), policy_type(spec))  # compiles or loads, once
+
+    def run(a: int, b: int):
+        if not decisions:
+            return kernel(*args_of(a, b))
+        key = spec.rules.name
+        capacity = _decision_capacity(key, b - a)
+        while True:
+            args = args_of(a, b)
+            table = args[0]._replace(
+                decisions=np.zeros((capacity, eng.N_DECISION_INT), np.int64),
+                decision_counters=np.zeros((capacity, eng.N_COUNTERS), np.float64),
+            )
+            table.sc[eng.S_DECISIONS] = 1
+            kernel(table, *args[1:])
+            count = int(table.sc[eng.S_N_DECISIONS])
+            if count <= capacity:
+                _decision_rates[key] = max(_decision_rates.get(key, 0), count / (b - a))
+                return table.decisions[:count], table.decision_counters[:count]
+            capacity = count  # overflowed: the same games again, with room for every decision
+
     threads = _threads()
     if n_matches == 1 or threads == 1 or log_hand >= 0 or from_state:
-        kernel(*args_of(0, n_matches))
+        logs = [run(0, n_matches)]
     else:
         # four blocks per thread, handed out in order: an even finish, and the per-call cost
         # (a Table, unboxing the arguments under the GIL) stays near 1% of a block
         size = max(16, -(-n_matches // (4 * threads)))
         futures = [
-            _executor(threads).submit(lambda a=a: kernel(*args_of(a, min(a + size, n_matches))))
+            _executor(threads).submit(lambda a=a: run(a, min(a + size, n_matches)))
             for a in range(0, n_matches, size)
         ]
-        for future in futures:
-            future.result()
-    return bufs, n_hands, errors, error_legal, wall, log, int(n_log[0])
+        logs = [future.result() for future in futures]
+    out = (bufs, n_hands, errors, error_legal, wall, log, int(n_log[0]))
+    if not decisions:
+        return out
+    return out + ((np.concatenate([x for x, _ in logs]), np.concatenate([c for _, c in logs])),)
 
 
 def _raise_first_error(errors, error_legal, n_hands, start, seed):
@@ -315,6 +356,29 @@ def _buffers(spec, *shape, empty=False):
     )
 
 
+def _decision_columns(ints, counters) -> dict:
+    """The decision log (:data:`~simkit.engine.game.DECISION_FIELDS` int64 columns and the counters)
+    as the columns :func:`simulate_matches` returns with ``decisions=True``, in the order played."""
+    ints = np.asarray(ints, np.int64).reshape(-1, eng.N_DECISION_INT)
+    match = ints[:, eng.D_MATCH].copy()
+    hand = ints[:, eng.D_HAND]
+    deal_id = (match << 16) | hand
+    n = len(match)
+    first = np.ones(n, np.bool_)
+    first[1:] = deal_id[1:] != deal_id[:-1]
+    starts = np.flatnonzero(first)
+    step = np.arange(n, dtype=np.int64) - np.repeat(starts, np.diff(np.append(starts, n)))
+    out = {"deal_id": deal_id, "match": match, "hand": hand.astype(np.int16), "step": step.astype(np.int16)}
+    dtypes = {"player": np.int8, "phase": np.int8, "tile": np.int8, "action": np.int16, "n_legal": np.int16,
+              "shanten_before": np.int8, "shanten_after": np.int8}
+    for name, dtype in dtypes.items():
+        out[name] = ints[:, eng.DECISION_FIELDS.index(name)].astype(dtype)
+    counters = np.asarray(counters, np.float64).reshape(-1, eng.N_COUNTERS)
+    for i in range(eng.N_COUNTERS):
+        out[f"counter_{i}"] = counters[:, i].copy()
+    return out
+
+
 def _rows(ints, items, floats, hands, melds):
     out = {name: ints[:, i] for i, name in enumerate(eng.RESULT_FIELDS)}
     for i, name in enumerate(eng.FLOAT_FIELDS):
@@ -336,6 +400,7 @@ def simulate_matches(
     duplicate: bool = False,
     deal: str | None = None,
     wall: str | None = None,
+    decisions: bool = False,
 ) -> dict:
     """Play ``n_matches`` complete matches and return one row per hand.
 
@@ -367,6 +432,9 @@ def simulate_matches(
         seat's tiles from its own stream, so in a duplicate run the tiles follow the policies) or
         ``"dealer"`` (the original deal), ``wall="stable"`` (default with the deal "seat": each seat
         draws from its own stream) or ``"shared"``.
+    decisions : bool
+        Also log every decision taken: the result gets a ``"decisions"`` entry (below). The games
+        and the rows are the same either way.
 
     Returns
     -------
@@ -397,6 +465,17 @@ def simulate_matches(
       ``win_hand`` (uint8[n_hands, 34], the winner's concealed tiles with the winning tile; zeros
       without a winner) and ``win_melds`` (int8[n_hands, 4, 2], the winner's melds as (type code
       of :mod:`simkit.melds`, kind; a chow's lowest kind), -1 in unused slots and without a winner).
+
+    With ``decisions=True``, ``"decisions"``: a dict of numpy columns, one entry per decision taken,
+    in the order played (with ``duplicate``: (match, copy, hand) order and a ``copy`` column):
+    ``deal_id`` (``match << 16 | hand``, as the runs' rows), ``match``, ``hand``, ``step`` (the
+    decision's index in its hand; a hand's decisions number its ``turns``), ``player`` (the deciding
+    player), ``phase`` (``PHASE_*`` of :mod:`simkit.engine.actions`), ``tile`` (the tile concerned:
+    the drawn tile, the opponent's discard or added tile; -1 if none), ``action`` (the action code),
+    ``n_legal`` (legal actions), ``shanten_before`` / ``shanten_after`` (the deciding player's
+    shanten at the decision and right after the action, before any draw it leads to; -1 after a win:
+    :func:`simkit.engine.game.decision_stats`), ``counter_0`` .. ``counter_3`` (what the policy
+    wrote in ``view.counters``; 0 otherwise).
     """
     spec, f0, p0, f1, p1 = _common(rules, policies, deal, wall)
     for name, value in (("n_matches", n_matches), ("seed", seed), ("start", start)):
@@ -406,10 +485,22 @@ def simulate_matches(
     check_flag(check, "check")
     if not isinstance(duplicate, (bool, np.bool_)):
         raise SimkitError(f"duplicate must be True or False, got {show(duplicate)}")
+    check_flag(decisions, "decisions")
     _check_memory(spec, n_matches * (2 if duplicate else 1))
     if not duplicate:
-        return _simulate_copy(spec, (f0, p0), (f1, p1), n_matches, seed, start, check)
-    copies = [_simulate_copy(spec, *calls, n_matches, seed, start, check) for calls in (((f0, p0), (f1, p1)), ((f1, p1), (f0, p0)))]
+        return _simulate_copy(spec, (f0, p0), (f1, p1), n_matches, seed, start, check, decisions)
+    copies = [_simulate_copy(spec, *calls, n_matches, seed, start, check, decisions)
+              for calls in (((f0, p0), (f1, p1)), ((f1, p1), (f0, p0)))]
+    logs = [rows.pop("decisions") for rows in copies] if decisions else None
+    out = _interleave_copies(copies)
+    if decisions:
+        out["decisions"] = _interleave_copies(logs)
+    return out
+
+
+def _interleave_copies(copies) -> dict:
+    """The columns of the two copies of a duplicate call with a ``copy`` column, in (match, copy,
+    original) order."""
     for c, rows in enumerate(copies):
         rows["copy"] = np.full(len(rows["match"]), c, np.int8)
     order = np.lexsort((np.concatenate([np.arange(len(r["match"])) for r in copies]),
@@ -444,28 +535,50 @@ def _check_memory(spec, n_matches: int) -> None:
         )
 
 
-def _simulate_copy(spec, call0, call1, n_matches, seed, start, check) -> dict:
+def _simulate_copy(spec, call0, call1, n_matches, seed, start, check, decisions=False) -> dict:
     """The rows of :func:`simulate_matches` for one seating."""
     (f0, p0), (f1, p1) = call0, call1
     if not (_jitted(f0) and _jitted(f1)):
-        return _simulate_in_python(spec, call0, call1, n_matches, seed, start, check)
-    bufs, n_hands, errors, error_legal, _, _, _ = _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check)
+        return _simulate_in_python(spec, call0, call1, n_matches, seed, start, check, decisions)
+    bufs, n_hands, errors, error_legal, _, _, _, *log = _run_matches(
+        spec, f0, p0, f1, p1, seed, start, n_matches, check, decisions=decisions
+    )
     _raise_first_error(errors, error_legal, n_hands, start, seed)
     keep = np.arange(spec.max_hands)[None, :] < n_hands[:, None]
-    return _rows(*(b[keep] for b in bufs))
+    rows = _rows(*(b[keep] for b in bufs))
+    if decisions:
+        rows["decisions"] = _decision_columns(*log[0])
+    return rows
 
 
-def _simulate_in_python(spec, call0, call1, n_matches, seed, start, check) -> dict:
+def _play_out_logged(state, calls, log) -> None:
+    """``state.play_out`` with Python policies, logging each decision into ``log`` (a list of
+    (int64[N_DECISION_INT] row, float64[N_COUNTERS] counters)) as the engine logs it."""
+    while not state.over:
+        f, params = calls[state.player]
+        view = state.view()
+        action = f(view, state.legal, params, state.policy_stream())
+        row = state._decision_row(action)
+        if row is not None:
+            log.append((row, np.array(view.counters, np.float64)))
+        state.apply(action)
+
+
+def _simulate_in_python(spec, call0, call1, n_matches, seed, start, check, decisions=False) -> dict:
     """:func:`simulate_matches` with a plain Python policy: every decision asked from Python
     through the step API (:class:`~simkit.engine.state.GameState`), the same engine and streams."""
     from .state import GameState
 
     rows = []
+    log = []
     for i in range(n_matches):
         state = GameState.new_match(spec, seed, start + i, check=check)
         while True:
             try:
-                state.play_out(call0, call1)
+                if decisions:
+                    _play_out_logged(state, (call0, call1), log)
+                else:
+                    state.play_out(call0, call1)
             except EngineError as exc:
                 h = int(state._T.sc[eng.S_HAND_NUMBER])
                 raise EngineError(str(exc).replace("this state", f"match {start + i}, hand {h} (seed {seed})")) from None
@@ -476,7 +589,13 @@ def _simulate_in_python(spec, call0, call1, n_matches, seed, start, check) -> di
     for j, row in enumerate(rows):
         for b, v in zip(bufs, row):
             b[j] = v
-    return _rows(*bufs)
+    out = _rows(*bufs)
+    if decisions:
+        out["decisions"] = _decision_columns(
+            np.array([r for r, _ in log], np.int64).reshape(-1, eng.N_DECISION_INT),
+            np.array([c for _, c in log], np.float64).reshape(-1, eng.N_COUNTERS),
+        )
+    return out
 
 
 @dataclass(frozen=True)

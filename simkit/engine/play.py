@@ -608,12 +608,15 @@ def _next_hand_of_match(T, game):  # pragma: no cover - compiled
 def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
     """The deciding player's action. A policy called through its pointer is given a copy of the
     legal mask; the built-in ones, which only read it, the engine's own (the action is checked
-    against the engine's mask either way)."""
+    against the engine's mask either way). A policy called through its pointer gets its user
+    counters (``view.counters``) zeroed first, whether decisions are logged or not, so it sees the
+    same view either way; the built-in ones never write theirs, which stay zero (no stores on the
+    hot path of random-vs-random play)."""
     sc = T.sc
     p = sc[G.S_PLAYER]
     view = G._view(
         T.hand, T.melds, T.n_melds, T.river, T.n_river, T.declared, T.seat, T.skip_win, sc, p, sc[G.S_PHASE],
-        sc[G.S_TILE], t,
+        sc[G.S_TILE], t, T.counters,
     )
     rng = T.rng[1 + p : 2 + p]
     params = params0 if p == 0 else params1
@@ -625,21 +628,61 @@ def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compile
     pl = T.policy_legal
     for a in range(A.N_ACTIONS):
         pl[a] = T.legal[a]
+    for i in range(G.N_COUNTERS):
+        T.counters[p, i] = 0.0
     if p == 0:
         return fn0(view, pl, params, rng)
     return fn1(view, pl, params, rng)
 
 
+@jit(cache=CACHE)
+def _record_decision(sc, ids, hand, n_melds, legal, counters, decisions, decision_counters, t, action):  # pragma: no cover
+    """Log the decision the Table (its arrays: ``sc``, ``ids``, ...) stands at and the ``action``
+    taken (before it is applied): a row of ``decisions`` (``T.decisions``, the D_* columns of
+    :mod:`simkit.engine.game`) and the deciding player's user counters in ``decision_counters``.
+    ``sc[S_N_DECISIONS]`` counts on past the capacity (rows beyond it are not written), so the
+    caller can replay the block with room for all of them.
+
+    Not inlined, with reference counts, and only called when decisions are logged: the hand loop
+    (compiled without reference counts) only tests ``sc[S_DECISIONS]``. It gets the arrays it uses
+    rather than the whole Table (a call passes every array of a Table: it doubled the cost), and
+    its scratch is its own (never ``T.swork`` or another array the game logic uses)."""
+    n = sc[G.S_N_DECISIONS]
+    sc[G.S_N_DECISIONS] = n + 1
+    if n >= decisions.shape[0]:
+        return
+    p = sc[G.S_PLAYER]
+    phase = sc[G.S_PHASE]
+    tile = sc[G.S_TILE]
+    scratch = np.empty(34, np.uint8)
+    work = np.empty(20, np.int64)
+    n_legal, before, after = G.decision_stats(hand[p], n_melds[p], phase, tile, action, legal, t, scratch, work)
+    decisions[n, G.D_MATCH] = np.int64(ids[1])
+    decisions[n, G.D_HAND] = sc[G.S_HAND_NUMBER]
+    decisions[n, G.D_PLAYER] = p
+    decisions[n, G.D_PHASE] = phase
+    decisions[n, G.D_TILE] = tile
+    decisions[n, G.D_ACTION] = action
+    decisions[n, G.D_N_LEGAL] = n_legal
+    decisions[n, G.D_SHANTEN_BEFORE] = before
+    decisions[n, G.D_SHANTEN_AFTER] = after
+    for i in range(G.N_COUNTERS):
+        decision_counters[n, i] = counters[p, i]
+
+
 @jit(cache=CACHE, refcounts=False)
 def _run_hand(T, t, game, sp, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
     """Play the hand in ``T`` from its current decision (or a pending one) to its end with the
-    players' policies."""
+    players' policies (logging each decision when ``sc[S_DECISIONS]`` is 1)."""
     sc = T.sc
     while True:
         _advance(T, t, game, sp)
         if sc[G.S_PHASE] == A.PHASE_OVER:
             return
-        _apply(T, t, game, _ask(T, t, kinds, fn0, fn1, params0, params1))
+        action = _ask(T, t, kinds, fn0, fn1, params0, params1)
+        if sc[G.S_DECISIONS]:
+            _record_decision(T.sc, T.ids, T.hand, T.n_melds, T.legal, T.counters, T.decisions, T.decision_counters, t, action)
+        _apply(T, t, game, action)
         if sc[G.S_ERROR]:
             sc[G.S_PHASE] = A.PHASE_OVER
             return
@@ -831,7 +874,8 @@ def rollouts_kernel(base, work, unseen, n_opp, opp_ready, seed, stream, first, n
     starts from the same completion and streams (common random numbers), so the differences
     between actions are paired. ``results`` float64[n, len(actions), 4] gets player 0's result
     (score - fee), the winner, the win type and the payer; ``errors`` int64[n, 5] an engine
-    error's (code, action, player, phase, tile) of the first action that hit one.
+    error's (code, action, player, phase, tile) of the first action that hit one (code -1: no
+    completion in 100,000 draws left a declared opponent ready).
     """
     T = G.borrowed_table(work)
     tb = G.borrowed_hand_tables(t)
@@ -843,6 +887,7 @@ def rollouts_kernel(base, work, unseen, n_opp, opp_ready, seed, stream, first, n
     for i in range(n):
         r = first + i
         state[0] = stream_key(np.uint64(seed), r, stream)
+        found = False
         for attempt in range(100000):
             for k in range(unseen.shape[0]):
                 tiles[k] = unseen[k]
@@ -856,7 +901,13 @@ def rollouts_kernel(base, work, unseen, n_opp, opp_ready, seed, stream, first, n
             for k in range(n_opp):
                 opp[tiles[k]] += 1
             if not opp_ready or G.shanten_kernel(opp, n_melds1, tb, T.swork) == 0:
+                found = True
                 break
+        if not found:  # no completion leaves the declared opponent ready (reported as code -1)
+            errors[i, 0] = -1
+            for a in range(actions.shape[0]):
+                results[i, a, 0] = np.nan
+            continue
         for a in range(actions.shape[0]):
             _copy_state(base, T)
             sc = T.sc

@@ -203,6 +203,11 @@ def rollouts(position, n: int = 10_000, policies=("greedy", "greedy"), actions=N
         futures = [_executor(n_threads).submit(lambda a=a, b=b: kernel(*args_of(a, b))) for a, b in blocks]
         for f in futures:
             f.result()
+    if (errors[:, 0] == -1).any():
+        raise RolloutError(
+            "the opponent is declared ready, but no completion of the unseen tiles in 100,000 draws leaves them ready: "
+            "check the position (their melds and the tiles seen)"
+        )
     bad = np.flatnonzero(errors[:, 0])
     if len(bad):
         from .matches import EngineError, _error_text

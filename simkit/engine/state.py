@@ -159,7 +159,8 @@ class GameState:
         return [int(a) for a in np.flatnonzero(self.legal)]
 
     def view(self, player: int | None = None) -> A.View:
-        """What ``player`` (default: the deciding one) may know, as a policy's :class:`View` of copies."""
+        """What ``player`` (default: the deciding one) may know, as a policy's :class:`View` of copies
+        (its ``counters``: four fresh zeros a policy may write)."""
         T, sc = self._T, self._T.sc
         p = self.player if player is None else int(player)
         q = 1 - p
@@ -170,8 +171,34 @@ class GameState:
             T.melds[p].copy(), int(T.n_melds[p]), T.melds[q].copy(), int(T.n_melds[q]), T.river[p].copy(),
             int(T.n_river[p]), T.river[q].copy(), int(T.n_river[q]), int(T.declared[p]), int(T.declared[q]), tiles_left,
             int(T.seat[p]), int(sc[eng.S_PREVAILING]), bool(sc[eng.S_DEALER] == p), int(sc[eng.S_STREAK]),
-            int(T.skip_win[p]), self._tables, int(sc[eng.S_BID]),
+            int(T.skip_win[p]), self._tables, int(sc[eng.S_BID]), np.zeros(eng.N_COUNTERS, np.float64),
         )
+
+    def _decision_row(self, action):
+        """The decision log's row (int64[N_DECISION_INT], the D_* columns of :mod:`simkit.engine.game`)
+        of ``action`` taken at this decision, as the engine logs it; None for a value that is not an
+        action code (:meth:`apply` refuses it)."""
+        if self.over or isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            return None
+        if not 0 <= int(action) < A.N_ACTIONS:
+            return None
+        T, sc = self._T, self._T.sc
+        p, phase, tile = self.player, self.phase, self.tile
+        n_legal, before, after = eng.decision_stats(
+            T.hand[p], int(T.n_melds[p]), phase, tile, int(action), T.legal, self._tables, np.empty(34, np.uint8),
+            np.empty(20, np.int64),
+        )
+        row = np.zeros(eng.N_DECISION_INT, np.int64)
+        row[eng.D_MATCH] = np.int64(T.ids[1])
+        row[eng.D_HAND] = sc[eng.S_HAND_NUMBER]
+        row[eng.D_PLAYER] = p
+        row[eng.D_PHASE] = phase
+        row[eng.D_TILE] = tile
+        row[eng.D_ACTION] = int(action)
+        row[eng.D_N_LEGAL] = n_legal
+        row[eng.D_SHANTEN_BEFORE] = before
+        row[eng.D_SHANTEN_AFTER] = after
+        return row
 
     def position(self):
         """The :class:`~simkit.engine.position.Position` the deciding player sees (after a draw,
