@@ -48,6 +48,8 @@ from .stats import wilson_interval
 
 __all__ = [
     "load",
+    "load_many",
+    "players",
     "tai_distribution",
     "item_frequencies",
     "item_pairs",
@@ -256,6 +258,91 @@ def load(path, columns=None, filters=None, table="hands"):
         table=table,
     )
     return df
+
+
+def load_many(runs, columns=None, filters=None):
+    """Several runs as one DataFrame with a ``run`` column (their labels, a categorical in the
+    order given): ``runs`` is ``{label: path}`` (or a list of paths, labelled by directory name).
+
+    The runs must share a rule set (their options may differ: a sweep); mixing rule sets is refused,
+    since every analysis of the frame reads one rule set's items and payments. ``df.attrs`` keeps
+    the common ``rules`` and, under ``runs``, each run's own attributes (options, policies, seed,
+    wall design, path) from :func:`load`.
+    """
+    import pandas as pd
+
+    from pathlib import Path
+
+    if isinstance(runs, dict):
+        items = list(runs.items())
+    elif isinstance(runs, (list, tuple)):
+        items = [(Path(p).name, p) for p in runs]
+    else:
+        raise SimkitError(f"runs is a dict {{label: path}} or a list of paths, got {type(runs).__name__}")
+    if not items:
+        raise SimkitError("runs is empty")
+    labels = [str(label) for label, _ in items]
+    if len(set(labels)) != len(labels):
+        raise SimkitError(f"two runs have the same label: {labels}")
+    frames, attrs = [], {}
+    for label, path in items:
+        df = load(path, columns=columns, filters=filters)
+        frames.append(df)
+        attrs[str(label)] = {k: v for k, v in df.attrs.items() if k != "manifest"}
+    rule_sets = {a["rules"] for a in attrs.values()}
+    if len(rule_sets) > 1:
+        shown = ", ".join(f"{label}: {a['rules']}" for label, a in attrs.items())
+        raise SimkitError(f"the runs are of different rule sets ({shown}); load_many combines runs of one rule set")
+    for f, label in zip(frames, labels):
+        f.insert(0, "run", label)
+    out = pd.concat(frames, ignore_index=True)
+    out["run"] = pd.Categorical(out["run"], categories=labels)
+    for col in ("policy_0", "policy_1"):
+        if col in out.columns and not isinstance(out[col].dtype, pd.CategoricalDtype):
+            out[col] = out[col].astype("category")
+    out.attrs.update(rules=rule_sets.pop(), runs=attrs, items=attrs[labels[0]].get("items", []))
+    return out
+
+
+def players(df):
+    """The hands in long form: one row per hand and player, with what that player did -- the
+    view in which "the winner's policy", "the dealer's result" or "how often policy X deals in"
+    are one ``groupby`` away.
+
+    Columns: the hand's identity (``run`` when present, ``seed``, ``match``, ``copy``, ``hand``,
+    ``deal_id`` when loaded), ``player`` (0 / 1), ``policy`` and ``opponent_policy`` (labels),
+    ``role`` (``dealer`` / ``non-dealer``), ``won``, ``self_drawn``, ``dealt_in`` (paid the
+    opponent's win on a discard or a robbed kong), ``draw`` (no winner), and ``result`` (the
+    player's score minus fee: what a player made in the hand). ``df.attrs`` is kept.
+    """
+    import pandas as pd
+
+    _require(df, "winner", "payer", "win_type", "dealer", "policy_0", "policy_1", "score_0", "score_1")
+    ident = [c for c in ("run", "seed", "match", "copy", "hand", "deal_id") if c in df.columns]
+    winner = df["winner"].to_numpy()
+    payer = df["payer"].to_numpy()
+    win_type = np.asarray(df["win_type"].astype(str))
+    parts = []
+    for p in (0, 1):
+        part = {c: df[c].array for c in ident}
+        part["player"] = np.full(len(df), p, np.int8)
+        part["policy"] = df[f"policy_{p}"].array
+        part["opponent_policy"] = df[f"policy_{1 - p}"].array
+        part["role"] = pd.Categorical.from_codes(np.where(df["dealer"].to_numpy() == p, 0, 1), ["dealer", "non-dealer"])
+        part["won"] = winner == p
+        part["self_drawn"] = (winner == p) & (win_type == "self_drawn")
+        part["dealt_in"] = (payer == p) & (winner == 1 - p) & np.isin(win_type, ("discard", "robbed_kong"))
+        part["draw"] = winner < 0
+        part["result"] = _player_result(df, p)
+        parts.append(pd.DataFrame(part))
+    out = pd.concat(parts, ignore_index=True)
+    order = [c for c in ("run", "seed", "match", "copy", "hand") if c in out.columns] + ["player"]
+    out = out.sort_values(order, kind="stable").reset_index(drop=True)
+    for col in ("policy", "opponent_policy"):
+        if not isinstance(out[col].dtype, pd.CategoricalDtype):
+            out[col] = out[col].astype("category")
+    out.attrs.update(df.attrs)
+    return out
 
 
 def _is_path(data) -> bool:

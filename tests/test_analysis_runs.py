@@ -1,0 +1,64 @@
+"""simkit.analysis.load_many (several runs as one frame, one rule set) and players (the hands in
+long form, one row per hand and player)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simkit
+from simkit import analysis as A
+from simkit.simulate import simulate
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory):
+    root = tmp_path_factory.mktemp("sweep")
+    a = simulate(root / "migi8", policies=("greedy", "greedy{declare=0}"), matches=30, seed=4, duplicate=True)
+    b = simulate(root / "migi4", rules=simkit.get_rules("douque", migi_tai=4), policies=("greedy", "greedy{declare=0}"),
+                 matches=30, seed=4, duplicate=True)
+    c = simulate(root / "duel", rules="duel", matches=5, seed=4)
+    return a.path, b.path, c.path
+
+
+def test_load_many_keeps_each_runs_description(sweep):
+    a, b, _ = sweep
+    df = A.load_many({"migi 8": a, "migi 4": b})
+    assert list(df["run"].cat.categories) == ["migi 8", "migi 4"]
+    assert (df["run"] == "migi 8").sum() == len(A.load(a)) and (df["run"] == "migi 4").sum() == len(A.load(b))
+    assert df.attrs["rules"] == "douque"
+    assert df.attrs["runs"]["migi 4"]["options"]["migi_tai"] == 4 and df.attrs["runs"]["migi 8"]["options"]["migi_tai"] == 8
+    assert A.load_many([a, b])["run"].cat.categories.tolist() == [a.name, b.name]
+    # the frame works with the analysis functions, grouped by run
+    ep = A.expected_payment(df, by="run")
+    assert list(ep["run"]) == ["migi 8", "migi 4"]
+
+
+def test_load_many_refuses_mixed_rule_sets(sweep):
+    a, _, duel = sweep
+    with pytest.raises(simkit.SimkitError, match="different rule sets .*duel.*load_many combines runs of one rule set"):
+        A.load_many({"d": a, "x": duel})
+    with pytest.raises(simkit.SimkitError, match="same label"):
+        A.load_many([a, a])
+
+
+def test_players_long_form(sweep):
+    a, _, _ = sweep
+    df = A.load(a)
+    long = A.players(df)
+    assert len(long) == 2 * len(df)
+    assert long.attrs["rules"] == "douque"
+    won = long.groupby("player")["won"].sum()
+    assert won[0] == (df["winner"] == 0).sum() and won[1] == (df["winner"] == 1).sum()
+    # the winner's policy: one groupby
+    by_policy = long[long["won"]].groupby("policy", observed=True).size()
+    winner_policy = np.where(df["winner"] == 0, df["policy_0"].astype(str), df["policy_1"].astype(str))[df["winner"] >= 0]
+    assert by_policy.to_dict() == dict(zip(*np.unique(winner_policy, return_counts=True)))
+    # each hand: results sum to minus the fees (zero in douque); deal-ins are the opponent's discard wins
+    assert np.allclose(long.groupby(["match", "copy", "hand"])["result"].sum(), 0)
+    dealt = long[long["dealt_in"]]
+    assert (dealt["role"].isin(["dealer", "non-dealer"])).all()
+    assert long["dealt_in"].sum() == ((df["win_type"].astype(str) == "discard") | (df["win_type"].astype(str) == "robbed_kong")).sum()
+    assert (long.loc[long["draw"], "result"] == 0).all()
+    with pytest.raises(simkit.SimkitError, match="has no column"):
+        A.players(df.drop(columns=["payer"]))
