@@ -1404,6 +1404,40 @@ class Summary:
     payment_tai: tuple = ()  #: (mean, low, high) payment per hand in tai units
     score_0: tuple = ()  #: (mean, low, high) player 0's result per hand
     by_policy: dict = field(default_factory=dict)  #: label -> (mean, low, high) result per hand
+    policy_wins: dict = field(default_factory=dict)  #: label -> hands won by that policy (whatever its seat)
+
+    def to_dict(self) -> dict:
+        """The summary as JSON-ready data (``simkit summarize --json``): counts, rates and the
+        intervals as ``[mean, low, high]``."""
+        n = max(self.rows, 1)
+
+        def share(k):
+            lo, hi = wilson_interval(int(k), n)
+            return {"count": int(k), "rate": int(k) / n, "low": lo, "high": hi}
+
+        spec = self.manifest["spec"]
+        return {
+            "path": str(self.path),
+            "status": self.manifest.get("status"),
+            "rules": spec["rules"],
+            "policies": [p["label"] for p in spec["policies"]],
+            "seed": spec["seed"],
+            "duplicate": bool(spec["duplicate"]),
+            "hands": int(self.rows),
+            "matches": int(self.matches),
+            "shards": int(self.shards),
+            "wins_by_player": [share(k) for k in self.wins],
+            "wins_by_policy": {label: share(k) for label, k in self.policy_wins.items()},
+            "dealer_wins": share(self.dealer_wins),
+            "draws": share(self.draws),
+            "win_types": {name: share(k) for name, k in self.win_types.items()},
+            "mean_hand_tai_per_win": self.hand_tai_sum / self.decided if self.decided and self.payment_tai else None,
+            "payment_points_per_hand": list(self.points),
+            "payment_tai_per_hand": list(self.payment_tai) or None,
+            "player_0_result_per_hand": list(self.score_0),
+            "result_per_hand_by_policy": {label: list(m) for label, m in self.by_policy.items()},
+            "items": {name: {"wins": int(c), "tai": int(self.item_tai[name])} for name, c in self.item_count.items() if c},
+        }
 
     @property
     def decided(self) -> int:
@@ -1451,8 +1485,12 @@ class Summary:
             lo, hi = wilson_interval(int(k), n)
             lines.append(f"  {label:<34}{k / n:>9.2%}   [{lo:.2%}, {hi:.2%}]   {int(k):,}")
 
-        rate("player 0 wins", self.wins[0])
-        rate("player 1 wins", self.wins[1])
+        if self.policy_wins:  # two policies, possibly in both seats (duplicate): wins by policy
+            for label, k in self.policy_wins.items():
+                rate(f"{label} wins", k)
+        else:
+            rate("player 0 wins", self.wins[0])
+            rate("player 1 wins", self.wins[1])
         rate("dealer wins", self.dealer_wins)
         rate("non-dealer wins", self.decided - self.dealer_wins)
         rate("exhaustive draws", self.draws)
@@ -1546,6 +1584,9 @@ def summarize(path) -> Summary:
             p0 = _labels(t.column("policy_0"))
             p1 = _labels(t.column("policy_1"))
             for label in labels:
+                out.policy_wins[label] = out.policy_wins.get(label, 0) + int(
+                    np.count_nonzero((winner == 0) & (p0 == label)) + np.count_nonzero((winner == 1) & (p1 == label))
+                )
                 res = np.where(p0 == label, s0, 0.0) + np.where(p1 == label, s1, 0.0)
                 seated = (p0 == label).astype(np.int64) + (p1 == label)
                 cluster_policy[label][0].append(np.add.reduceat(res, starts))

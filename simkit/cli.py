@@ -430,7 +430,13 @@ def _cmd_simulate(args) -> int:
 def _cmd_summarize(args) -> int:
     from .analysis import summarize
 
-    print(summarize(args.path).table())
+    summary = summarize(args.path)
+    if args.json:
+        import json
+
+        print(json.dumps(summary.to_dict(), indent=1))
+    else:
+        print(summary.table())
     return 0
 
 
@@ -620,6 +626,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("summarize", help="summary table of a simulate dataset")
     p.add_argument("path", metavar="PATH", help="a run directory written by simkit simulate")
+    p.add_argument("--json", action="store_true", help="the summary as JSON (counts, rates, [mean, low, high] intervals)")
     p.set_defaults(func=_cmd_summarize)
 
     p = sub.add_parser(

@@ -62,3 +62,23 @@ def test_players_long_form(sweep):
     assert (long.loc[long["draw"], "result"] == 0).all()
     with pytest.raises(simkit.SimkitError, match="has no column"):
         A.players(df.drop(columns=["payer"]))
+
+
+def test_summarize_counts_wins_by_policy_in_a_duplicate_run_and_speaks_json(sweep, capsys):
+    import json
+
+    from simkit.analysis import summarize
+    from simkit.cli import main
+
+    a, _, _ = sweep
+    df = A.load(a)
+    s = summarize(a)
+    winner_policy = np.where(df["winner"] == 0, df["policy_0"].astype(str), df["policy_1"].astype(str))[df["winner"] >= 0]
+    expected = dict(zip(*np.unique(winner_policy, return_counts=True)))
+    assert s.policy_wins == {k: int(v) for k, v in expected.items()}
+    text = s.table()
+    assert "greedy{declare=0} wins" in text and "player 0 wins" not in text
+    assert main(["summarize", str(a), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["hands"] == len(df) and data["wins_by_policy"]["greedy"]["count"] == expected["greedy"]
+    assert data["policies"] == ["greedy", "greedy{declare=0}"] and len(data["payment_points_per_hand"]) == 3
