@@ -72,30 +72,14 @@ def _collect(view, legal, res):  # pragma: no cover - compiled
 
 
 def _python_row(view, legal):
-    """The same row, every helper called from Python."""
+    """The same row, every helper called from Python (the same code, run as Python)."""
     res = np.zeros(_WIDTH, np.int64)
-    a = np.empty(34, np.int64)
-    b = np.empty(34, np.int64)
-    K.visible_counts(view, a)
-    res[_VIS:_VIS + 34] = a
-    K.hidden_counts(view, a)
-    res[_HID:_HID + 34] = a
-    res[_NOPP] = K.opponent_discarded(view, a)
-    res[_OPP:_OPP + 34] = a
-    res[_SH] = K.shanten_of(view)
-    if K.is_own_turn(view):
-        res[_DBEST] = K.discard_table(view, a, b)  # live_mode defaults to LIVE_ALL
-        res[_DSH:_DSH + 34] = a
-        res[_DLIVE:_DLIVE + 34] = b
-    res[_WAITS] = K.hand_waits(view)
-    for k in range(34):
-        res[_WAFTER + k] = K.waits_after_discard(view, k)
-        res[_SAFE + k] = K.safe_against_discard_win(view, k)
-    res[_DECL] = K.opponent_declaration(view)
-    res[_PH:_PH + 4] = [K.is_own_turn(view), K.is_reaction(view), K.is_bid(view), K.is_follow(view)]
-    ok = np.empty(34, np.bool_)
-    res[_NLEG] = K.legal_discards(legal, ok)
-    res[_LEG:_LEG + 34] = ok
+    _collect.py_func(view, legal, res)
+    if K.is_own_turn(view):  # and the Python call with live_mode left to its default (LIVE_ALL)
+        a = np.empty(34, np.int64)
+        b = np.empty(34, np.int64)
+        assert K.discard_table(view, a, b) == res[_DBEST]
+        assert np.array_equal(a, res[_DSH:_DSH + 34]) and np.array_equal(b, res[_DLIVE:_DLIVE + 34])
     return res
 
 
