@@ -231,6 +231,17 @@ def test_chip_limit_caps_payments():
     check_money(row, points=8, kong_payment_1=0.5, kong_payment_0=1, fee_1=0, score_1=7.5)
 
 
+def test_chip_limit_is_exact():
+    # 9.99 chips: money in units of 1/40000 coin (1/20^2 of 1/100, the largest amount of which the
+    # stake 1 and the chips are whole multiples), so the fee on a capped payment is exact too.
+    # Player 0 pays all 9.99 for the win (nothing left for player 1's kong) and player 1 pays 4.
+    row = _win_with_kongs(chips=9.99).row
+    assert (row["points"], row["kong_payment_1"], row["kong_payment_0"]) == (9.99, 0.0, 4.0)
+    assert (row["fee_1"], row["fee_0"]) == (0.4995, 0.2)
+    assert (row["score_1"], row["score_0"]) == (5.99, -5.99)
+    assert (row["balance_1"], row["balance_0"]) == (5.4905, -6.19)  # player 1: 15.4805 chips; player 0: 3.8
+
+
 def test_win_on_a_kong_replacement():
     rec, _, _ = play("duel", "1111z 123m 456m 789m 5z", "222z 333z 444z 5z 6z 7z 1m", replacements="5z", p0=[CK("1z"), A.WIN])
     row = rec.row
@@ -246,6 +257,7 @@ def test_heavenly_and_earthly_hands():
         "duel", "2z 333z 444z 666z 777z 9m", "123m 456m 789m 111z 5z", draws="5z", p0=[D("9m")], p1=[A.WIN],
     )
     assert rec.row["winner"] == 1 and rec.items == {"earthly_hand": 8}
+
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,6 +17,9 @@ runs the acceptance sizes with the built-in names: 5,000 random-policy matches o
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numba
 import numpy as np
 import pytest
@@ -55,8 +58,10 @@ def check_rows(r, rules):
     fee = o.fee if name == "duel" else 0.0
     assert np.array_equal(r["score_0"], -r["score_1"])
     assert np.allclose(r["score_0"], to[0] - to[1])
+    chips = np.inf if name != "duel" or o.chips is None else o.chips
     for p in (0, 1):
-        assert np.allclose(r[f"fee_{p}"], fee * to[p])
+        if chips == np.inf:  # with chips, check_exact_chips checks each fee to the unit
+            assert np.allclose(r[f"fee_{p}"], fee * to[p])
         assert (r[f"fee_{p}"] >= 0).all() and (r[f"kong_payment_{p}"] >= 0).all()
     assert (r["points"][draw] == 0).all() and (r["points"][win | fold] > 0).all()
     # the value of each win, by the rules file's formula
@@ -65,7 +70,6 @@ def check_rows(r, rules):
     assert (items[~win] == 0).all()
     assert (r["hand_tai"] == 0).all() and (r["dealer_tai"] == 0).all()
     assert (r["declared_0"] == 0).all() and (r["skipped_wins_0"] == 0).all() and (r["skipped_wins_1"] == 0).all()
-    chips = np.inf if name != "duel" or o.chips is None else o.chips
     if name == "night_market":
         assert np.array_equal(r["fan"], items.sum(axis=1))
         assert np.allclose(r["points"][win], o.base + o.fan_value * r["fan"][win])
@@ -133,6 +137,71 @@ def check_rows(r, rules):
             assert len(idx) == o.match_hands
         else:
             assert len(idx) == o.match_hands or (chips + balance <= 1e-9).any()
+    if chips != np.inf:
+        check_exact_chips(r, rules)
+
+
+def _decimal(x) -> Fraction:
+    return Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
+
+
+def check_exact_chips(r, rules):
+    """duel.md's money with ``chips``, replayed exactly (Fractions) from each match's first hand:
+    nobody pays more than the chips they have at the start of the settlement (the win first, then
+    the kong payments), the receiver pays ``fee`` on what they receive, and a match ends when a
+    player has none -- exactly none, not a float residue (issue 21). The engine keeps money in
+    whole units (1/q^2 of the largest amount of which the stake and the chips are whole multiples,
+    q the fee's denominator: simkit/rules/duel.py); a fee must be exact unless it falls between
+    units, which only a fee on a capped payment can, and is then rounded down to a unit. Every
+    money column must be the exact amount, as the nearest float."""
+    o = rules.options
+    stake, fee, chips = _decimal(o.stake), _decimal(o.fee), _decimal(o.chips)
+    assert chips <= o.match_hands * (o.multiple_cap + 16) * stake, "chips a match cannot spend play as unlimited"
+    unit = Fraction(1, math.lcm(stake.denominator, chips.denominator) * fee.denominator**2)
+
+    def exact(x):
+        n = round(Fraction(float(x)) / unit)
+        assert float(n * unit) == x, f"{x!r} is not a whole number of units of {unit}"
+        return n * unit
+
+    for m in np.unique(r["match"]):
+        idx = np.flatnonzero(r["match"] == m)
+        have = [chips, chips]
+        for i in idx:
+            assert min(have) > 0, f"match {m} hand {r['hand'][i]}: played by a player with no chips"
+            winner, payer = r["winner"][i], r["payer"][i]
+            points = exact(r["points"][i])
+            kong = [exact(r["kong_payment_0"][i]), exact(r["kong_payment_1"][i])]
+            left = list(have)
+            to = [Fraction(0), Fraction(0)]
+            if winner >= 0:
+                assert points == min(int(r["multiple"][i]) * stake, left[payer])
+                left[payer] -= points
+                to[winner] += points
+            else:
+                assert points == 0
+            for p in (0, 1):
+                assert kong[p] <= left[1 - p]
+                to[p] += kong[p]
+            if winner >= 0:  # the winner's kongs, from their melds
+                codes = r["win_melds"][i, :, 0]
+                owed = sum(KONG_UNITS.get(int(c), 0) for c in codes) * stake
+                assert kong[winner] == min(owed, left[1 - winner])
+            for p in (0, 1):
+                if kong[p] != left[1 - p]:  # not capped: 1 to 4 stakes per kong
+                    assert r[f"kongs_{p}"][i] * stake <= kong[p] <= 4 * r[f"kongs_{p}"][i] * stake
+            fees = [math.floor(fee * to[p] / unit) * unit for p in (0, 1)]
+            for p in (0, 1):
+                if fees[p] != fee * to[p]:  # between units: only on a payment capped by chips
+                    assert (to[p] / stake).denominator != 1, "a fee on whole stakes is whole"
+            for p in (0, 1):
+                assert exact(r[f"fee_{p}"][i]) == fees[p]
+                assert exact(r[f"score_{p}"][i]) == to[p] - to[1 - p]
+            have = [have[p] + to[p] - to[1 - p] - fees[p] for p in (0, 1)]
+            assert min(have) >= 0
+            for p in (0, 1):
+                assert exact(r[f"balance_{p}"][i]) == have[p] - chips
+        assert len(idx) == o.match_hands or min(have) == 0, f"match {m} ended with chips on both sides"
 
 
 @pytest.mark.parametrize("name", RULE_SETS)
@@ -165,6 +234,64 @@ def test_greedy_matches_invariants(name):
         assert seen[item], item
     if name == "duel":
         assert (r["kong_payment_0"] + r["kong_payment_1"] > 0).any() and (r["fee_0"] > 0).any()
+
+
+@pytest.mark.parametrize(
+    "chips,stake,fee", [(3, 0.7, 0.05), (12, 1, 0.05), (1, 0.1, 0.05), (9.99, 1, 0.05), (10, 0.3, 0.07), (5, 0.25, 0)]
+)
+def test_duel_chips_are_exact(chips, stake, fee):
+    """issue 21: with floats, chips=3, stake=0.7 aborted a checked run with a false "chips below
+    zero", and players left with exactly 0 chips (a float residue) played on; here every hand of
+    greedy and random matches is replayed exactly (check_exact_chips)."""
+    rules = simkit.get_rules("duel", chips=chips, stake=stake, fee=fee, match_hands=60)
+    for seed, pair in ((51, GREEDY_PAIR), (52, RANDOM_PAIR)):
+        r = simulate_matches(rules, pair, 150, seed=seed, check=True)
+        check_rows(r, rules)
+        assert (np.bincount(r["match"]) < 60).any(), "some matches end by chips"
+
+
+def test_duel_check_has_no_false_chips_below_zero():
+    """issue 21: match 304 of seed 0 (greedy, chips=3, stake=0.7) stopped a checked run with
+    "invariant broken: payments not zero-sum after fees, or chips below zero" at hand 2: the float
+    chips of a player who paid everything came out a hair below zero."""
+    rules = simkit.get_rules("duel", chips=3, stake=0.7)
+    r = simulate_matches(rules, GREEDY_PAIR, 1, seed=0, start=304, check=True)
+    check_rows(r, rules)
+
+
+def test_duel_match_ends_when_a_player_has_exactly_no_chips():
+    """issue 21: in match 135 of seed 5 (greedy, chips=12) player 0 paid their last chip at hand 11,
+    but a float residue above zero kept the match going; so did match 924 (random, chips=1,
+    stake=0.1), where player 0 then won chips back. With exact money both end there."""
+    rules = simkit.get_rules("duel", chips=12, match_hands=100)
+    r = simulate_matches(rules, GREEDY_PAIR, 1, seed=5, start=135, check=True)
+    check_rows(r, rules)
+    assert r["hand"][-1] == 11 and 12 + r["balance_0"][-1] == 0.0
+    rules = simkit.get_rules("duel", chips=1, stake=0.1, match_hands=100)
+    r = simulate_matches(rules, RANDOM_PAIR, 1, seed=5, start=924, check=True)
+    check_rows(r, rules)
+    assert min(1 + r["balance_0"][-1], 1 + r["balance_1"][-1]) == 0.0 and len(r["hand"]) < 100
+
+
+def test_duel_chips_no_match_can_spend_play_as_unlimited():
+    """Chips beyond what a player could pay in a match (match_hands x (multiple_cap + 16) x stake)
+    never cap a payment nor end a match: the games are those of unlimited chips, row for row."""
+    unlimited = simulate_matches(simkit.get_rules("duel"), GREEDY_PAIR, 40, seed=53, check=True)
+    for chips in (16 * 48 + 1, 1e300):
+        rows = simulate_matches(simkit.get_rules("duel", chips=chips), GREEDY_PAIR, 40, seed=53, check=True)
+        for key in unlimited:
+            assert np.array_equal(rows[key], unlimited[key]), key
+
+
+def test_duel_fee_in_money_units_is_rounded_down_only_between_units():
+    from simkit.engine.game import _fee_units
+    from simkit.engine.rulesets import game_of
+
+    game = game_of(simkit.get_rules("duel", chips=100))  # 5% = 1/20; 400 units per coin
+    assert (game.money_unit, game.chips, game.fee_numerator, game.fee_denominator) == (400, 40_000, 1, 20)
+    assert [_fee_units(n, game) for n in (0, 400, 12_800, 19, 20, 39, 40, 2**52)] == [0, 20, 640, 0, 1, 1, 2, 2**52 // 20]
+    game = game_of(simkit.get_rules("duel", chips=10, fee=0.07, stake=0.3))  # 7/100
+    assert [_fee_units(n, game) for n in (0, 100, 199, 2**52)] == [0, 7, 13, 2**52 * 7 // 100]
 
 
 def test_duel_chips_end_matches():

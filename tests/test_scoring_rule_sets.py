@@ -56,8 +56,9 @@ def test_params_of():
     p = night_market.params_of(simkit.get_rules("night_market", base=10, fan_value=20))
     assert p == (10.0, 20.0)
     p = duel.params_of(simkit.get_rules("duel", stake=2, fee=0.1, chips=500, multiple_cap=64))
-    assert p == (2.0, 0.1, 64, 500.0)
-    assert duel.params_of(simkit.get_rules("duel")).chips == np.inf
+    assert p == (2.0, 0.1, 64, 500.0, 100, 200)  # with chips: 100 money units per coin (0.1 = 1/10; 10^2)
+    p = duel.params_of(simkit.get_rules("duel"))
+    assert p.chips == np.inf and (p.money_unit, p.stake_units) == (0, 0)
     p = for_two.params_of(simkit.get_rules("for_two", combination_points=(1, 2, 3, 4, 5.5), stake=3))
     assert p.stake == 3.0 and p.combination_points.tolist() == [1, 2, 3, 4, 5.5]
     assert (p.self_drawn_multiplier, p.fold_payment) == (2.0, 1.0)

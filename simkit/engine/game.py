@@ -51,7 +51,9 @@ Rules decided where night_market.md, duel.md and for_two.md are open (every rule
   winds score nothing and the prevailing wind stays East.
 * Dealer rotation: the dealer keeps the deal on a dealer win or a draw, otherwise it passes (all
   three files); the streak is recorded but has no cap and scores nothing. A match is
-  ``match_hands`` hands (option; duel's match also ends when a player has no chips left).
+  ``match_hands`` hands (option; duel's match also ends when a player has no chips left: with
+  ``chips`` the chips at the table are counted exactly, in whole money units of
+  :func:`simkit.rules.duel.money_unit`, so "none left" is exactly zero: :func:`_pay_chips`).
 * for_two: the tiles are dealt first, then the banker bids having seen the dealt 14 tiles, then
   the opponent follows or folds having seen the 13. A fold ends the hand at once: ``win_type``
   :data:`WIN_FOLD`, no winner, the opponent (``payer``) pays the banker ``fold_payment`` stakes, and
@@ -159,7 +161,10 @@ S_ERROR_PHASE = 33  #: the phase of the decision whose action was refused
 # decision logging (simulate(..., decisions=True); see play._record_decision)
 S_DECISIONS = 34  #: 1: record every decision taken in Table.decisions / Table.decision_counters
 S_N_DECISIONS = 35  #: decisions recorded so far on this Table (counted on past the capacity; see D_*)
-N_SC = 36
+# money counted exactly (duel with chips: Game.money_unit > 0; see _pay)
+S_CHIPS0 = 36  #: player 0's chips at the table, in money units (exact; unused without chips)
+S_CHIPS1 = 37
+N_SC = 38
 
 # S_PHASE between a step and the next decision (resolved by play._advance, never seen outside)
 PENDING_SETTLE = -1  #: the hand has ended and is to be settled
@@ -181,11 +186,10 @@ WALL_SEAT_SHARED = 1  #: deal "seat", wall "shared": each seat's tiles from its 
 WALL_SEAT_STABLE = 2  #: deal "seat", wall "stable": each seat deals and draws from its own stream only
 SHANTEN_UNKNOWN = -9  #: no bound known (a meld changed the hand); also "shanten not computed"
 
-# Table.purse (float64): the match's running balances and the chips at the table
+# Table.purse (float64): the match's running balances, in coins (the chips at the table, which
+# must be exact, are counted in money units in Table.sc[S_CHIPS0 + p])
 P_BALANCE0 = 0  #: player 0's result in the match so far (received - paid - fees)
 P_BALANCE1 = 1
-P_CHIPS0 = 2  #: player 0's chips at the table (inf: unlimited)
-P_CHIPS1 = 3
 
 # Table.money (float64): what a settle function says is owed at the end of a hand
 M_POINTS = 0  #: the win payment (payer -> winner), or for_two's fold payment (opponent -> banker)
@@ -200,7 +204,7 @@ ERR_HAND_SIZE = 3  #: a hand of the wrong size
 ERR_KEPT_BACK = 4  #: a draw from the kept-back tiles
 ERR_LOCKED = 5  #: a declared (locked) hand changed other than by its drawn tile
 ERR_SKIPPED_WIN = 6  #: a win while under Skipped Win
-ERR_PAYMENT = 7  #: payments not zero-sum after fees, or a player's chips below zero
+ERR_PAYMENT = 7  #: payments not zero-sum after fees, or a player's chips below zero (exact, in money units)
 ERR_FALSE_WIN = 8  #: a win action on a hand that is not complete (the engine's own check)
 ERROR_MESSAGES = (
     "",
@@ -271,7 +275,10 @@ class Game(NamedTuple):
     match_hands: int  #: a match ends after this many hands (also the row capacity of a match)
     rounds: bool  #: the prevailing wind moves every two dealer turns (douque); else always East
     fee: float  #: share of what a player receives that they pay as a fee
-    chips: float  #: chips each player has at the table (inf: unlimited); a match ends at zero
+    money_unit: int  #: duel with chips: money units per coin (simkit.rules.duel.money_unit); 0: unlimited chips, money in float coins
+    chips: int  #: with money_unit: the chips each player has at the table, in money units; a match ends at zero
+    fee_numerator: int  #: with money_unit: the fee as the exact fraction fee_numerator / fee_denominator
+    fee_denominator: int
     wall: int = 0  #: the run's wall design, WALL_* (not a rule: how the shuffled wall is dealt)
 
 
@@ -302,7 +309,7 @@ class Table(NamedTuple):
     log: np.ndarray  #: int64[MAX_LOG, 4] events (kind, player, tile, extra) when logging is on
     swork: np.ndarray  #: int64[20], scratch of the shanten kernel
     locked: np.ndarray  #: uint8[2, 34], a declared player's concealed tiles at declaration
-    purse: np.ndarray  #: float64[4], balances and chips (P_* indices)
+    purse: np.ndarray  #: float64[2], the players' balances in coins (P_* indices)
     money: np.ndarray  #: float64[N_MONEY], what the settle function says is owed (M_* indices)
     policy_legal: np.ndarray  #: bool[N_ACTIONS], the copy of ``legal`` a policy is given
     row: np.ndarray  #: int64[N_RESULT_INT], the result row of the hand (complete once it is over)
@@ -353,7 +360,7 @@ def new_table(n_tiles, items_proto):  # pragma: no cover - compiled
         np.zeros((MAX_LOG, 4), np.int64),
         np.zeros(20, np.int64),
         np.zeros((2, 34), np.uint8),
-        np.zeros(4, np.float64),
+        np.zeros(2, np.float64),
         np.zeros(N_MONEY, np.float64),
         np.zeros(A.N_ACTIONS, np.bool_),
         np.zeros(N_RESULT_INT, np.int64),
@@ -807,42 +814,50 @@ def dealt_hands(wall, dealer: int, design: int) -> np.ndarray:
     return np.array([np.bincount(part, minlength=34) for part in parts], np.uint8)
 
 
+@jit(inline="always")
+def _begin_purse(purse, sc, game):  # pragma: no cover - compiled
+    """A match's money at its start: balances zero, each player's chips at the table (in money
+    units, exact; duel with chips only)."""
+    purse[P_BALANCE0] = 0.0
+    purse[P_BALANCE1] = 0.0
+    sc[S_CHIPS0] = game.chips
+    sc[S_CHIPS1] = game.chips
+
+
 @jit
-def _pay(money, purse, sc, receiver, payer, fee, check, out):  # pragma: no cover - compiled
+def _pay(money, purse, sc, receiver, payer, game, check, out):  # pragma: no cover - compiled
     """Settle what ``money`` says is owed; fill the float row ``out`` and update ``purse``.
 
     The win payment (``money[M_POINTS]``, ``payer`` -> ``receiver``) comes first, then each player's
-    kong payment to the opponent; what a player pays in the hand is capped by their chips at the
-    start of the settlement (coins received in the same settlement are not used). Each receiver
-    pays ``fee`` of what they receive. ``score_p`` is what ``p`` received from the opponent minus
-    what they paid them (zero-sum); ``balance_p`` accumulates ``score_p - fee_p`` over the match.
+    kong payment to the opponent. Each receiver pays ``game.fee`` of what they receive. ``score_p``
+    is what ``p`` received from the opponent minus what they paid them (zero-sum); ``balance_p``
+    accumulates ``score_p - fee_p`` over the match.
+
+    Without chips (``game.money_unit == 0``) money is in float coins as the settle function gives
+    it and nothing is capped. With chips (duel), :func:`_pay_chips` counts it exactly.
     """
-    left0 = purse[P_CHIPS0]
-    left1 = purse[P_CHIPS1]
+    if game.money_unit != 0:
+        _pay_chips(money, purse, sc, receiver, payer, game, check, out)
+        return
     points = 0.0
     to0 = 0.0  # paid by player 1 to player 0
     to1 = 0.0
     if receiver >= 0:
+        points = money[M_POINTS]
         if payer == 0:
-            points = min(money[M_POINTS], left0)
-            left0 -= points
             to1 += points
         else:
-            points = min(money[M_POINTS], left1)
-            left1 -= points
             to0 += points
-    kong0 = min(money[M_KONG0], left1)
-    kong1 = min(money[M_KONG1], left0)
+    kong0 = money[M_KONG0]
+    kong1 = money[M_KONG1]
     to0 += kong0
     to1 += kong1
-    fee0 = to0 * fee
-    fee1 = to1 * fee
+    fee0 = to0 * game.fee
+    fee1 = to1 * game.fee
     score0 = to0 - to1
     score1 = to1 - to0
     purse[P_BALANCE0] += score0 - fee0
     purse[P_BALANCE1] += score1 - fee1
-    purse[P_CHIPS0] = (purse[P_CHIPS0] - to1) + (to0 - fee0)
-    purse[P_CHIPS1] = (purse[P_CHIPS1] - to0) + (to1 - fee1)
     out[F_POINTS] = points
     out[F_SCORE0] = score0
     out[F_SCORE1] = score1
@@ -853,5 +868,63 @@ def _pay(money, purse, sc, receiver, payer, fee, check, out):  # pragma: no cove
     out[F_BALANCE0] = purse[P_BALANCE0]
     out[F_BALANCE1] = purse[P_BALANCE1]
     if check:
-        if score0 + score1 != 0.0 or purse[P_CHIPS0] < 0.0 or purse[P_CHIPS1] < 0.0 or fee0 < 0.0 or fee1 < 0.0:
+        if score0 + score1 != 0.0 or fee0 < 0.0 or fee1 < 0.0:
+            sc[S_ERROR] = ERR_PAYMENT
+
+
+@jit(inline="always")
+def _fee_units(received, game):  # pragma: no cover - compiled
+    """The fee on ``received`` money units: ``received x fee`` rounded down to a whole unit (exact:
+    whole for every uncapped payment; the numerator and denominator are below 2**31)."""
+    q = np.int64(game.fee_denominator)
+    return (received // q) * game.fee_numerator + ((received % q) * game.fee_numerator) // q
+
+
+@jit
+def _pay_chips(money, purse, sc, receiver, payer, game, check, out):  # pragma: no cover - compiled
+    """:func:`_pay` for duel with chips, in whole money units (``money`` holds units, exact
+    integers): what a player pays in the hand is capped by their chips at the start of the
+    settlement (coins received in the same settlement are not used); a player with exactly none
+    left ends the match (:func:`simkit.engine.play._next_hand_of_match`). The float row and the
+    balances get the exact amounts in coins (the nearest float)."""
+    unit = game.money_unit
+    left0 = sc[S_CHIPS0]
+    left1 = sc[S_CHIPS1]
+    points = np.int64(0)
+    to0 = np.int64(0)  # paid by player 1 to player 0
+    to1 = np.int64(0)
+    if receiver >= 0:
+        if payer == 0:
+            points = min(np.int64(money[M_POINTS]), left0)
+            left0 -= points
+            to1 += points
+        else:
+            points = min(np.int64(money[M_POINTS]), left1)
+            left1 -= points
+            to0 += points
+    kong0 = min(np.int64(money[M_KONG0]), left1)
+    kong1 = min(np.int64(money[M_KONG1]), left0)
+    to0 += kong0
+    to1 += kong1
+    fee0 = _fee_units(to0, game)
+    fee1 = _fee_units(to1, game)
+    before = sc[S_CHIPS0] + sc[S_CHIPS1]
+    sc[S_CHIPS0] += to0 - to1 - fee0
+    sc[S_CHIPS1] += to1 - to0 - fee1
+    purse[P_BALANCE0] = (sc[S_CHIPS0] - game.chips) / unit
+    purse[P_BALANCE1] = (sc[S_CHIPS1] - game.chips) / unit
+    out[F_POINTS] = points / unit
+    out[F_SCORE0] = (to0 - to1) / unit
+    out[F_SCORE1] = (to1 - to0) / unit
+    out[F_KONG0] = kong0 / unit
+    out[F_KONG1] = kong1 / unit
+    out[F_FEE0] = fee0 / unit
+    out[F_FEE1] = fee1 / unit
+    out[F_BALANCE0] = purse[P_BALANCE0]
+    out[F_BALANCE1] = purse[P_BALANCE1]
+    if check:
+        if (
+            sc[S_CHIPS0] < 0 or sc[S_CHIPS1] < 0 or fee0 < 0 or fee1 < 0 or fee0 > to0 or fee1 > to1
+            or before - (sc[S_CHIPS0] + sc[S_CHIPS1]) != fee0 + fee1
+        ):
             sc[S_ERROR] = ERR_PAYMENT

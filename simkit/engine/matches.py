@@ -457,7 +457,8 @@ def simulate_matches(
       ``score_1`` (what each player received from the opponent minus what they paid them, win and
       kong payments together: ``score_1 == -score_0``), ``fee_0`` / ``fee_1`` (duel: the fee each
       paid on what they received), ``balance_0`` / ``balance_1`` (each player's result in the match
-      after this hand, ``sum(score - fee)``; with ``chips`` a player has ``chips + balance`` left);
+      after this hand, ``sum(score - fee)``; with ``chips`` a player has ``chips + balance`` left,
+      counted exactly in whole money units: :func:`simkit.rules.duel.money_unit`);
     * ``turns`` (decisions), ``tiles_left`` (drawable tiles left), ``kongs_*``, ``declared_*``
       (douque: 0/1 ready/2 MIGI), ``skipped_wins_*`` (douque);
     * ``items`` ([n_hands, N_ITEMS], the rule set's item columns in the order of

@@ -408,7 +408,7 @@ def _settle_hand(T, t, game, sp):  # pragma: no cover - compiled
         sc[G.S_WIN_LAST_DISCARD] != 0, t, sp, out, T.row_floats,
     )
     receiver = winner if winner >= 0 else (sc[G.S_DEALER] if win_type == G.WIN_FOLD else -1)
-    G._pay(money, T.purse, sc, receiver, payer, game.fee, sc[G.S_CHECK] != 0, T.row_floats)
+    G._pay(money, T.purse, sc, receiver, payer, game, sc[G.S_CHECK] != 0, T.row_floats)
     out[G.R_WINNER] = winner
     out[G.R_PAYER] = payer
     out[G.R_WIN_TYPE] = win_type
@@ -551,10 +551,7 @@ def _begin_match(T, game, seed, m):  # pragma: no cover - compiled
     sc[G.S_DEALERSHIPS] = 0
     sc[G.S_HAND_NUMBER] = 0
     sc[G.S_MATCH_OVER] = 0
-    T.purse[G.P_BALANCE0] = 0.0
-    T.purse[G.P_BALANCE1] = 0.0
-    T.purse[G.P_CHIPS0] = game.chips
-    T.purse[G.P_CHIPS1] = game.chips
+    G._begin_purse(T.purse, sc, game)
     if game.match_hands <= 0:
         sc[G.S_MATCH_OVER] = 1
 
@@ -585,8 +582,8 @@ def _next_hand_of_match(T, game):  # pragma: no cover - compiled
     winner = sc[G.S_WINNER]
     h = sc[G.S_HAND_NUMBER] + 1
     sc[G.S_HAND_NUMBER] = h
-    if T.purse[G.P_CHIPS0] <= 0.0 or T.purse[G.P_CHIPS1] <= 0.0:
-        sc[G.S_MATCH_OVER] = 1  # a player has no chips left
+    if game.money_unit != 0 and (sc[G.S_CHIPS0] <= 0 or sc[G.S_CHIPS1] <= 0):
+        sc[G.S_MATCH_OVER] = 1  # duel: a player has no chips left (counted exactly, in money units)
         return False
     if (winner == dealer or winner < 0) and sc[G.S_STREAK] < game.streak_cap:
         sc[G.S_STREAK] += 1

@@ -409,7 +409,7 @@ class Position:
         T.ids[0], T.ids[1] = np.uint64(seed), 0
         T.rng[1] = stream_key(np.uint64(seed), 0, 1)
         T.rng[2] = stream_key(np.uint64(seed), 0, 2)
-        T.purse[eng.P_CHIPS0] = T.purse[eng.P_CHIPS1] = spec.game.chips
+        T.sc[eng.S_CHIPS0] = T.sc[eng.S_CHIPS1] = spec.game.chips  # as play._begin_match (game._begin_purse)
         state = GameState(spec, T, _private=True)
         if check and self.phase == "discard" and not eng._check(T, -1, False):
             raise PositionError(f"the completed position breaks an engine invariant: {eng.ERROR_MESSAGES[int(sc[eng.S_ERROR])]}")

@@ -31,6 +31,7 @@ import numpy as np
 
 from .._jit import jit
 from ..errors import SimkitError
+from ..rules import duel as duel_rules
 from ..rules import resolve_rules
 from ..scoring import douque as sc_douque
 from ..scoring import duel as sc_duel
@@ -77,6 +78,8 @@ __all__ = [
 ]
 
 NO_STREAK_CAP = 1 << 62  #: streak cap of the rule sets without one
+#: the Game fields of a rule set without chips: money in float coins, nothing capped
+_NO_CHIPS = dict(money_unit=0, chips=0, fee_numerator=0, fee_denominator=1)
 
 
 @jit
@@ -130,7 +133,8 @@ def settle_night_market(T, winner, win_type, win_tile, replacement, last_tile, l
 def settle_duel(T, winner, win_type, win_tile, replacement, last_tile, last_discard, t, sp, row, floats):  # pragma: no cover
     """duel.md: the fan (Heavenly / Earthly Hand from the table state), the multiple, the win
     payment ``multiple x stake``, and both players' kong payments (whoever wins, and on a draw; a
-    robbed added kong is a pung again and earns nothing)."""
+    robbed added kong is a pung again and earns nothing). In coins, or with chips in whole money
+    units (``sp.money_unit``; the engine's :func:`~simkit.engine.game._pay_chips` counts them)."""
     row[R_FAN] = 0
     row[R_MULTIPLE] = 0
     if winner >= 0:
@@ -150,9 +154,16 @@ def settle_duel(T, winner, win_type, win_tile, replacement, last_tile, last_disc
         )
         row[R_FAN] = fan
         row[R_MULTIPLE] = sc_duel.win_multiple(fan, sp)
-        T.money[M_POINTS] = sc_duel.win_payment(fan, sp)
-    T.money[M_KONG0] = sc_duel.kong_payment(T.melds[0], T.n_melds[0], sp)
-    T.money[M_KONG1] = sc_duel.kong_payment(T.melds[1], T.n_melds[1], sp)
+        if sp.money_unit:  # with chips: in whole money units, exact (simkit.rules.duel.money_unit)
+            T.money[M_POINTS] = sc_duel.win_multiple(fan, sp) * sp.stake_units
+        else:
+            T.money[M_POINTS] = sc_duel.win_payment(fan, sp)
+    if sp.money_unit:
+        T.money[M_KONG0] = sc_duel.kong_units(T.melds[0], T.n_melds[0]) * sp.stake_units
+        T.money[M_KONG1] = sc_duel.kong_units(T.melds[1], T.n_melds[1]) * sp.stake_units
+    else:
+        T.money[M_KONG0] = sc_duel.kong_payment(T.melds[0], T.n_melds[0], sp)
+        T.money[M_KONG1] = sc_duel.kong_payment(T.melds[1], T.n_melds[1], sp)
 
 
 @jit
@@ -198,15 +209,19 @@ def game_of(rules) -> Game:
         return Game(
             kept_back=int(rules.kept_back), claim_chow=bool(rules.claim_chow), robbing=bool(rules.robbing_kong),
             declare=True, skipped_win=True, skipped_pung=2 if o.skipped_pung == "turn" else 1, bidding=False,
-            streak_cap=cap, dealer_turns=8, match_hands=8 * (cap + 1), rounds=True, fee=0.0, chips=np.inf,
+            streak_cap=cap, dealer_turns=8, match_hands=8 * (cap + 1), rounds=True, fee=0.0, **_NO_CHIPS,
         )
     duel = rules.name == "duel"
+    money = duel_rules.money_unit(o) if duel else None
     return Game(
         kept_back=int(rules.kept_back), claim_chow=bool(rules.claim_chow), robbing=bool(rules.robbing_kong),
         declare=False, skipped_win=False, skipped_pung=0, bidding=rules.name == "for_two",
         streak_cap=NO_STREAK_CAP, dealer_turns=0, match_hands=int(o.match_hands), rounds=False,
         fee=float(o.fee) if duel else 0.0,
-        chips=float(o.chips) if duel and o.chips is not None else np.inf,
+        **(_NO_CHIPS if money is None else dict(
+            money_unit=money.per_coin, chips=money.chips, fee_numerator=money.fee_numerator,
+            fee_denominator=money.fee_denominator,
+        )),
     )
 
 

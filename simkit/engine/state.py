@@ -93,8 +93,7 @@ class GameState:
         T.sc[eng.S_LOGGING] = 1
         T.rng[1] = stream_key(np.uint64(seed), 0, 1)
         T.rng[2] = stream_key(np.uint64(seed), 0, 2)
-        T.purse[eng.P_CHIPS0] = spec.game.chips
-        T.purse[eng.P_CHIPS1] = spec.game.chips
+        T.sc[eng.S_CHIPS0] = T.sc[eng.S_CHIPS1] = spec.game.chips  # as play._begin_match (game._begin_purse)
         T.sc[eng.S_PHASE] = eng.PENDING_DEAL  # dealt at the first look (play_out deals in the match kernel)
         return cls(spec, T, _private=True)
 

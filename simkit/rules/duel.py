@@ -4,14 +4,31 @@ Specification: ``rules/duel.md`` (characters 1-9 and the seven honors; pung and 
 discard, no chow claims; no tiles kept back; added kongs can be robbed; seven pairs wins).
 The loser pays ``min(2**(fan - 1), multiple_cap) x stake``; kong payments come on top; the
 receiver pays ``fee`` on what they receive; ``chips`` caps payments by the payer's balance.
+
+Money with ``chips`` is exact (:func:`money_unit`): the chips at the table decide who can pay what
+and when a match ends, so they are counted in whole **money units**, never in floating point. With
+``q`` the denominator of the fee as a fraction (20 for 0.05), a unit is 1/q^2 of the largest amount
+of which the stake and the chips are whole multiples (1/400 coin for ``stake=1, fee=0.05``; 1/4000
+for ``stake=0.7``), each option taken as the decimal number it is written as. Every win and kong
+payment is a whole number of units and its fee too; so is a payment capped by the payer's chips
+(all they have) and, as the chips are then a whole multiple of ``q`` units, its fee. Only a fee on
+a capped payment out of chips that already hold the net of an earlier capped payment can fall
+between units: it is rounded down to one. A player whose chips are exactly zero has none: the
+match ends after that hand. Chips more than a player could ever pay in a match
+(``match_hands x (multiple_cap + 16) x stake``) play exactly as unlimited chips, and without chips
+nothing is capped or compared, so money stays in float coins as the scoring functions give it.
+The result columns are the units converted to coins (the nearest float).
 """
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass
-from typing import ClassVar
+from fractions import Fraction
+from typing import ClassVar, NamedTuple
 
+from simkit.errors import RulesError
 from simkit.rules._options import rules_of_module, RuleOptions, Rules, number, option, optional
 
 __all__ = [
@@ -31,6 +48,8 @@ __all__ = [
     "RESULT_COLUMNS",
     "DuelOptions",
     "Options",
+    "MoneyUnit",
+    "money_unit",
     "make_rules",
     "RULES",
 ]
@@ -69,12 +88,20 @@ RESULT_COLUMNS = ('fan', 'multiple', 'kong_payment_0', 'kong_payment_1', 'fee_0'
 # Bounds of the numeric options, so that every payment and balance stays finite and exact (an
 # integer below 2**53 when stake is an integer): a hand pays at most (multiple_cap + 32) x stake
 # (the win, and kong payments of at most 8 kongs x 4), at most (2**20 + 32) x 1e5 < 2**37, and a
-# match of at most 10,000 hands keeps a balance below 2**51. chips is not bounded: it only caps
-# what a player pays.
+# match of at most 10,000 hands keeps a balance below 2**51. chips is not bounded: chips beyond what
+# a player can pay in a match play as unlimited, and smaller chips are counted in exact units
+# (money_unit, which refuses options whose unit would be too fine).
 #: Largest ``stake``.
 MAX_STAKE = 1e5
 #: Largest ``multiple_cap`` (2**20).
 MAX_MULTIPLE_CAP = 2**20
+#: Most stakes one player can owe the other for kongs in one hand (four concealed kongs x 4).
+MAX_KONG_STAKES = 16
+#: With chips, every amount of money in units stays below this (int64 arithmetic and the float64
+#: result columns are exact): twice the chips (all the chips at the table) and the most owed in a
+#: hand. As the chips are a whole multiple of q^2 units, it also keeps the fee's denominator q below
+#: 2**26, so the engine's fee ``units x numerator // denominator`` cannot overflow.
+MAX_MONEY_UNITS = 2**53
 
 
 @dataclass(frozen=True)
@@ -97,7 +124,8 @@ class DuelOptions(RuleOptions):
         None,
         optional(number(minimum=0, min_inclusive=False, allowed="any positive number")),
         "coins each player has at the table; payments are capped by the payer's balance "
-        "and a match ends when a player has none (none = unlimited)",
+        "and a match ends when a player has none, counted exactly in whole money units "
+        "(see simkit.rules.duel.money_unit) (none = unlimited)",
     )
     multiple_cap: int = option(
         32,
@@ -112,8 +140,65 @@ class DuelOptions(RuleOptions):
     )
 
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        money_unit(self)  # with chips, the money must be countable exactly (RulesError if not)
+
+
 #: The options class of this rule set, under the name every rule-set module uses.
 Options = DuelOptions
+
+
+class MoneyUnit(NamedTuple):
+    """The exact money of a duel match with chips (from :func:`money_unit`): whole units."""
+
+    per_coin: int  #: money units per coin (the unit is 1/per_coin coin)
+    stake: int  #: the stake in units
+    chips: int  #: each player's chips at the table, in units
+    fee_numerator: int  #: the fee as the exact fraction fee_numerator / fee_denominator
+    fee_denominator: int
+
+
+def _decimal(value) -> Fraction:
+    """An option value as the decimal number it is written as (``0.7`` is 7/10, not the binary
+    float nearest to it)."""
+    return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+
+
+def money_unit(options: DuelOptions) -> MoneyUnit | None:
+    """The money unit of a duel match with chips, or None when money needs no exact count.
+
+    With ``chips``, the chips at the table are counted exactly in whole units (see the module
+    docstring): ``per_coin = q**2 x`` the least common denominator of the stake and the chips,
+    ``q`` the fee's denominator, each option taken as the decimal it is written as. The stake and
+    the chips are then whole multiples of ``q**2`` units, so every fee on whole stakes is a whole
+    multiple of ``q`` units, and a player's chips stay a whole multiple of ``q`` until a payment
+    capped by chips. None without chips, and when the chips are more than a player could pay in a
+    match (``match_hands x (multiple_cap + 16) x stake``: the win at the cap and four concealed
+    kongs every hand), which plays exactly as unlimited chips.
+
+    Raises
+    ------
+    RulesError
+        The options need a unit so fine that the chips at the table or the most owed in a hand
+        would not stay below 2**53 units (with chips only).
+    """
+    if options.chips is None:
+        return None
+    stake, fee, chips = _decimal(options.stake), _decimal(options.fee), _decimal(options.chips)
+    if chips > options.match_hands * (options.multiple_cap + MAX_KONG_STAKES) * stake:
+        return None
+    per_coin = math.lcm(stake.denominator, chips.denominator) * fee.denominator**2
+    owed = (options.multiple_cap + MAX_KONG_STAKES) * stake * per_coin
+    if 2 * chips * per_coin >= MAX_MONEY_UNITS or owed >= MAX_MONEY_UNITS:
+        raise RulesError(
+            f"rule set 'duel': chips={options.chips}, stake={options.stake}, fee={options.fee} cannot be "
+            f"counted exactly: with chips, money is kept in whole units of 1/{per_coin} coin here "
+            f"(the fee's denominator squared, times the least common denominator of the stake and the chips), "
+            f"and the chips at the table and the most owed in a hand must stay below 2^53 units; "
+            f"use fewer decimals or smaller amounts"
+        )
+    return MoneyUnit(int(per_coin), int(stake * per_coin), int(chips * per_coin), fee.numerator, fee.denominator)
 
 
 def make_rules(**options) -> Rules:

@@ -9,7 +9,8 @@ items. The loser pays ``min(2 ** (fan - 1), multiple_cap) * stake`` for the win
 never capped (:func:`kong_units`, :func:`kong_payment`: exposed 2, added 1, concealed 4 x stake,
 paid by the opponent to the kong's owner); whoever receives coins pays ``fee`` of what they receive
 (:func:`receiver_fee`). The chip limit (``chips``) is match state and left to the engine
-(``DuelParams.chips`` carries it, ``inf`` for unlimited).
+(``DuelParams.chips`` carries it, ``inf`` for unlimited), which counts money exactly in whole
+units when chips are set (``DuelParams.money_unit``; :func:`simkit.rules.duel.money_unit`).
 
 Decisions where duel.md leaves room (the reference scorer ``tests/reference_scoring_duel.py`` was
 written from the rules file and its source with the same decisions):
@@ -44,6 +45,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import jit, pjit, prange
+from ..rules.duel import money_unit
 from ..hand.split import MAX_SPLITS, PART_CHOW, PART_PAIR, SCRATCH, splits_kernel
 from ..hand.win import is_seven_pairs
 from .common import (
@@ -119,13 +121,17 @@ class DuelParams(NamedTuple):
     fee: float  #: share of what a player receives that they pay as a fee
     multiple_cap: int  #: largest multiple paid for a win
     chips: float  #: coins each player has at the table (``inf``: unlimited); the engine's business
+    money_unit: int  #: with chips: money units per coin (:func:`simkit.rules.duel.money_unit`); 0 without
+    stake_units: int  #: with chips: the stake in money units (what the engine is owed in); 0 without
 
 
 def params_of(rules) -> DuelParams:
     """Kernel parameters of a duel :class:`~simkit.rules.Rules`."""
     o = rules.options
     chips = np.inf if o.chips is None else float(o.chips)
-    return DuelParams(float(o.stake), float(o.fee), int(o.multiple_cap), chips)
+    money = money_unit(o)
+    per_coin, stake_units = (0, 0) if money is None else (money.per_coin, money.stake)
+    return DuelParams(float(o.stake), float(o.fee), int(o.multiple_cap), chips, per_coin, stake_units)
 
 
 def new_work() -> ScoreWork:
