@@ -23,7 +23,9 @@ Interpretations
 5. Win on a kong = ``replacement`` and self-drawn (the winner has a kong); Last tile = ``last_tile``
    and self-drawn; Robbing the kong = ``robbing_kong`` (a discard win). They stack.
 6. Heavenly (dealer, self-drawn, dealt 14, no melds) and Earthly (non-dealer, self-drawn, first draw,
-   no melds): the only item, 8 fan.
+   no melds): the only item, 8 fan. "Before any call" is a fact of the play, given here as
+   ``first_turn``: a call takes a discard, so the dealer's concealed kong (declared, not called:
+   duel.md's seven pairs needs "no calls, no declared kongs") leaves Earthly Hand possible.
 7. Payment: multiple = min(2^(fan-1), multiple_cap); the loser pays multiple x stake plus the
    winner's kongs (exposed 2, added 1, concealed 4) x stake; the winner pays fee x that.
 """

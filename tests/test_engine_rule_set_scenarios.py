@@ -259,6 +259,40 @@ def test_heavenly_and_earthly_hands():
     assert rec.row["winner"] == 1 and rec.items == {"earthly_hand": 8}
 
 
+def test_earthly_hand_after_the_dealers_concealed_kong():
+    """duel.md: Earthly Hand is the non-dealer's self-draw "on the first draw before any call"; a
+    concealed kong is declared, not called (the rules file tells calls and declared kongs apart), so
+    the dealer's concealed kong does not cancel it (issue 21; douque.md, which says "nobody has made
+    any pung or kong", still cancels it there: test_engine_scenarios.py)."""
+    rec, _, _ = play(
+        "duel", "2222z 333z 444z 66z 7z 9m", "123m 456m 789m 111z 5z", draws="5z", replacements="7z",
+        p0=[CK("2z"), D("9m")], p1=[A.WIN],
+    )
+    assert ("concealed kong", 0, k("2z"), 0) in rec.events
+    row = rec.row
+    assert (row["winner"], row["win_type"], row["kongs_0"]) == (1, 1, 1)
+    assert rec.items == {"earthly_hand": 8} and row["fan"] == 8 and row["multiple"] == 32
+    check_money(row, points=32, kong_payment_0=4, score_1=28)
+
+
+def test_not_earthly_after_a_call():
+    # player 1 pungs the dealer's first discard (a call), then self-draws on their first draw
+    rec, _, _ = play(
+        "duel", "7z 1m 2m 3m 4m 5m 6m 22z 3z 44z 66z", "123m 456m 789m 77z 1z 5z", draws="3z 5z",
+        p0=[D("7z")], p1=[A.PUNG, D("1z"), A.WIN],
+    )
+    row = rec.row
+    assert (row["winner"], row["win_type"], row["win_tile"]) == (1, 1, k("5z"))
+    assert rec.items == {"win": 1, "self_drawn": 1}
+
+
+def test_not_earthly_on_the_second_draw():
+    rec, _, _ = play(
+        "duel", "2z 333z 444z 666z 777z 9m", "123m 456m 789m 111z 5z", draws="6m 3m 5z",
+        p0=[D("9m")], p1=[D("6m"), A.WIN],
+    )
+    assert rec.row["winner"] == 1 and rec.items == {"win": 1, "self_drawn": 1, "concealed_hand": 1}
+
 
 # ---------------------------------------------------------------------------------------------
 # the end of the wall

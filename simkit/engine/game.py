@@ -59,8 +59,10 @@ Rules decided where night_market.md, duel.md and for_two.md are open (every rule
   :data:`WIN_FOLD`, no winner, the opponent (``payer``) pays the banker ``fold_payment`` stakes, and
   the banker keeps the deal (as on a banker win).
 * duel: Heavenly Hand needs the dealer's self-draw on the dealt 14 (no discard, no kong made);
-  Earthly Hand the non-dealer's self-draw on the first draw with nobody having made any pung, chow
-  or kong (concealed kongs included).
+  Earthly Hand the non-dealer's self-draw on the first draw "before any call": nobody has called a
+  discard; the dealer's concealed kongs do not cancel it (duel.md tells calls and declared kongs
+  apart; douque's first-turn hands, "nobody has made any pung or kong", count them:
+  :func:`simkit.engine.rulesets._no_call`, ``S_NO_CALL``).
 """
 
 from __future__ import annotations
@@ -124,7 +126,7 @@ _WEST = 29
 # indices of Table.sc (mutable scalars)
 S_FRONT = 0  #: next wall index drawn from the front
 S_BACK = 1  #: next wall index drawn from the tail (replacements)
-S_NO_CALL = 2  #: 1 while nobody has made any pung, chow or kong
+S_NO_CALL = 2  #: 1 while nobody has made any pung, chow or kong (concealed kongs too: douque's first-turn hands)
 S_DISCARDS = 3  #: discards made in this hand (both players)
 S_TURNS = 4  #: decisions taken
 S_DEALER = 5

@@ -37,6 +37,7 @@ from ..scoring import douque as sc_douque
 from ..scoring import duel as sc_duel
 from ..scoring import for_two as sc_for_two
 from ..scoring import night_market as sc_night_market
+from ..scoring.common import MELD_CONCEALED
 from .game import (
     F_COMBINATION,
     M_KONG0,
@@ -129,6 +130,20 @@ def settle_night_market(T, winner, win_type, win_tile, replacement, last_tile, l
     T.money[M_POINTS] = sc_night_market.payment(fan, sp)
 
 
+@jit(inline="always")
+def _no_call(T):  # pragma: no cover - compiled
+    """duel.md's "before any call" (Earthly Hand): nobody has called a discard. A concealed kong is
+    declared, not called -- the rules file tells calls and declared kongs apart ("no calls, no
+    declared kongs" for seven pairs) -- so unlike douque's S_NO_CALL ("nobody has made any pung or
+    kong") the dealer's concealed kongs do not count; any other meld (pung, exposed or added kong,
+    chow) was made on a called tile."""
+    for p in range(2):
+        for m in range(T.n_melds[p]):
+            if T.melds[p, m, 0] != MELD_CONCEALED:
+                return False
+    return True
+
+
 @jit
 def settle_duel(T, winner, win_type, win_tile, replacement, last_tile, last_discard, t, sp, row, floats):  # pragma: no cover
     """duel.md: the fan (Heavenly / Earthly Hand from the table state), the multiple, the win
@@ -143,8 +158,8 @@ def settle_duel(T, winner, win_type, win_tile, replacement, last_tile, last_disc
         if self_drawn and T.n_river[winner] == 0 and not T.acted[winner] and T.n_melds[winner] == 0:
             if winner == T.sc[S_DEALER]:
                 first = 1  # heavenly: the dealer's dealt 14
-            elif T.sc[S_NO_CALL]:
-                first = 2  # earthly: the first draw, before any call
+            elif _no_call(T):
+                first = 2  # earthly: the first draw, before any call (a concealed kong is no call)
         if first != 0:
             replacement = False
             last_tile = False

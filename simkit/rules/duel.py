@@ -5,6 +5,13 @@ discard, no chow claims; no tiles kept back; added kongs can be robbed; seven pa
 The loser pays ``min(2**(fan - 1), multiple_cap) x stake``; kong payments come on top; the
 receiver pays ``fee`` on what they receive; ``chips`` caps payments by the payer's balance.
 
+Earthly Hand (8 fan flat) is the non-dealer's self-draw on the first draw "before any call". A
+call takes the opponent's discard (pung, exposed kong); a concealed kong is declared, not called
+(duel.md tells them apart: seven pairs needs "no calls, no declared kongs"), so the dealer's
+concealed kong before that first draw does not cancel it (the engine's ``_no_call`` in
+``simkit/engine/rulesets.py``; douque's first-turn hands, "nobody has made any pung or kong", do
+count concealed kongs).
+
 Money with ``chips`` is exact (:func:`money_unit`): the chips at the table decide who can pay what
 and when a match ends, so they are counted in whole **money units**, never in floating point. With
 ``q`` the denominator of the fee as a fraction (20 for 0.05), a unit is 1/q^2 of the largest amount

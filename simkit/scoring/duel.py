@@ -17,7 +17,10 @@ written from the rules file and its source with the same decisions):
 
 * Win (1) is scored on every win except Heavenly / Earthly Hand, which are "8 fan flat, with nothing
   else added": then the only item is ``heavenly_hand`` or ``earthly_hand`` (8) and the fan is 8.
-  Both need no melds (dealt 14 tiles; first draw before any call) and a self-draw.
+  Both need no melds (dealt 14 tiles; first draw before any call) and a self-draw. A concealed
+  kong is declared, not called: the dealer's concealed kong before the non-dealer's first draw
+  does not cancel Earthly Hand (the engine decides when it applies: ``_no_call`` in
+  :mod:`simkit.engine.rulesets`).
 * Concealed (1): no pung, exposed or added kong among the winner's melds (concealed kongs fine), on
   a self-draw or a discard win; it stacks with Self-drawn and with Seven pairs (seven pairs is
   always concealed).
