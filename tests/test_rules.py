@@ -501,3 +501,31 @@ def test_skipped_pung_turn_never_restricts_a_two_player_game():
             if not s.next_hand():
                 break
     assert checked > 1000
+
+
+def test_duel_money_unit_with_chips():
+    """With chips, duel counts money exactly in whole units (issue 21): 1/q^2 of the largest amount
+    of which the stake and the chips (as written, in decimal) are whole multiples, q the fee's
+    denominator; chips no match can spend, and no chips, need no unit."""
+    unit = duel.money_unit
+    assert unit(get_rules("duel", chips=3, stake=0.7).options) == (4000, 2800, 12_000, 1, 20)
+    assert unit(get_rules("duel", chips=100).options) == (400, 400, 40_000, 1, 20)
+    assert unit(get_rules("duel", chips=9.99).options) == (40_000, 40_000, 399_600, 1, 20)
+    assert unit(get_rules("duel", chips=10, stake=0.25, fee=0).options) == (4, 1, 40, 0, 1)
+    assert unit(get_rules("duel", chips=10, stake=0.3, fee=0.07).options) == (100_000, 30_000, 1_000_000, 7, 100)
+    assert unit(get_rules("duel").options) is None and unit(get_rules("duel", stake=1 / 3).options) is None
+    # the most a player can pay in a match: 16 hands x (32 + 16) stakes
+    assert unit(get_rules("duel", chips=16 * 48).options) is not None
+    assert unit(get_rules("duel", chips=16 * 48 + 0.5).options) is None
+    assert unit(get_rules("duel", chips=1e300).options) is None
+
+
+def test_duel_chips_too_fine_to_count_exactly_are_refused():
+    with pytest.raises(RulesError, match=r"^rule set 'duel': chips=0.3333333333333333, stake=1, fee=0.05 cannot be counted exactly"):
+        get_rules("duel", chips=1 / 3)
+    with pytest.raises(RulesError, match=r"cannot be counted exactly"):
+        get_rules("duel", chips=100, fee=0.123456789)  # 1/10^18 coin
+    with pytest.raises(RulesError, match=r"cannot be counted exactly"):
+        get_rules("duel", fee=0.123456789).with_options(chips=100)
+    assert duel.money_unit(get_rules("duel", chips=100, fee=0.1234).options).per_coin == 5000**2  # 617/5000
+    assert get_rules("duel", chips=1000, fee=0.123456789).options.chips == 1000  # more than a match can spend
