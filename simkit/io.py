@@ -1475,11 +1475,16 @@ def wall_settings_of(spec: dict) -> dict:
 
 
 def rules_from_dict(record: dict):
-    """The :class:`~simkit.rules.Rules` of a provenance record (``Rules.to_dict()``, as in a manifest)."""
-    from .rules import get_rules
+    """The :class:`~simkit.rules.Rules` of a provenance record (``Rules.to_dict()``, as in a manifest).
 
+    An option the record lacks because it was written before the option existed takes the value
+    the run was played with (the rule-set module's ``OPTIONS_OF_EARLIER_RECORDS``: for_two's
+    ``fold_passes_deal=False``), not today's default."""
+    from .rules import get_rules, rules_module
+
+    earlier = getattr(rules_module(record["name"]), "OPTIONS_OF_EARLIER_RECORDS", {})
     options = {k: tuple(v) if isinstance(v, list) else v for k, v in record["options"].items()}
-    return get_rules(record["name"], **options)
+    return get_rules(record["name"], **{**earlier, **options})
 
 
 def open_run(path, *, verify: bool = True) -> Run:

@@ -478,6 +478,7 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
     if stored is not None:  # resume: the run's settings; any given must agree
         settings = {**stored, **io.wall_settings_of(stored)}  # a run from before the wall designs: its deal
         settings.setdefault("decisions", False)  # a run from before the decision log has none
+        settings["rules"] = io.rules_from_dict(stored["rules"]).to_dict()  # options it predates: as played
         for key, value in given.items():
             if key == "policies" and value is not None:
                 if not _same_policies(entries, stored["policies"]):

@@ -7,7 +7,10 @@ was started, and are kept frozen: every rule set, every built-in policy pair in 
 and duel with chips. A change to any rule, the deal, a policy or the random streams changes them.
 
 The engine of 43788a0 knew one wall design, now the deal ``"dealer"`` with a shared wall (issue 15
-added the seat streams and stable walls as the default): these runs name it.
+added the seat streams and stable walls as the default): these runs name it. Its rules are named
+too where issue 21's rule fixes changed a default (``RULES_BEFORE_ISSUE_21``: for_two's
+``fold_passes_deal=False``); the new defaults have digests of their own (``FROZEN_ISSUE_21``), and
+duel with chips, whose money issue 21 made exact, was re-frozen (see its test).
 """
 
 from __future__ import annotations
@@ -55,10 +58,36 @@ FROZEN = {
 }
 
 
+#: The rules of 43788a0, where the issue-21 rule fixes changed a default: for_two's banker kept the
+#: deal after a fold (``fold_passes_deal=False``; the default is now True, as for_two.md reads).
+#: (duel's Earthly Hand after the dealer's concealed kong changed no frozen run.)
+RULES_BEFORE_ISSUE_21 = {"for_two": dict(fold_passes_deal=False)}
+
+
+def rules_before_issue_21(name: str):
+    return simkit.get_rules(name, **RULES_BEFORE_ISSUE_21.get(name, {}))
+
+
 @pytest.mark.parametrize("rules,policies", sorted(FROZEN), ids=lambda v: v if isinstance(v, str) else "-".join(v))
 def test_fixed_seed_runs_give_the_frozen_rows(rules, policies):
-    rows = simulate_matches(rules, policies, N_MATCHES[policies], seed=11, check=True, deal="dealer")
+    rows = simulate_matches(rules_before_issue_21(rules), policies, N_MATCHES[policies], seed=11, check=True, deal="dealer")
     assert _digest(rows) == FROZEN[(rules, policies)]
+
+
+#: Frozen by issue 21 for the defaults it changed: for_two with a fold passing the deal.
+FROZEN_ISSUE_21 = {
+    ("for_two", ("greedy", "greedy")): "cde38c6e47c6beb6",
+    ("for_two", ("random", "random")): "57d9acef59378c86",
+    ("for_two", ("greedy", "random")): "428cdeb4fef49b3d",
+    ("for_two", ("random", "greedy")): "18160ae84895e587",
+}
+
+
+@pytest.mark.parametrize("rules,policies", sorted(FROZEN_ISSUE_21), ids=lambda v: v if isinstance(v, str) else "-".join(v))
+def test_fixed_seed_runs_with_the_issue_21_defaults_give_the_frozen_rows(rules, policies):
+    rows = simulate_matches(rules, policies, N_MATCHES[policies], seed=11, check=True, deal="dealer")
+    assert simkit.get_rules(rules).options.fold_passes_deal
+    assert _digest(rows) == FROZEN_ISSUE_21[(rules, policies)]
 
 
 def test_duel_with_chips_gives_the_frozen_rows():
@@ -94,6 +123,6 @@ def test_replays_print_the_frozen_events(key):
     """``replay`` (now the match kernel with one hand logged) prints the events the closed-loop
     engine's own replay kernel printed for the same hands (seed 11)."""
     rules, pair, match, hand = key.split("|")
-    record = simkit.replay(11, match=int(match), hand=int(hand), rules=rules, policies=tuple(pair.split("-")),
-                           deal="dealer")
+    record = simkit.replay(11, match=int(match), hand=int(hand), rules=rules_before_issue_21(rules),
+                           policies=tuple(pair.split("-")), deal="dealer")
     assert record.lines() == REPLAYS[key]

@@ -114,7 +114,9 @@ def check_rows(r, rules):
     kongs = ((r["win_melds"][:, :, 0] >= 1) & (r["win_melds"][:, :, 0] <= 3)).sum(axis=1)
     kongs_of_winner = np.where(r["winner"] == 0, r["kongs_0"], r["kongs_1"])
     assert np.array_equal(kongs[win], kongs_of_winner[win])
-    # progression within each match: the dealer keeps the deal on a dealer win, a draw or a fold
+    # progression within each match: the dealer keeps the deal on a dealer win or a draw; on a
+    # for_two fold only with fold_passes_deal=False (for_two.md: "otherwise it passes")
+    fold_passes = name == "for_two" and o.fold_passes_deal
     for m in np.unique(r["match"]):
         idx = np.flatnonzero(r["match"] == m)
         assert np.array_equal(r["hand"][idx], np.arange(len(idx)))
@@ -129,7 +131,7 @@ def check_rows(r, rules):
             assert (left >= -1e-9).all()
             if j < len(idx) - 1:
                 assert (left > 1e-9).all(), "a match goes on only while both players have chips"
-            if r["winner"][i] == dealer or r["winner"][i] < 0:
+            if r["winner"][i] == dealer or (r["winner"][i] < 0 and not (fold_passes and fold[i])):
                 streak += 1
             else:
                 dealer, streak, changes = 1 - dealer, 0, changes + 1
@@ -292,6 +294,30 @@ def test_duel_fee_in_money_units_is_rounded_down_only_between_units():
     assert [_fee_units(n, game) for n in (0, 400, 12_800, 19, 20, 39, 40, 2**52)] == [0, 20, 640, 0, 1, 1, 2, 2**52 // 20]
     game = game_of(simkit.get_rules("duel", chips=10, fee=0.07, stake=0.3))  # 7/100
     assert [_fee_units(n, game) for n in (0, 100, 199, 2**52)] == [0, 7, 13, 2**52 * 7 // 100]
+
+
+@pytest.mark.parametrize("passes", [True, False])
+def test_for_two_fold_passes_deal(passes):
+    """for_two.md: the banker keeps the deal on a banker win or a draw, "otherwise it passes": by
+    default (fold_passes_deal=True) a fold passes the deal; with False the banker keeps it (issue
+    21). The matches are the same up to each match's first fold."""
+    rules = simkit.get_rules("for_two", fold_passes_deal=passes)
+    assert rules.options.fold_passes_deal is passes and simkit.get_rules("for_two").options.fold_passes_deal
+    r = simulate_matches(rules, RANDOM_PAIR, 200, seed=61, check=True)
+    check_rows(r, rules)
+    fold = np.flatnonzero(r["win_type"] == 4)
+    fold = fold[(fold + 1 < len(r["match"])) & (r["match"][np.minimum(fold + 1, len(r["match"]) - 1)] == r["match"][fold])]
+    assert len(fold) > 50
+    after = r["dealer"][fold + 1]
+    assert (after == (1 - r["dealer"][fold] if passes else r["dealer"][fold])).all()
+    assert (r["streak"][fold + 1] == (0 if passes else r["streak"][fold] + 1)).all()
+    other = simulate_matches(rules.with_options(fold_passes_deal=not passes), RANDOM_PAIR, 200, seed=61)
+    for m in np.unique(r["match"]):
+        idx = np.flatnonzero(r["match"] == m)
+        first = next((j for j, i in enumerate(idx) if r["win_type"][i] == 4), len(idx) - 1)
+        same = idx[: first + 1]
+        for key in ("dealer", "winner", "win_type", "points", "balance_0"):
+            assert np.array_equal(r[key][same], other[key][same]), (m, key)
 
 
 def test_duel_chips_end_matches():

@@ -133,7 +133,7 @@ _OPTIONS = {
                "base", "tai_value", "streak_cap"),
     "night_market": ("base", "fan_value", "match_hands"),
     "duel": ("stake", "fee", "chips", "multiple_cap", "match_hands"),
-    "for_two": ("stake", "combination_points", "self_drawn_multiplier", "fold_payment", "match_hands"),
+    "for_two": ("stake", "combination_points", "self_drawn_multiplier", "fold_payment", "match_hands", "fold_passes_deal"),
 }
 
 

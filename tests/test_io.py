@@ -193,3 +193,18 @@ def test_numeric_columns_gather_equals_numpy_astype(n):
     for name, a, dtype in wanted:
         assert out[name].dtype == np.dtype(dtype) and out[name].flags.c_contiguous
         assert np.array_equal(out[name], a.astype(dtype)), name
+
+
+def test_rules_from_a_record_made_before_an_option_existed():
+    """A for_two run recorded before ``fold_passes_deal`` (issue 21) was played with the banker
+    keeping the deal after a fold: its record reads so, not as today's default."""
+    from simkit.io import rules_from_dict
+
+    old = {"name": "for_two", "options": {"stake": 1, "combination_points": [5, 4, 3, 2, 1],
+                                          "self_drawn_multiplier": 2, "fold_payment": 1, "match_hands": 16}}
+    assert rules_from_dict(old).options.fold_passes_deal is False
+    assert simkit.get_rules("for_two").options.fold_passes_deal is True
+    for value in (True, False):
+        record = simkit.get_rules("for_two", fold_passes_deal=value).to_dict()
+        assert rules_from_dict(record).options.fold_passes_deal is value
+    assert rules_from_dict(simkit.get_rules("duel", chips=3).to_dict()) == simkit.get_rules("duel", chips=3)

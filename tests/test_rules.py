@@ -90,6 +90,7 @@ OPTIONS = {
         "self_drawn_multiplier": (2, [1, 1.5, 4], [0, -2, None]),
         "fold_payment": (1, [0, 0.5, 2], [-1, None, float("nan")]),
         "match_hands": (16, [1, 8, 10_000], [0, -1, 10_001, 16.0, "16", None, True]),
+        "fold_passes_deal": (True, [False, np.bool_(False)], [1, 0, "true", None]),
     },
 }
 

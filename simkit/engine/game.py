@@ -57,7 +57,8 @@ Rules decided where night_market.md, duel.md and for_two.md are open (every rule
 * for_two: the tiles are dealt first, then the banker bids having seen the dealt 14 tiles, then
   the opponent follows or folds having seen the 13. A fold ends the hand at once: ``win_type``
   :data:`WIN_FOLD`, no winner, the opponent (``payer``) pays the banker ``fold_payment`` stakes, and
-  the banker keeps the deal (as on a banker win).
+  the deal passes (for_two.md: the banker keeps it on a banker win or a draw, "otherwise it
+  passes"), or stays with the banker with ``fold_passes_deal=False`` (as before issue 21).
 * duel: Heavenly Hand needs the dealer's self-draw on the dealt 14 (no discard, no kong made);
   Earthly Hand the non-dealer's self-draw on the first draw "before any call": nobody has called a
   discard; the dealer's concealed kongs do not cancel it (duel.md tells calls and declared kongs
@@ -272,6 +273,7 @@ class Game(NamedTuple):
     skipped_win: bool  #: Skipped Win (douque §6): declining a win forbids winning until lifted
     skipped_pung: int  #: Skipped Pung: 0 none, 1 for the rest of the hand, 2 until the player's next turn
     bidding: bool  #: for_two: the banker bids, the opponent follows or folds
+    fold_passes_deal: bool  #: for_two (option): after a fold the deal passes; else the banker keeps it
     streak_cap: int  #: after the hand at this streak the deal passes anyway
     dealer_turns: int  #: a match ends after this many dealer turns (0: no such limit)
     match_hands: int  #: a match ends after this many hands (also the row capacity of a match)

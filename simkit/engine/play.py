@@ -585,7 +585,10 @@ def _next_hand_of_match(T, game):  # pragma: no cover - compiled
     if game.money_unit != 0 and (sc[G.S_CHIPS0] <= 0 or sc[G.S_CHIPS1] <= 0):
         sc[G.S_MATCH_OVER] = 1  # duel: a player has no chips left (counted exactly, in money units)
         return False
-    if (winner == dealer or winner < 0) and sc[G.S_STREAK] < game.streak_cap:
+    keeps = winner == dealer or winner < 0  # a dealer win, a draw, a fold ...
+    if game.fold_passes_deal and sc[G.S_WIN_TYPE] == G.WIN_FOLD:
+        keeps = False  # ... but for_two's fold_passes_deal: a fold is no banker win, the deal passes
+    if keeps and sc[G.S_STREAK] < game.streak_cap:
         sc[G.S_STREAK] += 1
     else:
         sc[G.S_DEALER] = 1 - dealer

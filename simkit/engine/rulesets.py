@@ -6,7 +6,7 @@ rule set is
 * a :class:`~simkit.engine.game.Game`: flags and scalars from the rule set's module constants
   (tiles kept back, chow claims, robbing an added kong) and options (streak cap, match length, fee,
   chips), plus what only douque has (Declare Ready / MIGI, Skipped Win / Skipped Pung, four
-  rounds) and only for_two has (bid and follow);
+  rounds) and only for_two has (bid and follow, and whether a fold passes the deal);
 * a jitted **settle** function, called once at the end of every hand::
 
       settle(T, winner, win_type, win_tile, replacement, last_tile, last_discard, t, sp, row, floats)
@@ -224,6 +224,7 @@ def game_of(rules) -> Game:
         return Game(
             kept_back=int(rules.kept_back), claim_chow=bool(rules.claim_chow), robbing=bool(rules.robbing_kong),
             declare=True, skipped_win=True, skipped_pung=2 if o.skipped_pung == "turn" else 1, bidding=False,
+            fold_passes_deal=False,
             streak_cap=cap, dealer_turns=8, match_hands=8 * (cap + 1), rounds=True, fee=0.0, **_NO_CHIPS,
         )
     duel = rules.name == "duel"
@@ -231,6 +232,7 @@ def game_of(rules) -> Game:
     return Game(
         kept_back=int(rules.kept_back), claim_chow=bool(rules.claim_chow), robbing=bool(rules.robbing_kong),
         declare=False, skipped_win=False, skipped_pung=0, bidding=rules.name == "for_two",
+        fold_passes_deal=bool(o.fold_passes_deal) if rules.name == "for_two" else False,
         streak_cap=NO_STREAK_CAP, dealer_turns=0, match_hands=int(o.match_hands), rounds=False,
         fee=float(o.fee) if duel else 0.0,
         **(_NO_CHIPS if money is None else dict(

@@ -4,6 +4,12 @@ Specification: ``rules/for_two.md`` (all 34 kinds; pung, chow and exposed kong o
 last 8 tiles are kept back; the banker bids 1, 2 or 3 and the opponent follows or folds). Payment
 from the loser is ``bid x stake x combination points``, times ``self_drawn_multiplier`` for a
 self-draw; a folding opponent pays ``fold_payment`` stakes.
+
+Banker rotation: rules/for_two.md has the banker keep the deal "on a banker win or a draw,
+otherwise it passes". A fold is neither (the hand is not played), so by default the deal passes
+after a fold (``fold_passes_deal=True``); ``fold_passes_deal=False`` keeps it with the banker, as
+on a banker win (simkit before issue 21, where folds are about 8% of greedy hands). The rule is
+applied in ``_next_hand_of_match`` of ``simkit/engine/play.py``.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ import sys
 from dataclasses import dataclass
 from typing import ClassVar
 
-from simkit.rules._options import rules_of_module, RuleOptions, Rules, number, number_tuple, option
+from simkit.rules._options import rules_of_module, RuleOptions, Rules, boolean, number, number_tuple, option
 
 __all__ = [
     "NAME",
@@ -33,6 +39,7 @@ __all__ = [
     "COMBINATIONS",
     "ForTwoOptions",
     "Options",
+    "OPTIONS_OF_EARLIER_RECORDS",
     "make_rules",
     "RULES",
 ]
@@ -90,7 +97,8 @@ MAX_FOLD_PAYMENT = 1e4
 
 @dataclass(frozen=True)
 class ForTwoOptions(RuleOptions):
-    """Options of ``for_two``: stake, combination points, self-draw multiplier, fold payment."""
+    """Options of ``for_two``: stake, combination points, self-draw multiplier, fold payment,
+    match length, and whether a fold passes the deal."""
 
     RULE_SET: ClassVar[str] = NAME
 
@@ -124,10 +132,21 @@ class ForTwoOptions(RuleOptions):
         number(minimum=1, maximum=10_000, integer=True, allowed="any integer from 1 to 10000"),
         "hands per match, folded hands included (rules/for_two.md does not say how long a match is)",
     )
+    fold_passes_deal: bool = option(
+        True,
+        boolean(),
+        "after a fold the deal passes to the opponent (rules/for_two.md: the banker keeps it on a "
+        "banker win or a draw, otherwise it passes); false: the banker keeps it, as on a banker win",
+    )
 
 
 #: The options class of this rule set, under the name every rule-set module uses.
 Options = ForTwoOptions
+
+#: Options added after runs were recorded, with the value such a run was played with: a run
+#: manifest (or dataset metadata) without ``fold_passes_deal`` was made when the banker kept the
+#: deal after a fold (``simkit.io.rules_from_dict`` reads it so).
+OPTIONS_OF_EARLIER_RECORDS = {"fold_passes_deal": False}
 
 
 def make_rules(**options) -> Rules:
