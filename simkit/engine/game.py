@@ -879,7 +879,8 @@ def _pay(money, purse, sc, receiver, payer, game, check, out):  # pragma: no cov
 @jit(inline="always")
 def _fee_units(received, game):  # pragma: no cover - compiled
     """The fee on ``received`` money units: ``received x fee`` rounded down to a whole unit (exact:
-    whole for every uncapped payment; the numerator and denominator are below 2**31)."""
+    whole for every uncapped payment; the denominator is below 2**26, see
+    simkit.rules.duel.MAX_MONEY_UNITS, so nothing overflows)."""
     q = np.int64(game.fee_denominator)
     return (received // q) * game.fee_numerator + ((received % q) * game.fee_numerator) // q
 

@@ -15,13 +15,13 @@ count concealed kongs).
 Money with ``chips`` is exact (:func:`money_unit`): the chips at the table decide who can pay what
 and when a match ends, so they are counted in whole **money units**, never in floating point. With
 ``q`` the denominator of the fee as a fraction (20 for 0.05), a unit is 1/q^2 of the largest amount
-of which the stake and the chips are whole multiples (1/400 coin for ``stake=1, fee=0.05``; 1/4000
-for ``stake=0.7``), each option taken as the decimal number it is written as. Every win and kong
-payment is a whole number of units and its fee too; so is a payment capped by the payer's chips
-(all they have) and, as the chips are then a whole multiple of ``q`` units, its fee. Only a fee on
-a capped payment out of chips that already hold the net of an earlier capped payment can fall
-between units: it is rounded down to one. A player whose chips are exactly zero has none: the
-match ends after that hand. Chips more than a player could ever pay in a match
+of which the stake and the chips are whole multiples, each option taken as the decimal number it is
+written as (1/400 coin for ``stake=1, fee=0.05`` and whole chips; 1/4000 for ``stake=0.7``). Every
+win and kong payment is a whole number of units, and so is its fee; so is a payment capped by the
+payer's chips (all they have) and, as a player's chips stay a whole multiple of ``q`` units until
+then, its fee. Only a fee on a capped payment out of chips that already hold the net of an earlier
+capped payment can fall between units: it is rounded down to one. A player whose chips are exactly
+zero has none: the match ends after that hand. Chips more than a player could ever pay in a match
 (``match_hands x (multiple_cap + 16) x stake``) play exactly as unlimited chips, and without chips
 nothing is capped or compared, so money stays in float coins as the scoring functions give it.
 The result columns are the units converted to coins (the nearest float).
@@ -145,7 +145,6 @@ class DuelOptions(RuleOptions):
         "hands per match at most (rules/duel.md does not say); a match also ends when a player "
         "has no chips left",
     )
-
 
     def __post_init__(self) -> None:
         super().__post_init__()
