@@ -914,10 +914,15 @@ def _pay_chips(money, purse, sc, receiver, payer, game, check, out):  # pragma: 
     fee0 = _fee_units(to0, game)
     fee1 = _fee_units(to1, game)
     before = sc[S_CHIPS0] + sc[S_CHIPS1]
+    # a balance is what it was when the chips were at their start, plus the exact net since then:
+    # in a match from its start that is the exact net itself (x - x + y == y), and a table whose
+    # balances were set otherwise (a position within a match) keeps them as its start
+    start0 = purse[P_BALANCE0] - (sc[S_CHIPS0] - game.chips) / unit
+    start1 = purse[P_BALANCE1] - (sc[S_CHIPS1] - game.chips) / unit
     sc[S_CHIPS0] += to0 - to1 - fee0
     sc[S_CHIPS1] += to1 - to0 - fee1
-    purse[P_BALANCE0] = (sc[S_CHIPS0] - game.chips) / unit
-    purse[P_BALANCE1] = (sc[S_CHIPS1] - game.chips) / unit
+    purse[P_BALANCE0] = start0 + (sc[S_CHIPS0] - game.chips) / unit
+    purse[P_BALANCE1] = start1 + (sc[S_CHIPS1] - game.chips) / unit
     out[F_POINTS] = points / unit
     out[F_SCORE0] = (to0 - to1) / unit
     out[F_SCORE1] = (to1 - to0) / unit
