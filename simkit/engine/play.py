@@ -939,27 +939,6 @@ def rollouts_kernel(base, work, unseen, n_opp, opp_ready, seed, stream, first, n
 # the vector environment (simkit.envs.VectorEnv): many tables stepped from a batch of actions
 
 
-@jit(inline="always", cache=CACHE)
-def _until_agent(T, template, t, game, sp, kinds, fn0, fn1, params0, params1, seat, match_episodes):  # pragma: no cover
-    """Advance a vector-environment table past everything that is not the agent's to decide: the
-    opponent's decisions (when ``seat >= 0``) and, in match episodes, the deal of the match's next
-    hand. Returns 1 at the agent's decision (any decision in self-play, ``seat < 0``), 0 when the
-    episode is over, -1 on an engine error."""
-    sc = T.sc
-    while True:
-        if sc[G.S_ERROR]:
-            return -1
-        if sc[G.S_PHASE] == A.PHASE_OVER:
-            if match_episodes and step_kernel(G.OP_NEXT_HAND, T, template, t, game, sp, 0, T.ids[0], 0):
-                sc[G.S_LOGGING] = 0  # no event log: nobody replays these hands
-                continue
-            return 0
-        if seat < 0 or sc[G.S_PLAYER] == seat:
-            return 1
-        action = _ask(T, t, kinds, fn0, fn1, params0, params1)
-        step_kernel(G.OP_STEP, T, template, t, game, sp, action, T.ids[0], 0)
-
-
 @jit(cache=CACHE, refcounts=False)
 def vector_step_kernel(tables, start, stop, reset, actions, template, t, game, sp, kinds, fn0, fn1, params0, params1, agent_mode, match_episodes, seeds, matches, agent_episodes, seats, obs, masks, rewards, terminated, players, full_state, states, errors):  # pragma: no cover
     """One step of tables ``start .. stop - 1`` of a vector environment (``tables``: a typed list
@@ -978,7 +957,11 @@ def vector_step_kernel(tables, start, stop, reset, actions, template, t, game, s
     (``players[i]``), the step's change of each player's score (``rewards[i]``: the agent's and the
     opponent's with ``agent_mode``, else player 0's and player 1's), the full-information state
     when ``full_state``, and an engine error's (code, action, player, phase, tile) in ``errors[i]``.
-    Compiled without reference counts: every array belongs to the caller or to a Table of its list.
+
+    The step (:func:`_step`) is inlined at its one call site here, as in :func:`_run_hand`: calling
+    ``step_kernel`` per step, which passes the whole Table, made a step about 1.6 times as slow;
+    the rare starts of matches and hands do call it. Compiled without reference counts: every
+    array belongs to the caller or to a Table of its list.
     """
     tb = G.borrowed_hand_tables(t)
     for i in range(start, stop):
@@ -987,36 +970,58 @@ def vector_step_kernel(tables, start, stop, reset, actions, template, t, game, s
         terminated[i] = False
         rewards[i, 0] = 0.0
         rewards[i, 1] = 0.0
-        status = 0
-        if not reset:
-            b0 = T.purse[G.P_BALANCE0]
-            b1 = T.purse[G.P_BALANCE0 + 1]
-            step_kernel(G.OP_STEP, T, template, tb, game, sp, actions[i], seeds[i], 0)
-            seat = seats[i] if agent_mode else -1
-            status = _until_agent(T, template, tb, game, sp, kinds, fn0, fn1, params0, params1, seat, match_episodes)
+        b0 = T.purse[G.P_BALANCE0]
+        b1 = T.purse[G.P_BALANCE0 + 1]
+        begin = 1 if reset else 0  # 1: a new episode; 2: the next match of the same episode (passed over)
+        fresh = False
+        action = -1 if reset else actions[i]
+        failed = False
+        while True:
+            if begin:
+                if begin == 1:
+                    if agent_mode:
+                        seats[i] = agent_episodes[i] % 2
+                    agent_episodes[i] += 1
+                step_kernel(G.OP_BEGIN_MATCH, T, template, tb, game, sp, 0, seeds[i], matches[i])
+                sc[G.S_LOGGING] = 0  # no event log: nobody replays these hands
+                matches[i] += 1
+                begin = 0
+                fresh = True
+            elif action >= 0:
+                _step(T, tb, game, sp, action)
+                action = -1
+            if sc[G.S_ERROR]:
+                failed = True
+                break
+            if sc[G.S_PHASE] == A.PHASE_OVER:
+                if match_episodes and step_kernel(G.OP_NEXT_HAND, T, template, tb, game, sp, 0, T.ids[0], 0):
+                    sc[G.S_LOGGING] = 0
+                    continue
+                if fresh:  # over before the agent decided: passed over, the same episode goes on
+                    begin = 2
+                    continue
+                d0 = T.purse[G.P_BALANCE0] - b0
+                d1 = T.purse[G.P_BALANCE0 + 1] - b1
+                if agent_mode and seats[i] == 1:
+                    d0, d1 = d1, d0
+                rewards[i, 0] = d0
+                rewards[i, 1] = d1
+                terminated[i] = True
+                begin = 1
+                continue
+            if not agent_mode or sc[G.S_PLAYER] == seats[i]:
+                break
+            action = _ask(T, tb, kinds, fn0, fn1, params0, params1)
+        if failed:
+            _report(T, errors[i], T.policy_legal)
+            continue
+        if not terminated[i] and not reset:
             d0 = T.purse[G.P_BALANCE0] - b0
             d1 = T.purse[G.P_BALANCE0 + 1] - b1
             if agent_mode and seats[i] == 1:
                 d0, d1 = d1, d0
             rewards[i, 0] = d0
             rewards[i, 1] = d1
-            if status == 0:
-                terminated[i] = True
-        while status == 0:  # a new episode (another if it ends before the agent decides)
-            if agent_mode:
-                seats[i] = agent_episodes[i] % 2
-            agent_episodes[i] += 1
-            while True:
-                step_kernel(G.OP_BEGIN_MATCH, T, template, tb, game, sp, 0, seeds[i], matches[i])
-                sc[G.S_LOGGING] = 0
-                matches[i] += 1
-                status = _until_agent(T, template, tb, game, sp, kinds, fn0, fn1, params0, params1,
-                                      seats[i] if agent_mode else -1, match_episodes)
-                if status != 0:
-                    break
-        if status < 0:
-            _report(T, errors[i], T.policy_legal)
-            continue
         p = sc[G.S_PLAYER]
         players[i] = p
         encode_observation_kernel(T, p, True, obs[i])
