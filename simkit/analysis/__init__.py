@@ -43,8 +43,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import SimkitError
-from .stats import wilson_interval
+from ..errors import SimkitError
+from ..stats import wilson_interval
 
 __all__ = [
     "load",
@@ -193,7 +193,7 @@ def load(path, columns=None, filters=None, table="hands"):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from . import io
+    from .. import io
 
     if table not in ("hands", "decisions"):
         raise SimkitError(f"table must be 'hands' or 'decisions', got {table!r}")
@@ -354,7 +354,7 @@ def _data(data, needed):
     ``needed(rules name, column names)`` returns."""
     import pandas as pd
 
-    from . import io
+    from .. import io
 
     if _is_path(data):
         run = io.open_run(data)
@@ -969,7 +969,7 @@ def _design_of(df, which="the data") -> tuple[str, str]:
         raise SimkitError(
             f"cannot tell the wall design of {which}: compare runs by path or by DataFrames from simkit.analysis.load"
         )
-    from .io import wall_settings_of
+    from ..io import wall_settings_of
 
     w = wall_settings_of(spec)
     return w["deal"], w["wall"]
@@ -1094,7 +1094,7 @@ def _run_label(df) -> str:
     spec = attrs["manifest"]["spec"]
     defaults = None
     try:
-        from .rules import get_rules
+        from ..rules import get_rules
 
         defaults = get_rules(spec["rules"]["name"]).to_dict()["options"]
     except Exception:  # pragma: no cover - an unknown rule set is refused elsewhere
@@ -1446,13 +1446,13 @@ class Summary:
 
     def table(self) -> str:
         """The summary as a readable text table."""
-        from .io import wall_settings_of
+        from ..io import wall_settings_of
 
         spec = self.manifest["spec"]
         pol = spec["policies"]
         status = self.manifest.get("status", "?")
         note = "" if status == "complete" else f" ({status}; {self.shards} shards so far — finish it with --resume)"
-        from .rules import get_rules
+        from ..rules import get_rules
 
         r = spec["rules"]
         defaults = get_rules(r["name"]).to_dict()["options"]
@@ -1533,7 +1533,7 @@ def summarize(path) -> Summary:
     simkit.io.DatasetError
         ``path`` is not a simkit dataset (or has no complete shard).
     """
-    from . import io
+    from .. import io
 
     run = io.open_run(path)
     if not run.shards:
