@@ -439,7 +439,7 @@ def test_functions_take_a_run_directory_and_read_only_what_they_need(run_dir, df
         seen.append(columns)
         return real(path, columns=columns, filters=filters)
 
-    monkeypatch.setattr(A, "load", spy)
+    monkeypatch.setattr(A.loading, "load", spy)  # where every function's run-directory reader looks it up
     assert A.tai_distribution(run_dir, by="role").equals(A.tai_distribution(df, by="role"))
     assert set(seen[-1]) == {"winner", "dealer", "hand_tai", "dealer_tai"}
     assert A.item_frequencies(str(run_dir)).equals(A.item_frequencies(df))
@@ -572,3 +572,23 @@ def test_item_frequencies_per_hand_plot_with_zero_counts(df):
     assert zero.any()  # items never scored: their interval starts at exactly 0
     assert (freq.loc[zero, "per_hand_low"] == 0).all() and (freq["per_hand_low"] <= freq["per_hand"]).all()
     A.plot_item_frequencies(freq, per="hand", top=40)  # crashed: 'xerr' must not contain negative values
+
+
+def test_the_package_keeps_its_public_names_one_concern_per_file():
+    """issue 21 point 6: simkit/analysis.py became a package; every public name is imported from
+    simkit.analysis as before, each defined in the file that names its concern."""
+    where = {
+        "load": "loading", "load_many": "loading", "players": "loading", "tai_distribution": "distributions",
+        "item_frequencies": "distributions", "item_pairs": "distributions", "expected_payment": "payments",
+        "compare": "comparison", "Comparison": "comparison", "plot_tai_distribution": "plots",
+        "plot_item_frequencies": "plots", "plot_expected_payment": "plots", "plot_comparison": "plots",
+        "summarize": "summary", "Summary": "summary", "clustered_mean": "intervals",
+    }
+    assert set(A.__all__) == set(where) | {"PLAYER_KEYS", "WIN_VALUES"}
+    for name, module in where.items():
+        assert getattr(A, name).__module__ == f"simkit.analysis.{module}", name
+    assert A.PLAYER_KEYS == ("player", "policy", "role", "seat_wind") and A.WIN_VALUES["douque"] == ("hand_tai", "total_tai")
+    assert simkit.summarize is A.summarize
+    from simkit.stats import wilson_interval as w
+
+    assert w(0, 5)[0] == 0.0  # simkit.stats stays where it was
