@@ -427,6 +427,68 @@ def test_compare_refuses_runs_it_cannot_compare(df, dup):
         A.compare(dup.drop(columns="deal_id"))
 
 
+def _tenure_values(frame):
+    """Brute force: for every hand, the dealer's results summed over it and the later hands of the
+    same match and copy while the same player deals; with the dealer's policy, streak, match."""
+    rows = frame.sort_values(["match", "copy", "hand"]).to_dict("records")
+    out = []
+    for i, r in enumerate(rows):
+        total, left = 0.0, 0
+        for s in rows[i:]:
+            if (s["match"], s["copy"], s["dealer"]) != (r["match"], r["copy"], r["dealer"]):
+                break
+            d = s["dealer"]
+            total += s[f"score_{d}"] - s.get(f"fee_{d}", 0.0)
+            left += 1
+        out.append((str(r[f"policy_{r['dealer']}"]), int(r["streak"]), int(r["match"]), total, left))
+    return pd.DataFrame(out, columns=["policy", "streak", "match", "value", "left"])
+
+
+def test_deal_value_against_a_brute_force_walk_over_the_hands(df, dup):
+    brute = _tenure_values(df)
+    dv = A.deal_value(df)
+    assert list(dv.columns) == ["streak", "tenures", "matches", "hands_left", "mean", "low", "high"]
+    assert dv["streak"].tolist() == sorted(brute["streak"].unique())
+    assert (dv["mean"].iloc[1:] != 0).any()  # a real computation: the dealer's tenure is worth something
+    for _, r in dv.iterrows():
+        b = brute[brute["streak"] == r["streak"]]
+        assert r["tenures"] == len(b) and r["matches"] == b["match"].nunique()
+        assert r["hands_left"] == pytest.approx(b["left"].mean())
+        assert r["mean"] == pytest.approx(b["value"].mean())
+        if b["match"].nunique() > 1:
+            assert (r["low"], r["high"]) == pytest.approx(_cr1(b["value"], b["match"])[1:])
+        else:
+            assert math.isnan(r["low"]) and math.isnan(r["high"])
+    # at streak 0 a tenure is whole: its value is more than the first hand's (expected_payment by streak)
+    first = A.expected_payment(df, by=["role", "streak"])
+    first = first[(first["role"] == "dealer") & (first["streak"] == 0)].iloc[0]
+    assert dv.iloc[0]["mean"] != pytest.approx(first["mean"]) and dv.iloc[0]["hands_left"] > 1
+    # a duplicate run, by the dealer's policy: both copies of a match in one cluster
+    brute = _tenure_values(dup)
+    dv = A.deal_value(dup, by="policy")
+    assert set(dv["policy"]) == set(dup.attrs["policies"])
+    for _, r in dv.iterrows():
+        b = brute[(brute["streak"] == r["streak"]) & (brute["policy"] == r["policy"])]
+        assert r["tenures"] == len(b) and r["mean"] == pytest.approx(b["value"].mean())
+        if b["match"].nunique() > 1:
+            assert (r["low"], r["high"]) == pytest.approx(_cr1(b["value"], b["match"])[1:])
+    by_player = A.deal_value(dup, by="player")
+    assert by_player["tenures"].sum() == len(dup) and set(by_player["player"]) == {0, 1}
+
+
+def test_deal_value_refusals(run_dir, df):
+    assert A.deal_value(run_dir).equals(A.deal_value(df))
+    with pytest.raises(simkit.SimkitError, match="by='role' has one value"):
+        A.deal_value(df, by="role")
+    holed = df[~((df["match"] == 3) & (df["hand"] == 2))]
+    with pytest.raises(simkit.SimkitError, match="every hand of a match: .*match 3.* from hand 1 to hand 3"):
+        A.deal_value(holed)
+    with pytest.raises(simkit.SimkitError, match="no column 'streak'"):
+        A.deal_value(df.drop(columns="streak"))
+    with pytest.raises(simkit.SimkitError, match="unknown grouping key 'seat'"):
+        A.deal_value(df, by="seat")
+
+
 # ---------------------------------------------------------------------------------------------
 # paths, columns, other rule sets
 
@@ -580,6 +642,7 @@ def test_the_package_keeps_its_public_names_one_concern_per_file():
     where = {
         "load": "loading", "load_many": "loading", "players": "loading", "tai_distribution": "distributions",
         "item_frequencies": "distributions", "item_pairs": "distributions", "expected_payment": "payments",
+        "deal_value": "payments",
         "compare": "comparison", "Comparison": "comparison", "plot_tai_distribution": "plots",
         "plot_item_frequencies": "plots", "plot_expected_payment": "plots", "plot_comparison": "plots",
         "summarize": "summary", "Summary": "summary", "clustered_mean": "intervals",

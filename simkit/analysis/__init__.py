@@ -7,6 +7,7 @@
 * :func:`item_frequencies`, :func:`item_pairs`: how often each scoring item is scored, per hand and
   per win, and which items come together.
 * :func:`expected_payment`: mean payment, or a player's mean result, per hand and per match.
+* :func:`deal_value`: the value of the dealer's tenure from a streak until the deal passes.
 * :func:`compare`: the paired difference between the two policies of a ``--duplicate`` run, or
   between two runs on the same deals (same seed and wall design).
 * ``plot_*``: matplotlib figures of the above (matplotlib is imported only by them).
@@ -15,7 +16,7 @@
 One concern per file: ``loading.py`` (:func:`load`, :func:`load_many`, :func:`players` and the data
 helpers), ``groups.py`` (the grouping keys), ``intervals.py`` (:func:`clustered_mean` and the
 interval helpers), ``distributions.py`` (:func:`tai_distribution`, :func:`item_frequencies`,
-:func:`item_pairs`), ``payments.py`` (:func:`expected_payment`),
+:func:`item_pairs`), ``payments.py`` (:func:`expected_payment`, :func:`deal_value`),
 ``comparison.py`` (:func:`compare`, :class:`Comparison`), ``summary.py`` (:func:`summarize`,
 :class:`Summary`) and ``plots.py`` (``plot_*``); every public name is imported from here.
 
@@ -46,7 +47,7 @@ from .distributions import WIN_VALUES, item_frequencies, item_pairs, tai_distrib
 from .groups import PLAYER_KEYS
 from .intervals import clustered_mean
 from .loading import load, load_many, players
-from .payments import expected_payment
+from .payments import deal_value, expected_payment
 from .plots import plot_comparison, plot_expected_payment, plot_item_frequencies, plot_tai_distribution
 from .summary import Summary, summarize
 
@@ -58,6 +59,7 @@ __all__ = [
     "item_frequencies",
     "item_pairs",
     "expected_payment",
+    "deal_value",
     "compare",
     "Comparison",
     "plot_tai_distribution",
