@@ -48,7 +48,13 @@ from .groups import PLAYER_KEYS
 from .intervals import clustered_mean
 from .loading import load, load_many, players
 from .payments import deal_value, expected_payment
-from .plots import plot_comparison, plot_expected_payment, plot_item_frequencies, plot_tai_distribution
+from .plots import (
+    plot_comparison,
+    plot_deal_value,
+    plot_expected_payment,
+    plot_item_frequencies,
+    plot_tai_distribution,
+)
 from .summary import Summary, summarize
 
 __all__ = [
@@ -65,6 +71,7 @@ __all__ = [
     "plot_tai_distribution",
     "plot_item_frequencies",
     "plot_expected_payment",
+    "plot_deal_value",
     "plot_comparison",
     "summarize",
     "Summary",
