@@ -753,6 +753,7 @@ def test_every_title_fits_its_panel(df, dup, plt):
     fig, axes = plt.subplots(2, 3, figsize=(10, 7), layout="constrained")
     dist = A.tai_distribution(df, by="role")
     A.plot_tai_distribution(dist, ax=axes[0, 0])
+    axes[0, 0].set_title("a title of the user's")  # kept as set: later helpers fit only their own titles
     A.plot_tai_distribution(dist, kind="difference", ax=axes[0, 1])
     A.plot_tai_distribution(dist, kind="cdf", ax=axes[0, 2])
     A.plot_expected_payment(A.expected_payment(df, by=["role", "streak"], value="won"), x="streak", ax=axes[1, 0])
@@ -768,6 +769,7 @@ def test_every_title_fits_its_panel(df, dup, plt):
             assert panel.x0 - 2 <= title.x0 and title.x1 <= panel.x1 + 2, ax.get_title()
             assert title.y1 <= figure.bbox.y1 + 1, ax.get_title()
     assert "\n" in axes[0, 1].get_title()  # the long one was wrapped
+    assert axes[0, 0].get_title() == "a title of the user's"
 
 
 def test_every_plot_helper_draws_zero_counts(df, plt):

@@ -57,7 +57,9 @@ def _fit_title(ax, fontsize=None):
         title.set_fontsize(fontsize)
     ax._simkit_title = " ".join(title.get_text().split())
     fig = ax.figure
-    fitted = [a for a in fig.axes if getattr(a, "_simkit_title", "")]
+    # a helper's title as it set it (wrapped or not); a title set afterwards by the user is left alone
+    fitted = [a for a in fig.axes
+              if getattr(a, "_simkit_title", "") and " ".join(a.title.get_text().split()) == a._simkit_title]
     for a in fitted:  # the panels' widths without the titles: a title that overflows widens the margins
         a.title.set_text("")
     engine = fig.get_layout_engine()
