@@ -138,6 +138,14 @@ def test_summarize_by_policy_role_and_win_type(sweep, capsys):
     assert "by" not in summarize(a).to_dict()
     assert main(["summarize", str(a), "--by", "policy"]) == 0
     assert "by policy" in capsys.readouterr().out
+    # another rule set: its value of a win, and results net of fees
+    duel = sweep[2]
+    s = summarize(duel, by="role")
+    long = A.players(A.load(duel))
+    for g in s.groups:
+        mine = long[long["role"] == g["label"]]
+        assert g["measure"] == "fan" and g["mean"] == pytest.approx(_cr1(mine["result"], mine["match"]))
+    assert "fan per win" in s.table()
     with pytest.raises(simkit.SimkitError, match="summarize groups by one of policy, role, win_type; got by='seat'"):
         summarize(a, by="seat")
     with pytest.raises(SystemExit):
