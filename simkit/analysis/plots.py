@@ -65,7 +65,10 @@ def _fit_title(ax, fontsize=None):
     engine = fig.get_layout_engine()
     if engine is not None:  # measure the panels where the layout puts them, not where they were created
         engine.execute(fig)
-    renderer = fig.canvas.get_renderer()
+    try:
+        renderer = fig.canvas.get_renderer()  # Agg canvases (the default, Jupyter's inline backend)
+    except AttributeError:  # other canvases: the renderer matplotlib's own layouts use
+        renderer = fig._get_renderer()
     for a in fitted:
         _wrap_title(a, a._simkit_title, renderer)
 
