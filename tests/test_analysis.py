@@ -772,7 +772,7 @@ def test_every_title_fits_its_panel(df, dup, plt):
     assert axes[0, 0].get_title() == "a title of the user's"
 
 
-def test_every_plot_helper_draws_zero_counts(df, plt):
+def test_every_plot_helper_draws_zero_counts(df, dup, plt):
     drawn = df.copy()
     drawn["winner"] = -1  # every hand an exhaustive draw: no win, no item scored
     for col in [c for c in df.columns if c.startswith("item_")]:
@@ -790,6 +790,14 @@ def test_every_plot_helper_draws_zero_counts(df, plt):
     assert ax.lines[0].get_ydata() == pytest.approx([0.0, 0.0])
     A.plot_deal_value(A.deal_value(drawn))
     A.plot_expected_payment(A.expected_payment(drawn.iloc[:0]))  # no rows at all
+    # a comparison in which nothing differs: every deal 0, a zero-width interval, no variance reduction
+    import dataclasses
+
+    cmp = A.compare(dup)
+    same = dataclasses.replace(cmp, deals=cmp.deals.assign(difference=0.0), per_hand=(0.0, 0.0, 0.0),
+                               per_hand_unpaired=(0.0, 0.0, 0.0), per_hand_variance_reduction=float("nan"))
+    h, e = A.plot_comparison(same)
+    assert sum(p.get_height() for p in h.patches) == len(cmp.deals) and "nan" in e.get_title()
     # one group with a zero count at a value the other has: an interval, never a negative error bar
     one = A.tai_distribution(df[df["match"] < 2], by="role")
     ax = A.plot_tai_distribution(one, kind="difference")
