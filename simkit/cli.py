@@ -430,7 +430,7 @@ def _cmd_simulate(args) -> int:
 def _cmd_summarize(args) -> int:
     from .analysis import summarize
 
-    summary = summarize(args.path)
+    summary = summarize(args.path, by=args.by)
     if args.json:
         import json
 
@@ -627,6 +627,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("summarize", help="summary table of a simulate dataset")
     p.add_argument("path", metavar="PATH", help="a run directory written by simkit simulate")
     p.add_argument("--json", action="store_true", help="the summary as JSON (counts, rates, [mean, low, high] intervals)")
+    p.add_argument(
+        "--by", choices=("policy", "role", "win_type"), default=None,
+        help="also the summary per policy or role of each player (wins, win rate, result per hand) or per win type "
+             "(share of hands, payment per hand)",
+    )
     p.set_defaults(func=_cmd_summarize)
 
     p = sub.add_parser(
