@@ -864,7 +864,7 @@ def _copy_state(src, dst):  # pragma: no cover - compiled
 
 
 @jit(cache=CACHE)
-def rollouts_kernel(base, work, unseen, n_opp, opp_ready, seed, stream, first, n, actions, t, game, sp, kinds, fn0, fn1, params0, params1, results, errors):  # pragma: no cover
+def rollouts_kernel(base, work, unseen, n_opp, opp_ready, seed, stream, first, n, actions, t, game, sp, kinds, fn0, fn1, params0, params1, results, errors, template, to_match_end):  # pragma: no cover
     """Continuations ``first .. first + n - 1`` of the position in Table ``base`` (player 0 decides),
     each for every action in ``actions``, played to the end of the hand on the Table ``work``.
 
@@ -873,8 +873,11 @@ def rollouts_kernel(base, work, unseen, n_opp, opp_ready, seed, stream, first, n
     tiles (redrawn until they are ready when ``opp_ready``: a declared opponent) and the wall from
     the next draw on; the players' policy streams are ``(seed, r, 1 + p)``. Every action of ``r``
     starts from the same completion and streams (common random numbers), so the differences
-    between actions are paired. ``results`` float64[n, len(actions), 4] gets player 0's result
-    (score - fee), the winner, the win type and the payer; ``errors`` int64[n, 5] an engine
+    between actions are paired. With ``to_match_end`` the match goes on after the hand (its next
+    hands dealt from the streams of match ``r`` of ``seed``, the same for every action) until it
+    ends. ``results`` float64[n, len(actions), 4] gets player 0's result (score - fee; with
+    ``to_match_end`` the change of its balance to the match's end), and the winner, the win type
+    and the payer of the position's hand; ``errors`` int64[n, 5] an engine
     error's (code, action, player, phase, tile) of the first action that hit one (code -1: no
     completion in 100,000 draws left a declared opponent ready).
     """
@@ -933,6 +936,19 @@ def rollouts_kernel(base, work, unseen, n_opp, opp_ready, seed, stream, first, n
             results[i, a, 1] = T.row[G.R_WINNER]
             results[i, a, 2] = T.row[G.R_WIN_TYPE]
             results[i, a, 3] = T.row[G.R_PAYER]
+            if to_match_end:
+                T.ids[1] = r  # the next hands' walls and streams: match r of seed
+                while _next_hand_of_match(T, game):
+                    _deal_match_hand(T, template, tb, game, -1)
+                    _run_hand(T, tb, game, sp, kinds, fn0, fn1, params0, params1)
+                    if sc[G.S_ERROR]:
+                        break
+                if sc[G.S_ERROR]:
+                    if errors[i, 0] == 0:
+                        _report(T, errors[i], T.policy_legal)
+                    results[i, a, 0] = np.nan
+                    continue
+                results[i, a, 0] = T.purse[G.P_BALANCE0] - base.purse[G.P_BALANCE0]
 
 
 # ---------------------------------------------------------------------------------------------
