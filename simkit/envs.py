@@ -67,19 +67,24 @@ def _observation_space(gym_spaces):
     })
 
 
+def _settings(rules, episode, illegal, illegal_penalty, options):
+    """The rule set of an environment, after checking the settings every environment shares."""
+    from .rules import get_rules, resolve_rules
+
+    if episode not in ("hand", "match"):
+        raise SimkitError(f"episode is 'hand' or 'match', got {episode!r}")
+    if illegal not in ("error", "penalty"):
+        raise SimkitError(f"illegal is 'error' or 'penalty', got {illegal!r}")
+    if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)) or not np.isfinite(illegal_penalty):
+        raise SimkitError(f"illegal_penalty is a finite number, got {illegal_penalty!r}")
+    return get_rules(rules, **options) if options else resolve_rules(rules)
+
+
 class _Table:
     """What the environments share: a match of the step API, scores, illegal-action handling."""
 
     def __init__(self, rules, episode, illegal, illegal_penalty, options):
-        from .rules import get_rules, resolve_rules
-
-        if episode not in ("hand", "match"):
-            raise SimkitError(f"episode is 'hand' or 'match', got {episode!r}")
-        if illegal not in ("error", "penalty"):
-            raise SimkitError(f"illegal is 'error' or 'penalty', got {illegal!r}")
-        if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)) or not np.isfinite(illegal_penalty):
-            raise SimkitError(f"illegal_penalty is a finite number, got {illegal_penalty!r}")
-        self.rules = get_rules(rules, **options) if options else resolve_rules(rules)
+        self.rules = _settings(rules, episode, illegal, illegal_penalty, options)
         self.episode = episode
         self.illegal = illegal
         self.illegal_penalty = float(illegal_penalty)
@@ -299,19 +304,12 @@ class VectorEnv:
         from .engine.observation import state_size
         from .engine.rng import stream_key
         from .hand.tables import hand_tables
-        from .rules import get_rules, resolve_rules
 
         check_int(n_envs, "n_envs", 1, 1 << 24)
         check_int(seed, "seed", 0, 2**63 - 1)
-        if episode not in ("hand", "match"):
-            raise SimkitError(f"episode is 'hand' or 'match', got {episode!r}")
-        if illegal not in ("error", "penalty"):
-            raise SimkitError(f"illegal is 'error' or 'penalty', got {illegal!r}")
-        if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)) or not np.isfinite(illegal_penalty):
-            raise SimkitError(f"illegal_penalty is a finite number, got {illegal_penalty!r}")
         if threads is not None:
             check_int(threads, "threads", 1, 1024)
-        self.rules = get_rules(rules, **options) if options else resolve_rules(rules)
+        self.rules = _settings(rules, episode, illegal, illegal_penalty, options)
         self.spec = engine_spec(self.rules)
         self.n_envs = int(n_envs)
         self.episode = episode

@@ -927,32 +927,35 @@ def rollouts_kernel(base, work, unseen, n_opp, opp_ready, seed, stream, first, n
             _apply(T, tb, game, actions[a])
             if not sc[G.S_ERROR]:
                 _run_hand(T, tb, game, sp, kinds, fn0, fn1, params0, params1)
+            if not sc[G.S_ERROR]:
+                results[i, a, 0] = T.row_floats[G.F_SCORE0] - T.row_floats[G.F_FEE0]
+                results[i, a, 1] = T.row[G.R_WINNER]
+                results[i, a, 2] = T.row[G.R_WIN_TYPE]
+                results[i, a, 3] = T.row[G.R_PAYER]
+                if to_match_end:
+                    T.ids[1] = r  # the next hands' walls and streams: match r of seed
+                    while not sc[G.S_ERROR] and _next_hand_of_match(T, game):
+                        _deal_match_hand(T, template, tb, game, -1)
+                        _run_hand(T, tb, game, sp, kinds, fn0, fn1, params0, params1)
+                    results[i, a, 0] = T.purse[G.P_BALANCE0] - base.purse[G.P_BALANCE0]
             if sc[G.S_ERROR]:
                 if errors[i, 0] == 0:
                     _report(T, errors[i], T.policy_legal)
                 results[i, a, 0] = np.nan
-                continue
-            results[i, a, 0] = T.row_floats[G.F_SCORE0] - T.row_floats[G.F_FEE0]
-            results[i, a, 1] = T.row[G.R_WINNER]
-            results[i, a, 2] = T.row[G.R_WIN_TYPE]
-            results[i, a, 3] = T.row[G.R_PAYER]
-            if to_match_end:
-                T.ids[1] = r  # the next hands' walls and streams: match r of seed
-                while _next_hand_of_match(T, game):
-                    _deal_match_hand(T, template, tb, game, -1)
-                    _run_hand(T, tb, game, sp, kinds, fn0, fn1, params0, params1)
-                    if sc[G.S_ERROR]:
-                        break
-                if sc[G.S_ERROR]:
-                    if errors[i, 0] == 0:
-                        _report(T, errors[i], T.policy_legal)
-                    results[i, a, 0] = np.nan
-                    continue
-                results[i, a, 0] = T.purse[G.P_BALANCE0] - base.purse[G.P_BALANCE0]
 
 
 # ---------------------------------------------------------------------------------------------
 # the vector environment (simkit.envs.VectorEnv): many tables stepped from a batch of actions
+
+
+@jit(inline="always", cache=CACHE)
+def _score_changes(T, b0, b1, swap, out):  # pragma: no cover - compiled
+    """Each player's change of balance since ``b0`` / ``b1`` into ``out`` (the second player's
+    first when ``swap``: the agent's first when it sits in seat 1)."""
+    d0 = T.purse[G.P_BALANCE0] - b0
+    d1 = T.purse[G.P_BALANCE0 + 1] - b1
+    out[0] = d1 if swap else d0
+    out[1] = d0 if swap else d1
 
 
 @jit(cache=CACHE, refcounts=False)
@@ -1016,12 +1019,7 @@ def vector_step_kernel(tables, start, stop, reset, actions, template, t, game, s
                 if fresh:  # over before the agent decided: passed over, the same episode goes on
                     begin = 2
                     continue
-                d0 = T.purse[G.P_BALANCE0] - b0
-                d1 = T.purse[G.P_BALANCE0 + 1] - b1
-                if agent_mode and seats[i] == 1:
-                    d0, d1 = d1, d0
-                rewards[i, 0] = d0
-                rewards[i, 1] = d1
+                _score_changes(T, b0, b1, agent_mode and seats[i] == 1, rewards[i])
                 terminated[i] = True
                 begin = 1
                 continue
@@ -1032,12 +1030,7 @@ def vector_step_kernel(tables, start, stop, reset, actions, template, t, game, s
             _report(T, errors[i], T.policy_legal)
             continue
         if not terminated[i] and not reset:
-            d0 = T.purse[G.P_BALANCE0] - b0
-            d1 = T.purse[G.P_BALANCE0 + 1] - b1
-            if agent_mode and seats[i] == 1:
-                d0, d1 = d1, d0
-            rewards[i, 0] = d0
-            rewards[i, 1] = d1
+            _score_changes(T, b0, b1, agent_mode and seats[i] == 1, rewards[i])
         p = sc[G.S_PLAYER]
         players[i] = p
         encode_observation_kernel(T, p, True, obs[i])
