@@ -20,6 +20,11 @@ batch-kernel throughput on the douque tile set:
 * the cost of the decision log (``--decisions``): the engine and ``simkit.simulate`` to Parquet on
   the same matches with and without it, measured alternately (``--only end-to-end`` runs this after
   the Parquet share, ``--only decisions`` alone);
+* rollouts per second of ``simkit.rollouts`` from an early and a late douque position
+  (``--only rollouts`` runs just this);
+* agent steps per second of the vector environment ``simkit.envs.VectorEnv`` (douque, 4,096 tables):
+  random legal actions chosen in numpy and ``step``, in self-play and against greedy, and ``step``
+  alone (``--only vector`` runs just this);
 * compiling (``--compile``): in a fresh cache directory, the seconds to the first hand of a new
   process for the rule set's engine (cold, then warm), for a fresh trivial policy in its own module
   and for an edit of that module (the engine is compiled once per rule set; a policy compiles
@@ -33,7 +38,7 @@ ratio simkit / mahjong is printed beside each figure. simkit runs on all cores, 
 it; the package is single-threaded pure Python. Each simkit figure is the best of ``--repeat`` runs.
 
 Usage: ``python scripts/bench.py [--n 2000000] [--peer-n 20000] [--repeat 3] [--compile]
-[--compare-python /path/to/other/venv/bin/python] [--only compile|compare|end-to-end|decisions]``
+[--compare-python /path/to/other/venv/bin/python] [--only compile|compare|end-to-end|rollouts|decisions|vector]``
 """
 
 from __future__ import annotations
@@ -74,7 +79,7 @@ def main(argv=None) -> int:
     ap.add_argument("--matches", type=int, default=2000, help="greedy matches per engine measurement")
     ap.add_argument("--compile", action="store_true", help="measure compile times in a fresh cache directory")
     ap.add_argument("--compare-python", help="python of another simkit installation to measure side by side")
-    ap.add_argument("--only", choices=("compile", "compare", "end-to-end", "rollouts", "decisions"), help="run only that section")
+    ap.add_argument("--only", choices=("compile", "compare", "end-to-end", "rollouts", "decisions", "vector"), help="run only that section")
     ap.add_argument("--rollouts", type=int, default=20_000, help="continuations per action in the rollout section")
     args = ap.parse_args(argv)
 
@@ -105,6 +110,9 @@ def main(argv=None) -> int:
 
     if args.only == "rollouts":
         _rollout_rates(args.rollouts, args.repeat)
+        return 0
+    if args.only == "vector":
+        _vector_rates(args.repeat)
         return 0
     if args.only in ("end-to-end", "decisions"):  # the greedy and random runs of the engine figures, into Parquet
         runs = [(("greedy", "greedy"), args.matches), (("random", "random"), max(1, args.matches // 4))]
@@ -237,6 +245,7 @@ def main(argv=None) -> int:
             "Agari.is_agari, Shanten.calculate_shanten_for_regular_hand, waits = is_agari over the 18 kinds."
         )
     _rollout_rates(args.rollouts, args.repeat)
+    _vector_rates(args.repeat)
     if args.compile:
         _compile_times("douque")
     if args.compare_python:
@@ -280,6 +289,38 @@ def _rollout_rates(n: int, repeat: int) -> None:
     print("  peers (published, not measured here): RiichiEnv's port of nekobean's riichi expected-score calculator, "
           "18 us at tenpai and 129 us at 2-shanten per call: one player, no opponent, an exact recursion over "
           "draws; a simkit rollout plays both players to the end of the hand under the rule set's scoring.")
+
+
+def _vector_rates(repeat: int, n_envs: int = 4096, steps: int = 300) -> None:
+    """Agent steps per second of ``simkit.envs.VectorEnv`` (douque, ``n_envs`` tables, all threads):
+    the whole loop -- random legal actions chosen in numpy (``random_legal_actions``), then
+    ``step`` -- and ``step`` alone, in self-play and against greedy; best of ``repeat`` runs of
+    ``steps`` steps, compile and reset excluded."""
+    import simkit.envs as E
+
+    print(f"\n  vector environment: douque, {n_envs:,} tables, all threads, {steps} steps, best of {repeat}")
+    print(f"  {'opponent':<24} {'whole loop':>14} {'step alone':>14}")
+    for opponent in (None, "greedy"):
+        env = E.VectorEnv("douque", n_envs, opponent=opponent, seed=1)
+        rng = np.random.default_rng(0)
+        obs, masks, _ = env.reset()
+        env.step(E.random_legal_actions(masks, rng))  # compile or load
+        best_loop = best_step = 0.0
+        for _ in range(repeat):
+            obs, masks, _ = env.reset()
+            in_step = 0.0
+            t0 = time.perf_counter()
+            for _ in range(steps):
+                actions = E.random_legal_actions(masks, rng)
+                t1 = time.perf_counter()
+                obs, masks, rewards, terminated, truncated, info = env.step(actions)
+                in_step += time.perf_counter() - t1
+            total = time.perf_counter() - t0
+            best_loop = max(best_loop, steps * n_envs / total)
+            best_step = max(best_step, steps * n_envs / in_step)
+        label = "none (self-play)" if opponent is None else opponent
+        print(f"  {label:<24} {_fmt(best_loop):>14} {_fmt(best_step):>14}")
+    print("  peers (published, not measured here): Mahjax, about 2M steps/s for four-player riichi on eight A100 GPUs.")
 
 
 _FIRST_HAND = """

@@ -13,6 +13,7 @@ wall time::
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from pathlib import Path
 
@@ -39,7 +40,10 @@ def execute(path: Path, overrides: dict[str, str] | None = None, timeout: int = 
         cell = nbformat.v4.new_code_cell(source, metadata={"tags": ["injected-parameters"]})
         nb.cells.insert(index + 1, cell)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
-    client.execute()
+    # the kernel imports the simkit of this checkout (a worktree, or a clone next to an installed simkit)
+    root = str(NOTEBOOKS.parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])]))
+    client.execute(env=env)
     return nb
 
 

@@ -131,10 +131,12 @@ def _cmd_advise(args) -> int:
         tiles_left=args.tiles_left, dealer=args.dealer, streak=args.streak, seat_wind=seat,
         prevailing_wind=args.prevailing_wind, phase=phase, drawn=args.drawn,
         bid=args.bid if args.bid is not None else (1 if rules.name == "for_two" else 0),
+        hand_number=args.hand_number, dealerships=args.dealerships, score=args.score,
+        opponent_score=args.opp_score,
     )
     actions = [a for a in args.actions.split(";") if a.strip()] if args.actions else None
     t0 = time.perf_counter()
-    df = rollouts(pos, n=args.n, policies=args.policies, actions=actions, seed=args.seed)
+    df = rollouts(pos, n=args.n, policies=args.policies, actions=actions, seed=args.seed, to=args.to)
     dt = time.perf_counter() - t0
     print(f"position  {pos}")
     print(f"rollouts  {args.n:,} per action with {','.join(df.attrs['policies'])}, seed {args.seed}; "
@@ -430,7 +432,7 @@ def _cmd_simulate(args) -> int:
 def _cmd_summarize(args) -> int:
     from .analysis import summarize
 
-    summary = summarize(args.path)
+    summary = summarize(args.path, by=args.by)
     if args.json:
         import json
 
@@ -481,6 +483,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prevailing-wind", choices=("E", "S", "W", "N"), default="E")
     p.add_argument("--bid", type=int, choices=(1, 2, 3), default=None, help="for_two: the banker's bid")
     p.add_argument("-n", type=_positive_int, default=10_000, help="continuations per action (default 10,000)")
+    p.add_argument("--to", choices=("hand", "match"), default="hand",
+                   help="play each continuation to the end of the hand (default) or of the match")
+    p.add_argument("--hand-number", type=_non_negative_int, default=0, help="hands already played in the match (--to match)")
+    p.add_argument("--dealerships", type=_non_negative_int, default=0, help="deals passed so far in the match (--to match)")
+    p.add_argument("--score", type=float, default=0.0, help="own result in the match so far (--to match)")
+    p.add_argument("--opp-score", type=float, default=0.0, help="the opponent's result in the match so far (--to match)")
     p.add_argument("--seed", type=_seed, default=0, help="seed of the completions and the policies' streams")
     p.add_argument("--actions", default=None, help="compare only these actions, separated by ';' (e.g. 'discard 6z; discard 1m')")
     p.add_argument("--policies", type=_policies_arg, default=("greedy", "greedy"),
@@ -627,6 +635,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("summarize", help="summary table of a simulate dataset")
     p.add_argument("path", metavar="PATH", help="a run directory written by simkit simulate")
     p.add_argument("--json", action="store_true", help="the summary as JSON (counts, rates, [mean, low, high] intervals)")
+    p.add_argument(
+        "--by", choices=("policy", "role", "win_type"), default=None,
+        help="also the summary per policy or role of each player (wins, win rate, result per hand) or per win type "
+             "(share of hands, payment per hand)",
+    )
     p.set_defaults(func=_cmd_summarize)
 
     p = sub.add_parser(

@@ -1,5 +1,7 @@
 """Reinforcement-learning environments over the engine's step API: a PettingZoo AEC environment for
-two agents and a Gymnasium single-agent environment against any simkit policy, for every rule set.
+two agents, a Gymnasium single-agent environment against any simkit policy, and a vector
+environment that steps many tables at once inside the compiled engine (:class:`VectorEnv`), for
+every rule set.
 
 An optional extra (``pip install -e ".[rl]"``: gymnasium and pettingzoo); simkit imports neither
 until an environment is made::
@@ -12,24 +14,10 @@ until an environment is made::
 Observation
 -----------
 A dict ``{"observation": float32[OBSERVATION_SIZE], "action_mask": int8[N_ACTIONS]}`` (int8, the
-dtype gymnasium's ``Discrete.sample(mask)`` takes). The
-observation is what the observing player may know, laid out as :data:`OBSERVATION_LAYOUT` says
-(name -> slice), in this order:
-
-* ``hand`` (34): own concealed tiles, copies per kind; ``melds`` (34): tiles in own melds;
-  ``opp_melds`` (34): tiles in the opponent's melds; ``river`` / ``opp_river`` (34 each): discards
-  per kind; ``visible`` (34): every copy in sight (hand, both melds, both rivers);
-* ``river_order`` / ``opp_river_order`` (``MAX_RIVER`` each): the discards in order, kind + 1 (0:
-  none yet), with ``river_claimed`` / ``opp_river_claimed`` (``MAX_RIVER``) 1 where the other
-  player claimed that discard;
-* ``phase`` (7, one-hot over ``actions.PHASE_*``; ``PHASE_OVER`` when the player does not decide),
-  ``tile`` (35, one-hot: the tile concerned, the last entry for none);
-* ``tiles_left``, ``seat_wind`` (4, one-hot E S W N), ``prevailing_wind`` (4), ``dealer``,
-  ``streak``, ``declared`` (3, one-hot none / ready / MIGI), ``opp_declared`` (3), ``bid``
-  (for_two), ``score`` and ``opp_score`` (each player's result in the match so far, the rule set's
-  payment unit), ``skipped_win`` (34: the kinds under one's own Skipped Win).
-
-``action_mask`` is the engine's legal mask for the deciding agent and all zeros for the other.
+dtype gymnasium's ``Discrete.sample(mask)`` takes). The observation is what the observing player
+may know, laid out as :data:`OBSERVATION_LAYOUT` says (name -> slice; the fields are described in
+:mod:`simkit.engine.observation`, whose compiled encoder every environment uses). ``action_mask``
+is the engine's legal mask for the deciding agent and all zeros for the other.
 
 Rewards, episodes, illegal actions
 ----------------------------------
@@ -48,12 +36,15 @@ import numpy as np
 
 from .engine import actions as A
 from .engine import game as eng
+from .engine.observation import OBSERVATION_LAYOUT, OBSERVATION_SIZE, encode_observation_kernel
 from .errors import SimkitError
 
 __all__ = [
     "OBSERVATION_LAYOUT",
     "OBSERVATION_SIZE",
     "encode_observation",
+    "VectorEnv",
+    "random_legal_actions",
     "aec_env",
     "SimkitGymEnv",
     "register_gymnasium",
@@ -61,76 +52,12 @@ __all__ = [
 ]
 
 
-def _layout() -> dict:
-    parts = [
-        ("hand", 34), ("melds", 34), ("opp_melds", 34), ("river", 34), ("opp_river", 34), ("visible", 34),
-        ("river_order", eng.MAX_RIVER), ("opp_river_order", eng.MAX_RIVER), ("river_claimed", eng.MAX_RIVER),
-        ("opp_river_claimed", eng.MAX_RIVER), ("phase", 7), ("tile", 35), ("tiles_left", 1), ("seat_wind", 4),
-        ("prevailing_wind", 4), ("dealer", 1), ("streak", 1), ("declared", 3), ("opp_declared", 3), ("bid", 1),
-        ("score", 1), ("opp_score", 1), ("skipped_win", 34),
-    ]
-    out, start = {}, 0
-    for name, size in parts:
-        out[name] = slice(start, start + size)
-        start += size
-    return out
-
-
-#: name -> slice of the observation vector (see the module docstring).
-OBSERVATION_LAYOUT = _layout()
-#: Length of the observation vector.
-OBSERVATION_SIZE = max(s.stop for s in OBSERVATION_LAYOUT.values())
-_MELD_TILES = {0: 3, 1: 4, 2: 4, 3: 4}  # pung, kong, added kong, concealed kong; 4: chow
-
-
-def _meld_tiles(melds, n, out):
-    for code, kind in melds[:n]:
-        if code == 4:
-            out[kind : kind + 3] += 1
-        else:
-            out[kind] += _MELD_TILES[int(code)]
-
-
 def encode_observation(T, p: int, deciding: bool) -> np.ndarray:
-    """The observation vector of player ``p`` of the engine's Table ``T`` (see the module docstring)."""
-    L = OBSERVATION_LAYOUT
-    sc = T.sc
-    q = 1 - p
-    o = np.zeros(OBSERVATION_SIZE, np.float32)
-    o[L["hand"]] = T.hand[p]
-    m = np.zeros(34, np.float32)
-    _meld_tiles(T.melds[p], int(T.n_melds[p]), m)
-    o[L["melds"]] = m
-    om = np.zeros(34, np.float32)
-    _meld_tiles(T.melds[q], int(T.n_melds[q]), om)
-    o[L["opp_melds"]] = om
-    n_own, n_opp = int(T.n_river[p]), int(T.n_river[q])
-    own = T.river[p, :n_own].astype(np.int64)
-    opp = T.river[q, :n_opp].astype(np.int64)
-    o[L["river"]] = np.bincount(own, minlength=34)
-    o[L["opp_river"]] = np.bincount(opp, minlength=34)
-    o[L["visible"]] = o[L["hand"]] + m + om + o[L["river"]] + o[L["opp_river"]]
-    o[L["river_order"]][:n_own] = own + 1
-    o[L["opp_river_order"]][:n_opp] = opp + 1
-    o[L["river_claimed"]][:n_own] = T.claimed[p, :n_own]
-    o[L["opp_river_claimed"]][:n_opp] = T.claimed[q, :n_opp]
-    phase = int(sc[eng.S_PHASE]) if deciding else A.PHASE_OVER
-    o[L["phase"].start + min(max(phase, 0), A.PHASE_OVER)] = 1
-    tile = int(sc[eng.S_TILE]) if deciding else -1
-    o[L["tile"].start + (tile if 0 <= tile < 34 else 34)] = 1
-    o[L["tiles_left"]] = sc[eng.S_BACK] - sc[eng.S_FRONT] + 1 - sc[eng.S_KEPT_BACK]
-    o[L["seat_wind"].start + int(T.seat[p]) - 27] = 1
-    o[L["prevailing_wind"].start + int(sc[eng.S_PREVAILING]) - 27] = 1
-    o[L["dealer"]] = 1.0 if sc[eng.S_DEALER] == p else 0.0
-    o[L["streak"]] = sc[eng.S_STREAK]
-    o[L["declared"].start + int(T.declared[p])] = 1
-    o[L["opp_declared"].start + int(T.declared[q])] = 1
-    o[L["bid"]] = sc[eng.S_BID]
-    o[L["score"]] = T.purse[eng.P_BALANCE0 + p]
-    o[L["opp_score"]] = T.purse[eng.P_BALANCE0 + q]
-    mask = int(T.skip_win[p])
-    o[L["skipped_win"]] = [(mask >> k) & 1 for k in range(34)]
-    return o
+    """The observation vector of player ``p`` of the engine's Table ``T`` (see the module docstring;
+    the compiled encoder the vector environment uses)."""
+    out = np.empty(OBSERVATION_SIZE, np.float32)
+    encode_observation_kernel(T, int(p), bool(deciding), out)
+    return out
 
 
 def _observation_space(gym_spaces):
@@ -140,19 +67,24 @@ def _observation_space(gym_spaces):
     })
 
 
+def _settings(rules, episode, illegal, illegal_penalty, options):
+    """The rule set of an environment, after checking the settings every environment shares."""
+    from .rules import get_rules, resolve_rules
+
+    if episode not in ("hand", "match"):
+        raise SimkitError(f"episode is 'hand' or 'match', got {episode!r}")
+    if illegal not in ("error", "penalty"):
+        raise SimkitError(f"illegal is 'error' or 'penalty', got {illegal!r}")
+    if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)) or not np.isfinite(illegal_penalty):
+        raise SimkitError(f"illegal_penalty is a finite number, got {illegal_penalty!r}")
+    return get_rules(rules, **options) if options else resolve_rules(rules)
+
+
 class _Table:
     """What the environments share: a match of the step API, scores, illegal-action handling."""
 
     def __init__(self, rules, episode, illegal, illegal_penalty, options):
-        from .rules import get_rules, resolve_rules
-
-        if episode not in ("hand", "match"):
-            raise SimkitError(f"episode is 'hand' or 'match', got {episode!r}")
-        if illegal not in ("error", "penalty"):
-            raise SimkitError(f"illegal is 'error' or 'penalty', got {illegal!r}")
-        if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)) or not np.isfinite(illegal_penalty):
-            raise SimkitError(f"illegal_penalty is a finite number, got {illegal_penalty!r}")
-        self.rules = get_rules(rules, **options) if options else resolve_rules(rules)
+        self.rules = _settings(rules, episode, illegal, illegal_penalty, options)
         self.episode = episode
         self.illegal = illegal
         self.illegal_penalty = float(illegal_penalty)
@@ -311,6 +243,237 @@ def aec_env(rules="douque", *, episode: str = "hand", illegal: str = "error", il
     """A PettingZoo AEC environment of ``rules`` (with rule ``options``): see :mod:`simkit.envs`."""
     return _aec_class()(rules, episode=episode, illegal=illegal, illegal_penalty=illegal_penalty,
                         render_mode=render_mode, **options)
+
+
+# ---------------------------------------------------------------------------------------------
+# the vector environment
+
+
+def random_legal_actions(masks, rng) -> np.ndarray:
+    """A uniformly random legal action per row of ``masks`` (int8 or bool [n, N_ACTIONS], at least
+    one legal action per row), chosen in numpy from the generator ``rng``: the argmax of uniform
+    float32 draws over the legal actions."""
+    draws = rng.random(masks.shape, dtype=np.float32)
+    draws *= masks
+    return draws.argmax(axis=1)
+
+
+class VectorEnv:
+    """``n_envs`` tables of ``rules`` stepped at once inside the compiled engine, numpy in and out.
+
+    ``VectorEnv(rules="douque", n_envs=1024, opponent=None, seed=0, episode="hand", ...)``.
+    Without an ``opponent`` both players are agents (self-play): every decision of every table is
+    a step, and ``players`` says whose it is. With an ``opponent`` (any policy
+    :func:`simkit.simulate_matches` takes, e.g. ``"greedy"``) the agent holds one seat, alternating
+    by episode as in the Gymnasium environment, and the opponent's decisions are played in the
+    engine between the agent's.
+
+    * :meth:`reset` ``-> (obs, masks, info)`` and :meth:`step` ``(actions) -> (obs, masks, rewards,
+      terminated, truncated, info)``: ``obs`` float32[n_envs, OBSERVATION_SIZE] (the deciding
+      player's observation, :data:`OBSERVATION_LAYOUT`), ``masks`` int8[n_envs, N_ACTIONS] (its
+      legal actions), ``rewards`` float32: [n_envs] the agent's change of score in the step (the
+      opponent's moves and the settlement included) with an opponent, [n_envs, 2] each player's
+      in self-play; ``terminated`` bool[n_envs]; ``truncated`` all False; ``info["player"]``
+      int64[n_envs] the deciding player's seat (0 / 1); with ``full_state=True``
+      ``info["state"]`` float32[n_envs, state_size] (both hands and the wall,
+      :func:`simkit.engine.observation.state_layout`), for centralised critics.
+    * A table whose episode ends starts the next one in the same step: its row of ``obs`` /
+      ``masks`` is then the new episode's first decision and ``rewards`` the finished episode's
+      last change. An episode is one hand (``episode="hand"``) or one match (``"match"``).
+    * Reproducible per table: table ``i`` plays matches 0, 1, 2, ... of the seed
+      ``stream_key(seed, i, 0) >> 1`` (:attr:`table_seeds`), one per episode (with an opponent, an
+      episode that ends before the agent decides is passed over), whatever ``n_envs`` and the
+      thread count.
+    * Illegal actions raise an error naming the table, the player, the phase and the legal actions
+      (``illegal="error"``), or cost ``illegal_penalty`` with a uniformly random legal action
+      played instead (``illegal="penalty"``, from the environment's own seeded stream).
+
+    The returned arrays are the environment's buffers, overwritten by the next :meth:`step` (copy
+    what you keep, or pass ``copy=True``). Tables run in blocks on ``threads`` threads (default:
+    numba's thread count).
+    """
+
+    def __init__(self, rules="douque", n_envs: int = 1024, *, opponent=None, seed: int = 0, episode: str = "hand",
+                 illegal: str = "error", illegal_penalty: float = -1.0, full_state: bool = False, threads=None,
+                 copy: bool = False, **options):
+        from numba.typed import List
+
+        from .errors import check_int
+        from .engine.deal import wall_template
+        from .engine.matches import _calls, compile_policy, engine_spec, resolve_policy, _threads
+        from .engine.observation import state_size
+        from .engine.rng import stream_key
+        from .hand.tables import hand_tables
+
+        check_int(n_envs, "n_envs", 1, 1 << 24)
+        check_int(seed, "seed", 0, 2**63 - 1)
+        if threads is not None:
+            check_int(threads, "threads", 1, 1024)
+        self.rules = _settings(rules, episode, illegal, illegal_penalty, options)
+        self.spec = engine_spec(self.rules)
+        self.n_envs = int(n_envs)
+        self.episode = episode
+        self.illegal = illegal
+        self.illegal_penalty = float(illegal_penalty)
+        self.full_state = bool(full_state)
+        self.copy = bool(copy)
+        self.threads = int(threads) if threads is not None else _threads()
+        self.opponent = opponent
+        if opponent is None:
+            fn, params = resolve_policy("random")  # never asked: every decision is the agents'
+        else:
+            fn, params = resolve_policy(opponent)
+            compile_policy(fn, self.spec)
+        self._kinds, self._fn0, self._fn1 = _calls(fn, fn)
+        self._params = params
+        self._template = wall_template(self.rules)
+        self._tables_arrays = hand_tables(self.rules)
+        n = self.n_envs
+        self._tables = List()
+        for _ in range(n):
+            self._tables.append(eng.new_table(len(self._template), self.spec.items_proto))
+        self._obs = np.zeros((n, OBSERVATION_SIZE), np.float32)
+        self._masks = np.zeros((n, A.N_ACTIONS), np.int8)
+        self._rewards = np.zeros((n, 2), np.float32)
+        self._terminated = np.zeros(n, np.bool_)
+        self._players = np.zeros(n, np.int64)
+        self._states = np.zeros((n if full_state else 0, state_size(len(self._template))), np.float32)
+        self._errors = np.zeros((n, 5), np.int64)
+        self._actions = np.zeros(n, np.int64)
+        self._seats = np.zeros(n, np.int64)
+        self._stream_key = stream_key
+        self._seed(int(seed))
+        self._kernel = None
+        self._started = False
+
+    def _seed(self, seed: int) -> None:
+        n = self.n_envs
+        self.seed = seed
+        # 63-bit, like every seed simkit takes: a table's games replay in GameState or the Gymnasium env
+        self.table_seeds = np.array([int(self._stream_key(np.uint64(seed), i, 0)) >> 1 for i in range(n)], np.uint64)
+        self._matches = np.zeros(n, np.int64)
+        self._agent_episodes = np.zeros(n, np.int64)
+        self._rng = np.random.default_rng(seed)
+
+    @property
+    def observation_size(self) -> int:
+        return OBSERVATION_SIZE
+
+    @property
+    def n_actions(self) -> int:
+        return A.N_ACTIONS
+
+    def _args(self, start, stop, reset):
+        spec = self.spec
+        return (
+            self._tables, int(start), int(stop), bool(reset), self._actions, self._template, self._tables_arrays,
+            spec.game, spec.sp, self._kinds, self._fn0, self._fn1, self._params, self._params,
+            self.opponent is not None, self.episode == "match", self.table_seeds, self._matches,
+            self._agent_episodes, self._seats, self._obs, self._masks, self._rewards, self._terminated,
+            self._players, self.full_state, self._states, self._errors,
+        )
+
+    def _run(self, reset: bool) -> None:
+        from .engine.compiled import function_pointer, prepared
+        from .engine.matches import _executor, engine_for, policy_type
+
+        if self._kernel is None:
+            engine = engine_for(self.spec)
+            kind = policy_type(self.spec)
+            self._kernel = prepared(engine.vector_step_kernel, self._args(0, 0, reset), (10, 11), kind)
+            self._fn0, self._fn1 = function_pointer(self._fn0, kind), function_pointer(self._fn1, kind)
+            # the compiled entry of the kernel's one signature: every argument comes from _args with
+            # fixed types, so the dispatcher's type matching (about 30 us a call) is skipped
+            self._kernel = next(iter(self._kernel.overloads.values())).entry_point
+        n = self.n_envs
+        blocks = min(self.threads, n)
+        bounds = [n * b // blocks for b in range(blocks + 1)]
+        self._errors[:] = 0
+        if blocks == 1:
+            self._kernel(*self._args(0, n, reset))
+        else:
+            pool = _executor(blocks)
+            futures = [pool.submit(self._kernel, *self._args(bounds[b], bounds[b + 1], reset)) for b in range(blocks)]
+            for f in futures:
+                f.result()
+        bad = np.flatnonzero(self._errors[:, 0])
+        if bad.size:
+            from .engine.matches import _error_text
+
+            i = int(bad[0])
+            code, detail, player, phase, tile = (int(x) for x in self._errors[i])
+            raise SimkitError(_error_text(code, detail, f"table {i} of the vector environment", player, phase, tile,
+                                          self._tables[i].legal.copy()))
+
+    def _out(self):
+        info = {"player": self._players}
+        if self.full_state:
+            info["state"] = self._states
+        if self.copy:
+            info = {k: v.copy() for k, v in info.items()}
+            return self._obs.copy(), self._masks.copy(), info
+        return self._obs, self._masks, info
+
+    def reset(self, seed=None):
+        """Start a new episode on every table (``seed``: start the tables' match sequences again
+        from that seed); returns ``(obs, masks, info)``."""
+        if seed is not None:
+            from .errors import check_int
+
+            check_int(seed, "seed", 0, 2**63 - 1)
+            self._seed(int(seed))
+        self._run(reset=True)
+        self._started = True
+        return self._out()
+
+    def step(self, actions):
+        """Play ``actions`` (one per table, for its deciding player); returns ``(obs, masks,
+        rewards, terminated, truncated, info)``."""
+        if not self._started:
+            raise SimkitError("call reset() before step()")
+        a = np.asarray(actions)
+        if a.shape != (self.n_envs,) or not (np.issubdtype(a.dtype, np.integer)):
+            raise SimkitError(f"actions is an integer array of shape ({self.n_envs},), got {a.dtype} of shape {a.shape}")
+        self._actions[:] = a
+        codes = np.clip(self._actions, 0, A.N_ACTIONS - 1)
+        legal = (self._actions == codes) & (self._masks[np.arange(self.n_envs), codes] == 1)
+        penalty = None
+        if not legal.all():
+            bad = np.flatnonzero(~legal)
+            if self.illegal == "error":
+                i = int(bad[0])
+                self._raise_illegal(i, int(self._actions[i]), len(bad))
+            for i in bad:
+                self._actions[i] = self._rng.choice(np.flatnonzero(self._masks[i]))
+            penalty = (bad, self._players[bad].copy())
+        self._run(reset=False)
+        rewards = self._rewards
+        if penalty is not None:
+            bad, who = penalty
+            if self.opponent is None:
+                rewards[bad, who] += self.illegal_penalty
+            else:
+                rewards[bad, 0] += self.illegal_penalty
+        out_rewards = rewards if self.opponent is None else rewards[:, 0]
+        obs, masks, info = self._out()
+        terminated = self._terminated
+        truncated = np.zeros(self.n_envs, np.bool_)
+        if self.copy:
+            out_rewards, terminated = out_rewards.copy(), terminated.copy()
+        return obs, masks, out_rewards, terminated, truncated, info
+
+    def _raise_illegal(self, i: int, action: int, n_bad: int):
+        legal = np.flatnonzero(self._masks[i])
+        names = ", ".join(A.action_name(x) for x in legal)
+        what = A.action_name(action) if 0 <= action < A.N_ACTIONS else "not an action code"
+        phase = int(self._obs[i, OBSERVATION_LAYOUT["phase"]].argmax())
+        tile = int(self._obs[i, OBSERVATION_LAYOUT["tile"]].argmax())
+        on = f" about {A.action_name(A.DISCARD + tile)[len('discard '):]}" if tile < 34 else ""
+        more = f" ({n_bad} tables had illegal actions)" if n_bad > 1 else ""
+        raise SimkitError(
+            f"table {i}: player {int(self._players[i])} played {action} ({what}), not legal {A.PHASE_NAMES[phase]}{on}; "
+            f"legal: {names}{more}"
+        )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import time
 __all__ = ["progress_bar", "LogProgress", "LOG_INTERVAL"]
 
 #: Seconds between two progress lines in a log (stderr not a terminal, not a notebook).
-LOG_INTERVAL = 30.0
+LOG_INTERVAL = 10.0
 
 
 def _in_notebook() -> bool:

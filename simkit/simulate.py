@@ -887,15 +887,18 @@ def warm_engine(job: _Job) -> float:
 
 
 def _warm_up(job: _Job, progress: bool) -> float:
+    """Start the engine up (:func:`warm_engine`), saying first what that is about to do and how long
+    its last compile took on this machine, and keeping the time of a start-up that compiled."""
     import sys
 
+    from .engine.compiled import record_start_up, start_up_message
+
+    name = job.rules.name
     if progress:
-        print(
-            "simkit simulate: loading the engine (numba compiles it once per rule set, then caches it)...",
-            file=sys.stderr,
-            flush=True,
-        )
-    return warm_engine(job)
+        print(f"simkit simulate: {start_up_message(name)}", file=sys.stderr, flush=True)
+    seconds = warm_engine(job)
+    record_start_up(name, seconds)
+    return seconds
 
 
 def _run_chunks(job: _Job, done: dict, workers: int, progress: bool, cluster=None, on_commit=None):

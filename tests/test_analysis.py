@@ -427,6 +427,68 @@ def test_compare_refuses_runs_it_cannot_compare(df, dup):
         A.compare(dup.drop(columns="deal_id"))
 
 
+def _tenure_values(frame):
+    """Brute force: for every hand, the dealer's results summed over it and the later hands of the
+    same match and copy while the same player deals; with the dealer's policy, streak, match."""
+    rows = frame.sort_values(["match", "copy", "hand"]).to_dict("records")
+    out = []
+    for i, r in enumerate(rows):
+        total, left = 0.0, 0
+        for s in rows[i:]:
+            if (s["match"], s["copy"], s["dealer"]) != (r["match"], r["copy"], r["dealer"]):
+                break
+            d = s["dealer"]
+            total += s[f"score_{d}"] - s.get(f"fee_{d}", 0.0)
+            left += 1
+        out.append((str(r[f"policy_{r['dealer']}"]), int(r["streak"]), int(r["match"]), total, left))
+    return pd.DataFrame(out, columns=["policy", "streak", "match", "value", "left"])
+
+
+def test_deal_value_against_a_brute_force_walk_over_the_hands(df, dup):
+    brute = _tenure_values(df)
+    dv = A.deal_value(df)
+    assert list(dv.columns) == ["streak", "tenures", "matches", "hands_left", "mean", "low", "high"]
+    assert dv["streak"].tolist() == sorted(brute["streak"].unique())
+    assert (dv["mean"].iloc[1:] != 0).any()  # a real computation: the dealer's tenure is worth something
+    for _, r in dv.iterrows():
+        b = brute[brute["streak"] == r["streak"]]
+        assert r["tenures"] == len(b) and r["matches"] == b["match"].nunique()
+        assert r["hands_left"] == pytest.approx(b["left"].mean())
+        assert r["mean"] == pytest.approx(b["value"].mean())
+        if b["match"].nunique() > 1:
+            assert (r["low"], r["high"]) == pytest.approx(_cr1(b["value"], b["match"])[1:])
+        else:
+            assert math.isnan(r["low"]) and math.isnan(r["high"])
+    # at streak 0 a tenure is whole: its value is more than the first hand's (expected_payment by streak)
+    first = A.expected_payment(df, by=["role", "streak"])
+    first = first[(first["role"] == "dealer") & (first["streak"] == 0)].iloc[0]
+    assert dv.iloc[0]["mean"] != pytest.approx(first["mean"]) and dv.iloc[0]["hands_left"] > 1
+    # a duplicate run, by the dealer's policy: both copies of a match in one cluster
+    brute = _tenure_values(dup)
+    dv = A.deal_value(dup, by="policy")
+    assert set(dv["policy"]) == set(dup.attrs["policies"])
+    for _, r in dv.iterrows():
+        b = brute[(brute["streak"] == r["streak"]) & (brute["policy"] == r["policy"])]
+        assert r["tenures"] == len(b) and r["mean"] == pytest.approx(b["value"].mean())
+        if b["match"].nunique() > 1:
+            assert (r["low"], r["high"]) == pytest.approx(_cr1(b["value"], b["match"])[1:])
+    by_player = A.deal_value(dup, by="player")
+    assert by_player["tenures"].sum() == len(dup) and set(by_player["player"]) == {0, 1}
+
+
+def test_deal_value_refusals(run_dir, df):
+    assert A.deal_value(run_dir).equals(A.deal_value(df))
+    with pytest.raises(simkit.SimkitError, match="by='role' has one value"):
+        A.deal_value(df, by="role")
+    holed = df[~((df["match"] == 3) & (df["hand"] == 2))]
+    with pytest.raises(simkit.SimkitError, match="every hand of a match: .*match 3.* from hand 1 to hand 3"):
+        A.deal_value(holed)
+    with pytest.raises(simkit.SimkitError, match="no column 'streak'"):
+        A.deal_value(df.drop(columns="streak"))
+    with pytest.raises(simkit.SimkitError, match="unknown grouping key 'seat'"):
+        A.deal_value(df, by="seat")
+
+
 # ---------------------------------------------------------------------------------------------
 # paths, columns, other rule sets
 
@@ -439,7 +501,7 @@ def test_functions_take_a_run_directory_and_read_only_what_they_need(run_dir, df
         seen.append(columns)
         return real(path, columns=columns, filters=filters)
 
-    monkeypatch.setattr(A, "load", spy)
+    monkeypatch.setattr(A.loading, "load", spy)  # where every function's run-directory reader looks it up
     assert A.tai_distribution(run_dir, by="role").equals(A.tai_distribution(df, by="role"))
     assert set(seen[-1]) == {"winner", "dealer", "hand_tai", "dealer_tai"}
     assert A.item_frequencies(str(run_dir)).equals(A.item_frequencies(df))
@@ -572,3 +634,173 @@ def test_item_frequencies_per_hand_plot_with_zero_counts(df):
     assert zero.any()  # items never scored: their interval starts at exactly 0
     assert (freq.loc[zero, "per_hand_low"] == 0).all() and (freq["per_hand_low"] <= freq["per_hand"]).all()
     A.plot_item_frequencies(freq, per="hand", top=40)  # crashed: 'xerr' must not contain negative values
+
+
+def test_the_package_keeps_its_public_names_one_concern_per_file():
+    """issue 21 point 6: simkit/analysis.py became a package; every public name is imported from
+    simkit.analysis as before, each defined in the file that names its concern."""
+    where = {
+        "load": "loading", "load_many": "loading", "players": "loading", "tai_distribution": "distributions",
+        "item_frequencies": "distributions", "item_pairs": "distributions", "expected_payment": "payments",
+        "deal_value": "payments",
+        "compare": "comparison", "Comparison": "comparison", "plot_tai_distribution": "plots",
+        "plot_item_frequencies": "plots", "plot_expected_payment": "plots", "plot_deal_value": "plots",
+        "plot_comparison": "plots",
+        "summarize": "summary", "Summary": "summary", "clustered_mean": "intervals",
+    }
+    assert set(A.__all__) == set(where) | {"PLAYER_KEYS", "WIN_VALUES"}
+    for name, module in where.items():
+        assert getattr(A, name).__module__ == f"simkit.analysis.{module}", name
+    assert A.PLAYER_KEYS == ("player", "policy", "role", "seat_wind") and A.WIN_VALUES["douque"] == ("hand_tai", "total_tai")
+    assert simkit.summarize is A.summarize
+    from simkit.stats import wilson_interval as w
+
+    assert w(0, 5)[0] == 0.0  # simkit.stats stays where it was
+
+
+# ---------------------------------------------------------------------------------------------
+# figures: labels, baselines, the distribution's kinds, titles, zero counts (issue 21 point 5)
+
+
+@pytest.fixture
+def plt():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    yield plt
+    plt.close("all")
+
+
+def _legend(ax):
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def _zero_lines(ax):
+    return [ln for ln in ax.lines if len(set(ln.get_ydata())) == 1 and ln.get_ydata()[0] == 0]
+
+
+def test_legend_labels_are_the_groups_values(df, dup, plt):
+    assert _legend(A.plot_tai_distribution(A.tai_distribution(df, by="role"))) == ["dealer", "non-dealer"]
+    ax = A.plot_expected_payment(A.expected_payment(dup, by=["policy", "role", "streak"]), x="streak")
+    a, b = sorted(dup.attrs["policies"])
+    assert _legend(ax) == [f"{a}, dealer", f"{a}, non-dealer", f"{b}, dealer", f"{b}, non-dealer"]
+    ax = A.plot_item_frequencies(A.item_frequencies(df, by="player"), top=5)
+    assert _legend(ax) == ["player 0", "player 1"]
+    assert _legend(A.plot_deal_value(A.deal_value(dup, by="policy"))) == sorted(dup.attrs["policies"])
+
+
+def test_rates_keep_their_own_scale_and_results_their_zero_line(df, plt):
+    won = A.expected_payment(df, by=["role", "streak"], value="won")
+    ax = A.plot_expected_payment(won[won["hands"] >= 50], x="streak")
+    assert ax.get_ylim()[0] > 0.05 and not _zero_lines(ax)  # was stretched down to 0, flattening the gap
+    assert ax.get_ylabel() == "win rate per hand"
+    ax = A.plot_expected_payment(A.expected_payment(df))  # payments are positive: no zero line either
+    assert ax.get_ylim()[0] > 0 and not _zero_lines(ax)
+    assert _zero_lines(A.plot_expected_payment(A.expected_payment(df, by="role")))  # a result: its sign matters
+    assert _zero_lines(A.plot_deal_value(A.deal_value(df)))
+
+
+def _newcombe(ka, na, kb, nb):
+    (la, ua), (lb, ub) = wilson_interval(ka, na), wilson_interval(kb, nb)
+    pa, pb = ka / na, kb / nb
+    d = pa - pb
+    return d, d - math.sqrt((pa - la) ** 2 + (ub - pb) ** 2), d + math.sqrt((ua - pa) ** 2 + (pb - lb) ** 2)
+
+
+def test_tai_distribution_plot_kinds(df, plt):
+    small = df[df["match"] < 4]
+    dist = A.tai_distribution(small, by="role")
+    ax = A.plot_tai_distribution(dist, measure="hand_tai", kind="difference")
+    (bars,) = [c for c in ax.containers]
+    points = bars.lines[0]
+    x, y = points.get_xdata(), points.get_ydata()
+    part = dist[dist["measure"] == "hand_tai"]
+    d, n = part[part["role"] == "dealer"], part[part["role"] == "non-dealer"]
+    values = sorted(set(d["value"]) | set(n["value"]))
+    assert list(x) == values and set(d["value"]) != set(n["value"])  # some values occur in one group only
+    na, nb = int(d["wins"].iloc[0]), int(n["wins"].iloc[0])
+    segments = bars.lines[2][0].get_segments()
+    for v, yy, seg in zip(x, y, segments):
+        ka = int(d.loc[d["value"] == v, "count"].sum())
+        kb = int(n.loc[n["value"] == v, "count"].sum())
+        diff, lo, hi = _newcombe(ka, na, kb, nb)
+        assert yy == pytest.approx(diff) and sorted([seg[0][1], seg[1][1]]) == pytest.approx([lo, hi])
+        assert lo <= yy <= hi
+    assert _zero_lines(ax) and "dealer - non-dealer" in ax.get_ylabel()
+    # B - A by choosing the order
+    ax = A.plot_tai_distribution(dist, measure="hand_tai", kind="difference", groups=["non-dealer", "dealer"])
+    assert ax.containers[0].lines[0].get_ydata() == pytest.approx(-y)
+    # cdf: one step line per group, ending at 1, with its band
+    ax = A.plot_tai_distribution(A.tai_distribution(df, by="role"), kind="cdf")
+    assert _legend(ax) == ["dealer", "non-dealer"] and len(ax.lines) == 2 and len(ax.collections) == 2
+    for line, role in zip(ax.lines, ("dealer", "non-dealer")):
+        wins = df[(df["winner"] >= 0) & ((df["winner"] == df["dealer"]) == (role == "dealer"))]
+        cum = wins["hand_tai"].value_counts().sort_index().cumsum() / len(wins)
+        assert list(line.get_xdata()) == list(cum.index) and line.get_ydata() == pytest.approx(cum.to_numpy())
+    # shares as before; max_value cuts the plot, not the shares
+    ax = A.plot_tai_distribution(A.tai_distribution(df), kind="share", max_value=10)
+    assert len(ax.patches) == int((A.tai_distribution(df, values="hand_tai")["value"] <= 10).sum())
+    with pytest.raises(simkit.SimkitError, match="kind must be 'share', 'difference' or 'cdf', got 'bars'"):
+        A.plot_tai_distribution(dist, kind="bars")
+    with pytest.raises(simkit.SimkitError, match="compares two groups; the distribution has 1"):
+        A.plot_tai_distribution(A.tai_distribution(df), kind="difference")
+    with pytest.raises(simkit.SimkitError, match="no group 'banker'.*'dealer', 'non-dealer'"):
+        A.plot_tai_distribution(dist, kind="difference", groups=["dealer", "banker"])
+
+
+def test_every_title_fits_its_panel(df, dup, plt):
+    fig, axes = plt.subplots(2, 3, figsize=(10, 7), layout="constrained")
+    dist = A.tai_distribution(df, by="role")
+    A.plot_tai_distribution(dist, ax=axes[0, 0])
+    axes[0, 0].set_title("a title of the user's")  # kept as set: later helpers fit only their own titles
+    A.plot_tai_distribution(dist, kind="difference", ax=axes[0, 1])
+    A.plot_tai_distribution(dist, kind="cdf", ax=axes[0, 2])
+    A.plot_expected_payment(A.expected_payment(df, by=["role", "streak"], value="won"), x="streak", ax=axes[1, 0])
+    A.plot_deal_value(A.deal_value(df), ax=axes[1, 1])
+    A.plot_item_frequencies(A.item_frequencies(df, by="role"), top=5, ax=axes[1, 2])
+    cmp_fig, cmp_axes = plt.subplots(1, 2, figsize=(7, 3.5), layout="constrained")
+    A.plot_comparison(A.compare(dup), axes=cmp_axes)
+    for figure in (fig, cmp_fig):
+        figure.canvas.draw()
+        renderer = figure.canvas.get_renderer()
+        for ax in figure.axes:
+            title, panel = ax.title.get_window_extent(renderer), ax.get_window_extent(renderer)
+            assert panel.x0 - 2 <= title.x0 and title.x1 <= panel.x1 + 2, ax.get_title()
+            assert title.y1 <= figure.bbox.y1 + 1, ax.get_title()
+    assert "\n" in axes[0, 1].get_title()  # the long one was wrapped
+    assert axes[0, 0].get_title() == "a title of the user's"
+
+
+def test_every_plot_helper_draws_zero_counts(df, dup, plt):
+    drawn = df.copy()
+    drawn["winner"] = -1  # every hand an exhaustive draw: no win, no item scored
+    for col in [c for c in df.columns if c.startswith("item_")]:
+        drawn[col] = 0
+    dist = A.tai_distribution(drawn, by="role")
+    assert len(dist) == 0
+    for kind in ("share", "cdf"):
+        ax = A.plot_tai_distribution(dist, kind=kind)
+        assert "0 wins" in ax.get_title()
+    with pytest.raises(simkit.SimkitError, match="the distribution has 0"):
+        A.plot_tai_distribution(dist, kind="difference")
+    ax = A.plot_item_frequencies(A.item_frequencies(drawn, by="policy"), per="hand")
+    assert "none scored" in ax.get_title() and not ax.patches
+    ax = A.plot_expected_payment(A.expected_payment(drawn, by="role", value="won"))
+    assert ax.lines[0].get_ydata() == pytest.approx([0.0, 0.0])
+    A.plot_deal_value(A.deal_value(drawn))
+    A.plot_expected_payment(A.expected_payment(drawn.iloc[:0]))  # no rows at all
+    # a comparison in which nothing differs: every deal 0, a zero-width interval, no variance reduction
+    import dataclasses
+
+    cmp = A.compare(dup)
+    same = dataclasses.replace(cmp, deals=cmp.deals.assign(difference=0.0), per_hand=(0.0, 0.0, 0.0),
+                               per_hand_unpaired=(0.0, 0.0, 0.0), per_hand_variance_reduction=float("nan"))
+    h, e = A.plot_comparison(same)
+    assert sum(p.get_height() for p in h.patches) == len(cmp.deals) and "nan" in e.get_title()
+    # one group with a zero count at a value the other has: an interval, never a negative error bar
+    one = A.tai_distribution(df[df["match"] < 2], by="role")
+    ax = A.plot_tai_distribution(one, kind="difference")
+    for seg, y in zip(ax.containers[0].lines[2][0].get_segments(), ax.containers[0].lines[0].get_ydata()):
+        assert min(seg[0][1], seg[1][1]) <= y <= max(seg[0][1], seg[1][1])
+    ax.figure.canvas.draw()

@@ -82,3 +82,72 @@ def test_summarize_counts_wins_by_policy_in_a_duplicate_run_and_speaks_json(swee
     data = json.loads(capsys.readouterr().out)
     assert data["hands"] == len(df) and data["wins_by_policy"]["greedy"]["count"] == expected["greedy"]
     assert data["policies"] == ["greedy", "greedy{declare=0}"] and len(data["payment_points_per_hand"]) == 3
+
+
+def _cr1(values, clusters):
+    """Mean and 95% interval of ``values`` clustered by ``clusters`` (CR1), written out in pandas."""
+    import math
+
+    import pandas as pd
+
+    g = pd.DataFrame({"v": np.asarray(values, float), "c": np.asarray(clusters)}).groupby("c")["v"].agg(["sum", "size"])
+    mean = g["sum"].sum() / g["size"].sum()
+    se = math.sqrt(len(g) / (len(g) - 1) * ((g["sum"] - mean * g["size"]) ** 2).sum()) / g["size"].sum()
+    return mean, mean - 1.959963984540054 * se, mean + 1.959963984540054 * se
+
+
+def test_summarize_by_policy_role_and_win_type(sweep, capsys):
+    """issue 21 point 3: summarize --by groups the summary; every number checked against the long view."""
+    import json
+
+    from simkit.analysis import summarize
+    from simkit.cli import main
+    from simkit.stats import wilson_interval
+
+    a, _, _ = sweep
+    df = A.load(a)
+    long = A.players(df)
+    for by in ("policy", "role"):
+        s = summarize(a, by=by)
+        assert s.by == by and [g["label"] for g in s.groups] == sorted(set(long[by].astype(str)), key=[
+            "greedy", "greedy{declare=0}", "dealer", "non-dealer"].index)
+        for g in s.groups:
+            mine = long[long[by].astype(str) == g["label"]]
+            assert g["hands"] == len(mine) and g["wins"] == int(mine["won"].sum())
+            assert g["mean"] == pytest.approx(_cr1(mine["result"], mine["match"]))
+            hands = mine.merge(df[["match", "copy", "hand", "hand_tai"]], on=["match", "copy", "hand"])
+            assert g["measure"] == "hand_tai"
+            assert g["measure_sum"] / g["wins"] == pytest.approx(hands.loc[hands["won"], "hand_tai"].mean())
+        row = s.group_rows()[0]
+        assert row["win_rate"]["count"] == s.groups[0]["wins"]
+        assert (row["win_rate"]["low"], row["win_rate"]["high"]) == wilson_interval(s.groups[0]["wins"], s.groups[0]["hands"])
+    s = summarize(a, by="win_type")
+    seen = df["win_type"].astype(str)
+    assert [g["label"] for g in s.groups] == [w for w in simkit.io.WIN_TYPES if (seen == w).any()]
+    for g in s.groups:
+        mine = df[seen == g["label"]]
+        assert g["hands"] == len(mine) and g["mean"] == pytest.approx(_cr1(mine["points"], mine["match"]))
+    text = s.table()
+    assert "by win type" in text and "payment per hand" in text and "self_drawn" in text
+    assert main(["summarize", str(a), "--by", "role", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["by"]["key"] == "role" and [r["role"] for r in data["by"]["groups"]] == ["dealer", "non-dealer"]
+    dealer = long[long["role"] == "dealer"]
+    assert data["by"]["groups"][0]["hands"] == len(dealer) and data["by"]["groups"][0]["wins"] == int(dealer["won"].sum())
+    assert data["by"]["groups"][0]["result_per_hand"] == pytest.approx(list(_cr1(dealer["result"], dealer["match"])))
+    assert "by" not in summarize(a).to_dict()
+    assert main(["summarize", str(a), "--by", "policy"]) == 0
+    assert "by policy" in capsys.readouterr().out
+    # another rule set: its value of a win, and results net of fees
+    duel = sweep[2]
+    s = summarize(duel, by="role")
+    long = A.players(A.load(duel))
+    for g in s.groups:
+        mine = long[long["role"] == g["label"]]
+        assert g["measure"] == "fan" and g["mean"] == pytest.approx(_cr1(mine["result"], mine["match"]))
+    assert "fan per win" in s.table()
+    with pytest.raises(simkit.SimkitError, match="summarize groups by one of policy, role, win_type; got by='seat'"):
+        summarize(a, by="seat")
+    with pytest.raises(SystemExit):
+        main(["summarize", str(a), "--by", "seat"])
+    assert "invalid choice: 'seat'" in capsys.readouterr().err

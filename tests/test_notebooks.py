@@ -32,7 +32,7 @@ SMALL = {
     "discard_advisor": {"N": "300"},
 }
 FIGURES = {
-    "tai_distribution": ["tai_distribution.png", "item_frequencies.png", "dealer_value.png"],
+    "tai_distribution": ["tai_distribution.png", "tai_by_role.png", "item_frequencies.png", "dealer_value.png"],
     "exact_vs_simulated": ["exact_vs_simulated.png"],
     "strategy_comparison": ["strategy_comparison.png", "strategy_items.png"],
     "discard_advisor": ["discard_advisor.png", "discard_advisor_policies.png"],
@@ -73,7 +73,8 @@ def _text(nb) -> str:
 
 def test_tai_distribution_notebook(tmp_path):
     nb = _run("tai_distribution", tmp_path)
-    assert "the dealer seat is worth" in _text(nb)
+    text = _text(nb)
+    assert "the dealer seat is worth" in text and "and a whole tenure (from streak 0" in text
 
 
 def test_exact_vs_simulated_notebook(tmp_path):

@@ -74,3 +74,25 @@ def test_simulate_shows_progress_in_a_jupyter_kernel(tmp_path):
     out = "".join(o.get("text", "") for o in nb.cells[0].outputs if o.get("name") == "stdout")
     rows = int(out.split()[-1])
     assert "simulate: 100%" in err and f"{rows / 1000:.1f}k/{rows / 1000:.1f}k" in err
+
+
+def test_the_start_up_message_says_how_long_the_last_compile_took(tmp_path, monkeypatch):
+    from simkit.engine import compiled
+
+    monkeypatch.setattr(compiled, "cache_root", lambda: tmp_path)
+    assert compiled.start_up_message("duel").startswith("compiling the duel engine (numba compiles it once")
+    compiled.record_start_up("duel", 1.2)  # a load from the cache: nothing to keep
+    assert not (tmp_path / "start_up.json").exists()
+    compiled.record_start_up("duel", 47.3)
+    assert compiled.start_up_message("duel") == "loading the duel engine from the cache (compiling it took 47 s on this machine)..."
+    monkeypatch.setattr(compiled, "source_hash", lambda: "another version of simkit")
+    assert compiled.start_up_message("duel") == (
+        "compiling the duel engine: simkit changed since its last compile, which took 47 s on this machine..."
+    )
+    assert compiled.start_up_message("douque").startswith("compiling the douque engine (")
+
+
+def test_simulate_says_what_its_start_up_does(tmp_path, capsys):
+    simkit.simulate(tmp_path / "run", matches=5, seed=1, progress=True)
+    err = capsys.readouterr().err
+    assert "simkit simulate: compiling the douque engine" in err or "simkit simulate: loading the douque engine" in err

@@ -168,6 +168,10 @@ def test_advise_and_hand_commands(capsys):
     assert main(["advise", "1112345678m9p13z", "--on-discard", "9p", "-n", "200"]) == 0
     out = capsys.readouterr().out
     assert "pass" in out
+    assert main(["advise", "1112345678m9p13z3z", "--dealer", "-n", "200", "--to", "match", "--hand-number", "3",
+                 "--dealerships", "2", "--score", "50", "--opp-score", "-50"]) == 0
+    out = capsys.readouterr().out
+    assert "hand_number 3; dealerships 2; score 50; opponent_score -50" in out and "end of the match" in out
     with pytest.raises(SystemExit) as info:
         main(["advise", "1112345678m9p13z3z", "--dealer", "-n", "0"])
     assert info.value.code == 2 and "expected a positive integer" in capsys.readouterr().err
@@ -204,3 +208,40 @@ def test_discards_table_against_the_shanten_definition():
                 after[y] -= 1
             assert [simkit.tile_name(y) for y in better] == r["improving"]
             assert r["live"] == sum(4 - int(h[y]) for y in better)
+
+
+def test_to_the_end_of_the_match():
+    """The position's hand plays the same either way (same rates), the match's later hands add to
+    the mean; in the match's last hand the two agree exactly; any thread count gives the same."""
+    text = "douque: hand 1112345678m9p13z3z; drawn 3z; dealer"
+    hand = rollouts(text, n=400, seed=3)
+    match = rollouts(text + "; hand_number 2; dealerships 1; score 120; opponent_score -120", n=400, seed=3, to="match")
+    rates = ["action", "win_rate", "self_draw_rate", "deal_in_rate", "draw_rate"]
+    by_action = hand.set_index("action")[rates[1:]].sort_index()
+    assert by_action.equals(match.set_index("action")[rates[1:]].sort_index())
+    assert not np.allclose(hand.set_index("action")["mean"].sort_index(), match.set_index("action")["mean"].sort_index())
+    assert match.attrs["to"] == "match" and "end of the match" in match.attrs["value"]
+    assert match.equals(rollouts(text + "; hand_number 2; dealerships 1; score 120; opponent_score -120", n=400, seed=3,
+                                 to="match", threads=1))
+    from simkit.engine.rulesets import engine_spec
+
+    last = engine_spec(get_rules("douque")).game.match_hands - 1
+    a = rollouts(text + f"; hand_number {last}; dealerships 7", n=200, seed=4, to="match")
+    b = rollouts(text + f"; hand_number {last}; dealerships 7", n=200, seed=4)
+    assert np.array_equal(a["mean"], b["mean"]) and list(a["action"]) == list(b["action"])
+
+
+def test_match_context_of_a_position_is_validated_and_kept_in_its_notation():
+    text = ("douque: hand 1112345678m9p13z3z; drawn 3z; opponent_river 4z; not_dealer; streak 2; seat_wind W; prevailing_wind S; "
+            "hand_number 5; dealerships 3; score -40.5; opponent_score 40.5")
+    pos = simkit.Position.from_string(text)
+    again = simkit.Position.from_string(str(pos))
+    for name in ("streak", "seat_wind", "prevailing_wind", "hand_number", "dealerships", "score", "opponent_score", "dealer"):
+        assert getattr(again, name) == getattr(pos, name), name
+    assert pos != simkit.Position.from_string(text.replace("streak 2", "streak 1"))
+    with pytest.raises(simkit.SimkitError, match="dealerships must be below the 8 deals of a douque match"):
+        simkit.Position.from_string("douque: hand 1112345678m9p13z3z; drawn 3z; dealer; dealerships 8")
+    with pytest.raises(simkit.SimkitError, match="score must be a number"):
+        simkit.Position.from_string("douque: hand 1112345678m9p13z3z; drawn 3z; dealer; score lots")
+    with pytest.raises(simkit.SimkitError, match="to must be 'hand' or 'match'"):
+        rollouts("douque: hand 1112345678m9p13z3z; drawn 3z; dealer", n=10, to="game")

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from .._cache import cache_dir
 
-__all__ = ["engine_of", "prepared", "cache_root", "source_hash"]
+__all__ = ["engine_of", "prepared", "function_pointer", "cache_root", "source_hash", "start_up_message", "record_start_up"]
 
 _TEMPLATE = Path(__file__).with_name("play.py")
 _PACKAGE = Path(__file__).resolve().parents[1]
@@ -191,3 +191,75 @@ def prepared(kernel, args, function_positions, function_type):
             kernel.compile(tuple(types_))
             kernel.disable_compile()
     return kernel
+
+
+def function_pointer(fn, function_type):
+    """The jitted function ``fn`` as a first-class function value of ``function_type`` whose
+    address is looked up once: a kernel called many times a second (the vector environment's step)
+    takes it where a dispatcher would be looked up again at every call (tens of microseconds)."""
+    from numba.experimental.function_type import WrapperAddressProtocol, _get_wrapper_address
+
+    class _Pointer(WrapperAddressProtocol):
+        def __init__(self):
+            self.fn = fn  # keeps the compiled code alive
+            self._signature = function_type.signature
+            self._address = _get_wrapper_address(fn, self._signature)
+
+        def __wrapper_address__(self):
+            return self._address
+
+        def signature(self):
+            return self._signature
+
+    return _Pointer()
+
+
+# ---------------------------------------------------------------------------------------------
+# what a run says while it compiles: the last measured compile on this machine
+
+_START_UP = "start_up.json"
+#: A start-up shorter than this loaded the engine from the cache rather than compiling it.
+COMPILED_AFTER_SECONDS = 5.0
+
+
+def _start_up_records() -> dict:
+    import json
+
+    try:
+        return json.loads((cache_root() / _START_UP).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def start_up_message(rules_name: str) -> str:
+    """What the engine start-up of rule set ``rules_name`` is about to do, and how long its last
+    compile took on this machine (:func:`record_start_up` keeps the measurements)."""
+    record = _start_up_records().get(rules_name)
+    if record is None:
+        return (f"compiling the {rules_name} engine (numba compiles it once per rule set and simkit version, "
+                "then loads it from its cache)...")
+    took = f"{record['compile_seconds']:.0f} s"
+    if record.get("source") == source_hash():
+        return f"loading the {rules_name} engine from the cache (compiling it took {took} on this machine)..."
+    return (f"compiling the {rules_name} engine: simkit changed since its last compile, which took {took} "
+            "on this machine...")
+
+
+def record_start_up(rules_name: str, seconds: float) -> None:
+    """Keep the duration of an engine start-up that compiled (not one that loaded from the cache),
+    for :func:`start_up_message`; a cache directory that cannot be written is left alone."""
+    import json
+
+    if seconds < COMPILED_AFTER_SECONDS:
+        return  # loaded from the cache
+    records = _start_up_records()
+    records[rules_name] = {"compile_seconds": round(float(seconds), 1), "source": source_hash(),
+                           "when": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    try:
+        root = cache_root()
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = root / f".{_START_UP}.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps(records, indent=1, sort_keys=True))
+        os.replace(tmp, root / _START_UP)
+    except OSError:
+        pass

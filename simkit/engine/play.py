@@ -45,6 +45,7 @@ import numpy as np
 from simkit._jit import jit
 from simkit.engine import actions as A
 from simkit.engine import game as G
+from simkit.engine.observation import encode_observation_kernel, encode_state_kernel
 from simkit.engine.policies import greedy_policy, random_policy
 from simkit.engine.rng import bounded, stream_key
 from simkit.hand.win import is_win_kernel
@@ -863,7 +864,7 @@ def _copy_state(src, dst):  # pragma: no cover - compiled
 
 
 @jit(cache=CACHE)
-def rollouts_kernel(base, work, unseen, n_opp, opp_ready, seed, stream, first, n, actions, t, game, sp, kinds, fn0, fn1, params0, params1, results, errors):  # pragma: no cover
+def rollouts_kernel(base, work, unseen, n_opp, opp_ready, seed, stream, first, n, actions, t, game, sp, kinds, fn0, fn1, params0, params1, results, errors, template, to_match_end):  # pragma: no cover
     """Continuations ``first .. first + n - 1`` of the position in Table ``base`` (player 0 decides),
     each for every action in ``actions``, played to the end of the hand on the Table ``work``.
 
@@ -872,8 +873,11 @@ def rollouts_kernel(base, work, unseen, n_opp, opp_ready, seed, stream, first, n
     tiles (redrawn until they are ready when ``opp_ready``: a declared opponent) and the wall from
     the next draw on; the players' policy streams are ``(seed, r, 1 + p)``. Every action of ``r``
     starts from the same completion and streams (common random numbers), so the differences
-    between actions are paired. ``results`` float64[n, len(actions), 4] gets player 0's result
-    (score - fee), the winner, the win type and the payer; ``errors`` int64[n, 5] an engine
+    between actions are paired. With ``to_match_end`` the match goes on after the hand (its next
+    hands dealt from the streams of match ``r`` of ``seed``, the same for every action) until it
+    ends. ``results`` float64[n, len(actions), 4] gets player 0's result (score - fee; with
+    ``to_match_end`` the change of its balance to the match's end), and the winner, the win type
+    and the payer of the position's hand; ``errors`` int64[n, 5] an engine
     error's (code, action, player, phase, tile) of the first action that hit one (code -1: no
     completion in 100,000 draws left a declared opponent ready).
     """
@@ -923,12 +927,114 @@ def rollouts_kernel(base, work, unseen, n_opp, opp_ready, seed, stream, first, n
             _apply(T, tb, game, actions[a])
             if not sc[G.S_ERROR]:
                 _run_hand(T, tb, game, sp, kinds, fn0, fn1, params0, params1)
+            if not sc[G.S_ERROR]:
+                results[i, a, 0] = T.row_floats[G.F_SCORE0] - T.row_floats[G.F_FEE0]
+                results[i, a, 1] = T.row[G.R_WINNER]
+                results[i, a, 2] = T.row[G.R_WIN_TYPE]
+                results[i, a, 3] = T.row[G.R_PAYER]
+                if to_match_end:
+                    T.ids[1] = r  # the next hands' walls and streams: match r of seed
+                    while not sc[G.S_ERROR] and _next_hand_of_match(T, game):
+                        _deal_match_hand(T, template, tb, game, -1)
+                        _run_hand(T, tb, game, sp, kinds, fn0, fn1, params0, params1)
+                    results[i, a, 0] = T.purse[G.P_BALANCE0] - base.purse[G.P_BALANCE0]
             if sc[G.S_ERROR]:
                 if errors[i, 0] == 0:
                     _report(T, errors[i], T.policy_legal)
                 results[i, a, 0] = np.nan
+
+
+# ---------------------------------------------------------------------------------------------
+# the vector environment (simkit.envs.VectorEnv): many tables stepped from a batch of actions
+
+
+@jit(inline="always", cache=CACHE)
+def _score_changes(T, b0, b1, swap, out):  # pragma: no cover - compiled
+    """Each player's change of balance since ``b0`` / ``b1`` into ``out`` (the second player's
+    first when ``swap``: the agent's first when it sits in seat 1)."""
+    d0 = T.purse[G.P_BALANCE0] - b0
+    d1 = T.purse[G.P_BALANCE0 + 1] - b1
+    out[0] = d1 if swap else d0
+    out[1] = d0 if swap else d1
+
+
+@jit(cache=CACHE, refcounts=False)
+def vector_step_kernel(tables, start, stop, reset, actions, template, t, game, sp, kinds, fn0, fn1, params0, params1, agent_mode, match_episodes, seeds, matches, agent_episodes, seats, obs, masks, rewards, terminated, players, full_state, states, errors):  # pragma: no cover
+    """One step of tables ``start .. stop - 1`` of a vector environment (``tables``: a typed list
+    of Tables, one per environment; :class:`simkit.envs.VectorEnv` runs blocks in threads).
+
+    With ``reset`` every table starts a new episode; otherwise table ``i``'s deciding player plays
+    ``actions[i]`` (checked by the engine against its own mask). Then everything that is not the
+    agent's to decide is played: with ``agent_mode`` the opponent's decisions (its policy by
+    ``kinds`` / ``fn*``; the agent holds seat ``seats[i]``), with ``match_episodes`` the next hands
+    of the match. An episode that ends starts the next at once (``terminated[i]``; the rewards are
+    the finished episode's): episode ``k`` of table ``i`` is match ``matches[i]`` of seed
+    ``seeds[i]`` (an episode that ends before the agent decides is passed over, as in the
+    Gymnasium environment), and the agent's seat alternates by episode (``agent_episodes``).
+
+    Writes the deciding player's observation (``obs[i]``), legal mask (``masks[i]``, int8) and seat
+    (``players[i]``), the step's change of each player's score (``rewards[i]``: the agent's and the
+    opponent's with ``agent_mode``, else player 0's and player 1's), the full-information state
+    when ``full_state``, and an engine error's (code, action, player, phase, tile) in ``errors[i]``.
+
+    The step (:func:`_step`) is inlined at its one call site here, as in :func:`_run_hand`: calling
+    ``step_kernel`` per step, which passes the whole Table, made a step about 1.6 times as slow;
+    the rare starts of matches and hands do call it. Compiled without reference counts: every
+    array belongs to the caller or to a Table of its list.
+    """
+    tb = G.borrowed_hand_tables(t)
+    for i in range(start, stop):
+        T = G.borrowed_table(tables[i])  # reference-count operations on a borrowed array are free
+        sc = T.sc
+        terminated[i] = False
+        rewards[i, 0] = 0.0
+        rewards[i, 1] = 0.0
+        b0 = T.purse[G.P_BALANCE0]
+        b1 = T.purse[G.P_BALANCE0 + 1]
+        begin = 1 if reset else 0  # 1: a new episode; 2: the next match of the same episode (passed over)
+        fresh = False
+        action = -1 if reset else actions[i]
+        failed = False
+        while True:
+            if begin:
+                if begin == 1:
+                    if agent_mode:
+                        seats[i] = agent_episodes[i] % 2
+                    agent_episodes[i] += 1
+                step_kernel(G.OP_BEGIN_MATCH, T, template, tb, game, sp, 0, seeds[i], matches[i])
+                sc[G.S_LOGGING] = 0  # no event log: nobody replays these hands
+                matches[i] += 1
+                begin = 0
+                fresh = True
+            elif action >= 0:
+                _step(T, tb, game, sp, action)
+                action = -1
+            if sc[G.S_ERROR]:
+                failed = True
+                break
+            if sc[G.S_PHASE] == A.PHASE_OVER:
+                if match_episodes and step_kernel(G.OP_NEXT_HAND, T, template, tb, game, sp, 0, T.ids[0], 0):
+                    sc[G.S_LOGGING] = 0
+                    continue
+                if fresh:  # over before the agent decided: passed over, the same episode goes on
+                    begin = 2
+                    continue
+                _score_changes(T, b0, b1, agent_mode and seats[i] == 1, rewards[i])
+                terminated[i] = True
+                begin = 1
                 continue
-            results[i, a, 0] = T.row_floats[G.F_SCORE0] - T.row_floats[G.F_FEE0]
-            results[i, a, 1] = T.row[G.R_WINNER]
-            results[i, a, 2] = T.row[G.R_WIN_TYPE]
-            results[i, a, 3] = T.row[G.R_PAYER]
+            if not agent_mode or sc[G.S_PLAYER] == seats[i]:
+                break
+            action = _ask(T, tb, kinds, fn0, fn1, params0, params1)
+        if failed:
+            _report(T, errors[i], T.policy_legal)
+            continue
+        if not terminated[i] and not reset:
+            _score_changes(T, b0, b1, agent_mode and seats[i] == 1, rewards[i])
+        p = sc[G.S_PLAYER]
+        players[i] = p
+        encode_observation_kernel(T, p, True, obs[i])
+        for a in range(A.N_ACTIONS):
+            masks[i, a] = 1 if T.legal[a] else 0
+        if full_state:
+            encode_state_kernel(T, states[i])

@@ -97,6 +97,13 @@ class Position:
     #: its front, the opponent from its back, kong replacements likewise; else (default) both draw
     #: from the front and replacements come from the back
     stable_wall: bool = False
+    #: where the hand stands in its match, for continuations to the end of the match
+    #: (``simkit.rollouts(..., to="match")``): hands already played, deals passed so far, and each
+    #: player's result in the match so far
+    hand_number: int = 0
+    dealerships: int = 0
+    score: float = 0.0
+    opponent_score: float = 0.0
     _derived: dict = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -115,7 +122,8 @@ class Position:
         """A Position from ``"[rules:] key value; key value; flag; ..."``: keys are the field names
         (``hand``, ``melds``, ``opponent_melds`` (several melds separated by ``,``), ``river``,
         ``opponent_river``, ``declared``, ``opponent_declared``, ``tiles_left``, ``streak``,
-        ``seat_wind``, ``prevailing_wind``, ``phase``, ``drawn``, ``bid``); the flags ``dealer``,
+        ``seat_wind``, ``prevailing_wind``, ``phase``, ``drawn``, ``bid``, ``hand_number``,
+        ``dealerships``, ``score``, ``opponent_score``); the flags ``dealer``,
         ``not_dealer``, ``replacement`` and ``stable_wall``."""
         if not isinstance(text, str):
             raise PositionError(f"a position string is a str, got {text!r}")
@@ -137,11 +145,16 @@ class Position:
                 continue
             if key not in names:
                 raise PositionError(f"unknown position field {key!r}; fields: {', '.join(sorted(names))}")
-            if key in ("declared", "opponent_declared", "tiles_left", "streak", "bid"):
+            if key in ("declared", "opponent_declared", "tiles_left", "streak", "bid", "hand_number", "dealerships"):
                 try:
                     kwargs[key] = int(value)
                 except ValueError:
                     raise PositionError(f"{key} must be an integer, got {value!r}") from None
+            elif key in ("score", "opponent_score"):
+                try:
+                    kwargs[key] = float(value)
+                except ValueError:
+                    raise PositionError(f"{key} must be a number, got {value!r}") from None
             elif key in ("melds", "opponent_melds"):
                 kwargs[key] = value
             else:
@@ -160,8 +173,16 @@ class Position:
             if kinds:
                 parts.append(f"{label} " + " ".join(tile_name(k) + ("*" if c else "") for k, c in zip(kinds, claimed)))
         parts += [f"tiles_left {d['tiles_left']}", "dealer" if self.dealer else "not_dealer", f"phase {self.phase}"]
+        if self.replacement:
+            parts.append("replacement")
         if self.stable_wall:
             parts.append("stable_wall")
+        defaults = {"declared": 0, "opponent_declared": 0, "streak": 0, "seat_wind": "E", "prevailing_wind": "E",
+                    "bid": 0, "hand_number": 0, "dealerships": 0, "score": 0.0, "opponent_score": 0.0}
+        for name, default in defaults.items():
+            value = getattr(self, name)
+            if value != default:
+                parts.append(f"{name} {value:g}" if isinstance(value, float) else f"{name} {value}")
         return f"{d['rules'].name}: " + "; ".join(parts)
 
     # -- validation ---------------------------------------------------------------------------
@@ -200,8 +221,19 @@ class Position:
             raise PositionError(f"seat_wind must be E or W (two players sit East and West), got {self.seat_wind!r}")
         if self.prevailing_wind not in WIND_LETTERS:
             raise PositionError(f"prevailing_wind must be one of E, S, W, N, got {self.prevailing_wind!r}")
-        if isinstance(self.streak, bool) or not isinstance(self.streak, (int, np.integer)) or self.streak < 0:
-            raise PositionError(f"streak must be a non-negative integer, got {self.streak!r}")
+        for name in ("streak", "hand_number", "dealerships"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise PositionError(f"{name} must be a non-negative integer, got {value!r}")
+        game = spec.game
+        if game.match_hands > 0 and self.hand_number >= game.match_hands:
+            raise PositionError(f"hand_number must be below the {game.match_hands} hands of a {rules.name} match, got {self.hand_number}")
+        if game.dealer_turns > 0 and self.dealerships >= game.dealer_turns:
+            raise PositionError(f"dealerships must be below the {game.dealer_turns} deals of a {rules.name} match, got {self.dealerships}")
+        for name in ("score", "opponent_score"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value):
+                raise PositionError(f"{name} must be a finite number, got {value!r}")
         # hand size for the melds and the phase
         on_turn = self.phase in ("draw", "claim")
         want = 13 - 3 * len(melds[0]) + (1 if on_turn else 0)
@@ -399,6 +431,8 @@ class Position:
         sc[eng.S_DISCARDS] = T.n_river[0] + T.n_river[1]
         sc[eng.S_DEALER] = d["dealer"]
         sc[eng.S_STREAK] = self.streak
+        sc[eng.S_HAND_NUMBER] = self.hand_number
+        sc[eng.S_DEALERSHIPS] = self.dealerships
         sc[eng.S_PREVAILING] = WIND_LETTERS[self.prevailing_wind]
         sc[eng.S_CHECK] = 1 if check else 0
         sc[eng.S_LOGGING] = 1
@@ -410,6 +444,7 @@ class Position:
         T.rng[1] = stream_key(np.uint64(seed), 0, 1)
         T.rng[2] = stream_key(np.uint64(seed), 0, 2)
         T.sc[eng.S_CHIPS0] = T.sc[eng.S_CHIPS1] = spec.game.chips  # as play._begin_match (game._begin_purse)
+        T.purse[eng.P_BALANCE0], T.purse[eng.P_BALANCE0 + 1] = float(self.score), float(self.opponent_score)
         state = GameState(spec, T, _private=True)
         if check and self.phase == "discard" and not eng._check(T, -1, False):
             raise PositionError(f"the completed position breaks an engine invariant: {eng.ERROR_MESSAGES[int(sc[eng.S_ERROR])]}")

@@ -2,7 +2,7 @@
 
 :func:`rollouts` plays, for every legal action of the deciding player at a
 :class:`~simkit.engine.position.Position` (or the actions given), ``n`` continuations to the end of
-the hand with the rollout policies, in the compiled engine on all cores
+the hand (or of the match: ``to="match"``) with the rollout policies, in the compiled engine on all cores
 (:func:`simkit.engine.play.rollouts_kernel`). Continuation ``i`` resamples what the player cannot
 see -- the opponent's concealed tiles and the order of the wall -- uniformly from the unseen tiles
 (for a declared opponent: uniformly among the completions that leave them ready) from the stream
@@ -105,7 +105,7 @@ def parse_action(text, tile: int, rules) -> int:
 
 
 def rollouts(position, n: int = 10_000, policies=("greedy", "greedy"), actions=None, seed: int = 0, *,
-             threads: int | None = None):
+             to: str = "hand", threads: int | None = None):
     """Expected result of each action at ``position`` by ``n`` paired continuations per action.
 
     Parameters
@@ -124,6 +124,13 @@ def rollouts(position, n: int = 10_000, policies=("greedy", "greedy"), actions=N
     seed : int
         Continuation ``i`` draws its completion and the policies' streams from ``(seed, i)``: the
         same arguments give the same numbers whatever the thread count.
+    to : "hand" or "match"
+        Play each continuation to the end of the hand (default), or on to the end of the match:
+        the match's next hands (from the position's ``hand_number``, ``dealerships``, ``score``
+        and ``opponent_score``) are dealt from the streams of match ``i`` of ``seed``, the same for
+        every action, and ``mean`` is the viewer's change of balance to the match's end. The rates
+        are of the position's hand either way. The players' chips (rule sets that play for chips)
+        start at the rule set's starting chips.
     threads : int, optional
         Threads to run on (default: numba's thread count).
 
@@ -134,8 +141,9 @@ def rollouts(position, n: int = 10_000, policies=("greedy", "greedy"), actions=N
         ``self_draw_rate``, ``deal_in_rate`` (the viewer pays the opponent's win on their discard
         or robbed kong), ``draw_rate`` (no winner), ``mean``, ``mean_low``, ``mean_high`` (the
         viewer's result per hand -- score minus fee, in the rule set's payment unit -- with a 95%
-        interval), ``diff``, ``diff_low``, ``diff_high`` (paired difference to the best action,
-        95% interval). ``df.attrs``: rules (name and options), position, policies, seed, n.
+        interval; with ``to="match"`` to the end of the match), ``diff``, ``diff_low``,
+        ``diff_high`` (paired difference to the best action, 95% interval). ``df.attrs``: rules
+        (name and options), position, policies, seed, n, to, value (what ``mean`` measures).
     """
     import pandas as pd
 
@@ -150,6 +158,8 @@ def rollouts(position, n: int = 10_000, policies=("greedy", "greedy"), actions=N
     seed = check_int(seed, "seed", 0, 2**63 - 1, RolloutError)
     if threads is not None:
         threads = check_int(threads, "threads", 1, 1024, RolloutError)
+    if to not in ("hand", "match"):
+        raise RolloutError(f"to must be 'hand' or 'match', got {to!r}")
     rules = position._derived["rules"]
     spec, f0, p0, f1, p1 = _common(rules, policies, "dealer", "shared")
     spec = position._derived["spec"]  # the position's own wall design (stable_wall or not)
@@ -185,13 +195,16 @@ def rollouts(position, n: int = 10_000, policies=("greedy", "greedy"), actions=N
     errors = np.zeros((n, 5), np.int64)
     from ..hand.tables import hand_tables
 
+    from .deal import wall_template
+
     tables = hand_tables(rules)
+    template = wall_template(rules)
     template_len = len(T.wall)
 
     def args_of(a: int, b: int) -> tuple:
         work = eng.new_table(template_len, spec.items_proto)
         return (T, work, unseen, n_opp, opp_ready, np.uint64(seed), COMPLETION_STREAM, a, b - a, codes_arr, tables,
-                spec.game, spec.sp, kinds, fn0, fn1, p0, p1, results[a:b], errors[a:b])
+                spec.game, spec.sp, kinds, fn0, fn1, p0, p1, results[a:b], errors[a:b], template, to == "match")
 
     kernel = prepared(engine.rollouts_kernel, args_of(0, 1), (14, 15), policy_type(spec))
     n_threads = threads or _threads()
@@ -215,10 +228,10 @@ def rollouts(position, n: int = 10_000, policies=("greedy", "greedy"), actions=N
         code, action, player, phase, tl = (int(v) for v in errors[bad[0]])
         raise EngineError(_error_text(code, action, f"rollout {int(bad[0])} (seed {seed})", player, phase, tl,
                                       np.zeros(A.N_ACTIONS, np.bool_)))
-    return _table(results, codes, tile, rules, position, policies, seed, n, pd)
+    return _table(results, codes, tile, rules, position, policies, seed, n, to, pd)
 
 
-def _table(results, codes, tile, rules, position, policies, seed, n, pd):
+def _table(results, codes, tile, rules, position, policies, seed, n, to, pd):
     value = results[:, :, 0]
     winner, win_type, payer = results[:, :, 1], results[:, :, 2], results[:, :, 3]
     mean = value.mean(axis=0)
@@ -244,9 +257,10 @@ def _table(results, codes, tile, rules, position, policies, seed, n, pd):
     })
     df = df.sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
     df.attrs.update(
-        rules=rules.name, options=rules.to_dict(), position=str(position), seed=seed, n=n,
+        rules=rules.name, options=rules.to_dict(), position=str(position), seed=seed, n=n, to=to,
         policies=[_policy_text(p) for p in policies],
-        value="the viewer's result per hand (score minus fee), in the rule set's payment unit",
+        value=("the viewer's result per hand (score minus fee), in the rule set's payment unit" if to == "hand" else
+               "the viewer's change of balance from the position to the end of the match, in the rule set's payment unit"),
     )
     return df
 

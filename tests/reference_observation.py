@@ -1,0 +1,79 @@
+"""The observation and full-information state of simkit.envs, encoded in plain Python from the
+documented layout: the reference the compiled encoders (simkit.engine.observation) are compared
+with."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simkit.engine import actions as A
+from simkit.engine import game as eng
+from simkit.engine.observation import OBSERVATION_LAYOUT, OBSERVATION_SIZE, state_layout
+
+_MELD_TILES = {0: 3, 1: 4, 2: 4, 3: 4}  # pung, kong, added kong, concealed kong; 4: chow
+
+
+def _meld_tiles(melds, n, out):
+    for code, kind in melds[:n]:
+        if code == 4:
+            out[kind : kind + 3] += 1
+        else:
+            out[kind] += _MELD_TILES[int(code)]
+
+
+def reference_observation(T, p: int, deciding: bool) -> np.ndarray:
+    """The observation vector of player ``p`` of the engine's Table ``T`` (see the module docstring)."""
+    L = OBSERVATION_LAYOUT
+    sc = T.sc
+    q = 1 - p
+    o = np.zeros(OBSERVATION_SIZE, np.float32)
+    o[L["hand"]] = T.hand[p]
+    m = np.zeros(34, np.float32)
+    _meld_tiles(T.melds[p], int(T.n_melds[p]), m)
+    o[L["melds"]] = m
+    om = np.zeros(34, np.float32)
+    _meld_tiles(T.melds[q], int(T.n_melds[q]), om)
+    o[L["opp_melds"]] = om
+    n_own, n_opp = int(T.n_river[p]), int(T.n_river[q])
+    own = T.river[p, :n_own].astype(np.int64)
+    opp = T.river[q, :n_opp].astype(np.int64)
+    o[L["river"]] = np.bincount(own, minlength=34)
+    o[L["opp_river"]] = np.bincount(opp, minlength=34)
+    o[L["visible"]] = o[L["hand"]] + m + om + o[L["river"]] + o[L["opp_river"]]
+    o[L["river_order"]][:n_own] = own + 1
+    o[L["opp_river_order"]][:n_opp] = opp + 1
+    o[L["river_claimed"]][:n_own] = T.claimed[p, :n_own]
+    o[L["opp_river_claimed"]][:n_opp] = T.claimed[q, :n_opp]
+    phase = int(sc[eng.S_PHASE]) if deciding else A.PHASE_OVER
+    o[L["phase"].start + min(max(phase, 0), A.PHASE_OVER)] = 1
+    tile = int(sc[eng.S_TILE]) if deciding else -1
+    o[L["tile"].start + (tile if 0 <= tile < 34 else 34)] = 1
+    o[L["tiles_left"]] = sc[eng.S_BACK] - sc[eng.S_FRONT] + 1 - sc[eng.S_KEPT_BACK]
+    o[L["seat_wind"].start + int(T.seat[p]) - 27] = 1
+    o[L["prevailing_wind"].start + int(sc[eng.S_PREVAILING]) - 27] = 1
+    o[L["dealer"]] = 1.0 if sc[eng.S_DEALER] == p else 0.0
+    o[L["streak"]] = sc[eng.S_STREAK]
+    o[L["declared"].start + int(T.declared[p])] = 1
+    o[L["opp_declared"].start + int(T.declared[q])] = 1
+    o[L["bid"]] = sc[eng.S_BID]
+    o[L["score"]] = T.purse[eng.P_BALANCE0 + p]
+    o[L["opp_score"]] = T.purse[eng.P_BALANCE0 + q]
+    mask = int(T.skip_win[p])
+    o[L["skipped_win"]] = [(mask >> k) & 1 for k in range(34)]
+    return o
+
+
+def reference_state(T) -> np.ndarray:
+    """Both hands, the tiles still in the wall per kind and in order from the next draw, and the
+    next draws from the front and the tail (the full-information state)."""
+    L = state_layout(len(T.wall))
+    o = np.zeros(L["back"].stop, np.float32)
+    o[L["hand0"]] = T.hand[0]
+    o[L["hand1"]] = T.hand[1]
+    front, back = int(T.sc[eng.S_FRONT]), int(T.sc[eng.S_BACK])
+    rest = T.wall[front : back + 1].astype(np.int64)
+    o[L["wall_counts"]] = np.bincount(rest, minlength=34)
+    o[L["wall_order"]][: len(rest)] = rest + 1
+    o[L["front"]] = front
+    o[L["back"]] = back
+    return o
