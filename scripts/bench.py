@@ -43,7 +43,8 @@ standard form, no melds) through simkit's batch kernels at 1 and 2 threads, its 
 (``simkit.is_win_batch``, ``simkit.shanten_batch``; every row checked) at 1 and 2 threads,
 RiichiEnv (``riichienv.calculate_shanten``, from the optional ``bench`` extra:
 ``pip install 'simkit[bench]'``; without it a note says so and the rest is measured) and the
-``mahjong`` package (the first ``--peer-n`` hands), every answer checked against simkit's on every
+``mahjong`` package (the first ``--peer-n`` hands), and waits on random ready hands (simkit's
+kernel and ``simkit.waits_batch`` only), every answer checked against simkit's on every
 hand measured (the bench stops on the first disagreement); in ns per hand per core, with the ratios
 public call / kernel, the kernel's 2-thread speed-up and peer / kernel.
 
@@ -701,7 +702,7 @@ def _disagree(what: str, peer: str, hands: np.ndarray, ours: np.ndarray, theirs:
 def _peer_section(n: int, mahjong_n: int, seed: int, repeat: int) -> None:
     """Win check and shanten on the 136-tile set (``for_two``: 34 kinds, standard form, no melds):
     ``n`` dealt 14-tile and 13-tile hands through simkit's kernels at 1 and 2 threads, its public
-    batch calls at 1 and 2 threads, RiichiEnv (``riichienv.calculate_shanten``, its fastest call
+    batch calls at 1 and 2 threads (and waits on ``n`` random ready hands, simkit only), RiichiEnv (``riichienv.calculate_shanten``, its fastest call
     reachable from Python; a win is shanten -1) and, on the first ``mahjong_n`` hands, the
     ``mahjong`` package; every answer checked against simkit's on every hand measured. Figures are
     ns per hand per core (wall time x threads / hands), best of ``repeat``, the variants measured
@@ -709,31 +710,40 @@ def _peer_section(n: int, mahjong_n: int, seed: int, repeat: int) -> None:
     import numba
 
     import simkit
+    from simkit.hand.sample import random_ready_hands
     from simkit.hand.shanten import shanten_batch_kernel
     from simkit.hand.tables import hand_tables
+    from simkit.hand.waits import waits_batch_kernel
     from simkit.hand.win import is_win_batch_kernel
 
     rules = simkit.get_rules("for_two")
     t = hand_tables(rules)
     h14, h13 = simkit.deal_hands(n, seed=seed, rules=rules)
+    ready, _ = random_ready_hands(n, seed=seed, rules=rules)
     k = np.zeros(n, np.int64)
+    no_melds = np.zeros_like(ready)
     win = np.empty(n, np.bool_)
     sh13 = np.empty(n, np.int8)
     sh14 = np.empty(n, np.int8)
+    waits = np.empty(n, np.int64)
     threads = sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)})
     print(f"\n  peers: win check and shanten on the 136-tile set (for_two: 34 kinds, standard form, no melds), "
           f"{n:,} dealt 14- and 13-tile hands, best of {repeat}; ns per hand per core (wall x threads / hands)")
-    figures = ("win check, 14 tiles", "shanten, 13 tiles", "shanten, 14 tiles")
-    hands = {"win check, 14 tiles": h14, "shanten, 13 tiles": h13, "shanten, 14 tiles": h14}
+    peer_figures = ("win check, 14 tiles", "shanten, 13 tiles", "shanten, 14 tiles")
+    figures = peer_figures + ("waits, ready 13 tiles",)  # waits: simkit only (its API against its kernel)
+    hands = {"win check, 14 tiles": h14, "shanten, 13 tiles": h13, "shanten, 14 tiles": h14,
+             "waits, ready 13 tiles": ready}
     kernel = {
         "win check, 14 tiles": lambda: is_win_batch_kernel(h14, k, t, win),
         "shanten, 13 tiles": lambda: shanten_batch_kernel(h13, k, t, sh13),
         "shanten, 14 tiles": lambda: shanten_batch_kernel(h14, k, t, sh14),
+        "waits, ready 13 tiles": lambda: waits_batch_kernel(ready, k, no_melds, t, waits),
     }
     api = {
         "win check, 14 tiles": lambda: simkit.is_win_batch(h14, rules=rules),
         "shanten, 13 tiles": lambda: simkit.shanten_batch(h13, rules=rules),
         "shanten, 14 tiles": lambda: simkit.shanten_batch(h14, rules=rules),
+        "waits, ready 13 tiles": lambda: simkit.waits_batch(ready, rules=rules),
     }
     columns = {}  # (column, figure) -> best seconds
     default_threads = numba.get_num_threads()
@@ -746,6 +756,7 @@ def _peer_section(n: int, mahjong_n: int, seed: int, repeat: int) -> None:
                 numba.set_num_threads(th)
                 for fig in figures:
                     for col, fn in ((f"kernel {th}t", kernel[fig]), (f"API {th}t", api[fig])):
+                        fn()  # untimed: the first call after a change of thread count wakes the pool
                         t0 = time.perf_counter()
                         fn()
                         dt = (time.perf_counter() - t0) * th
@@ -753,16 +764,14 @@ def _peer_section(n: int, mahjong_n: int, seed: int, repeat: int) -> None:
     finally:
         numba.set_num_threads(default_threads)
     ours = {"win check, 14 tiles": win.copy(), "shanten, 13 tiles": sh13.astype(np.int64),
-            "shanten, 14 tiles": sh14.astype(np.int64)}
+            "shanten, 14 tiles": sh14.astype(np.int64), "waits, ready 13 tiles": waits.copy()}
     for fig in figures:  # the public calls agree with the kernels
         _disagree(fig, "simkit's public batch call", hands[fig], ours[fig], api[fig]())
     notes = []
     m = min(mahjong_n, n)
-    seven = {}
-    for fig in figures:
-        seven[fig] = _special_forms(hands[fig])
-    peers = {"RiichiEnv": _riichienv_times(hands, figures, ours, seven, repeat, notes),
-             "mahjong": _mahjong_times(hands, figures, ours, m, notes)}
+    seven = {fig: _special_forms(hands[fig]) for fig in peer_figures}
+    peers = {"RiichiEnv": _riichienv_times(hands, peer_figures, ours, seven, repeat, notes),
+             "mahjong": _mahjong_times(hands, peer_figures, ours, m, notes)}
     names = [f"kernel {th}t" for th in threads] + [f"API {th}t" for th in threads]
     header = names + [f"RiichiEnv {peers['RiichiEnv'].get('version', '')}".strip(),
                       f"mahjong {peers['mahjong'].get('version', '')}".strip()]
