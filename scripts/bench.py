@@ -705,8 +705,8 @@ def _peer_section(n: int, mahjong_n: int, seed: int, repeat: int) -> None:
     batch calls at 1 and 2 threads (and waits on ``n`` random ready hands, simkit only), RiichiEnv (``riichienv.calculate_shanten``, its fastest call
     reachable from Python; a win is shanten -1) and, on the first ``mahjong_n`` hands, the
     ``mahjong`` package; every answer checked against simkit's on every hand measured. Figures are
-    ns per hand per core (wall time x threads / hands), best of ``repeat``, the variants measured
-    in turn within each repeat."""
+    ns per hand per core (wall time x threads / hands), best of ``repeat``; at each thread count
+    the kernel and its public call are measured in turn within each repeat."""
     import numba
 
     import simkit
@@ -751,12 +751,13 @@ def _peer_section(n: int, mahjong_n: int, seed: int, repeat: int) -> None:
         for fig in figures:  # compile or load first
             kernel[fig]()
             api[fig]()
-        for _ in range(repeat):
-            for th in threads:
-                numba.set_num_threads(th)
+        for th in threads:  # the kernel and its public call alternate; the thread count changes once
+            numba.set_num_threads(th)
+            for fig in figures:
+                kernel[fig]()  # untimed: the first calls after a change of thread count wake the pool
+            for _ in range(repeat):
                 for fig in figures:
                     for col, fn in ((f"kernel {th}t", kernel[fig]), (f"API {th}t", api[fig])):
-                        fn()  # untimed: the first call after a change of thread count wakes the pool
                         t0 = time.perf_counter()
                         fn()
                         dt = (time.perf_counter() - t0) * th
