@@ -3,7 +3,9 @@
 Each function takes the concealed part as tile notation (``"123456789m1122z"``) or a count array of
 34 kinds, the player's exposed or declared melds as strings (``melds=["pung 555z", "kong 1111m"]``)
 and the rule set (``rules="douque"``, a name or a :class:`~simkit.rules.Rules`). Inputs are
-validated here, with errors naming what is wrong; the numba kernels behind them never validate.
+validated here, with errors naming what is wrong; the numba kernels behind them never validate,
+except those of the batch calls (:mod:`simkit.hand.checked`), which check each row's values in
+their parallel pass and leave the error to this module.
 """
 
 from __future__ import annotations
