@@ -6,6 +6,8 @@ batch-kernel throughput on the douque tile set:
 * win checks/s on dealt 14-tile hands;
 * shanten/s on dealt 13-tile hands (and 14-tile);
 * waits/s on ready 13-tile hands (random complete hands minus one tile);
+* the public batch calls (``simkit.is_win_batch``, ``shanten_batch``, ``waits_batch``: every row
+  checked) against those kernels on the same hands, as a ratio of times;
 * deals/s of deal + dealer win check + non-dealer waits, fused in one kernel;
 * scored winning hands/s: random complete hands (no melds), a random winning tile from the hand,
   self-drawn or not, random winds, through the douque tai kernel (best split, single wait, items);
@@ -194,6 +196,12 @@ def main(argv=None) -> int:
     r_sh14 = n / _best(lambda: shanten_batch_kernel(dealer, k, t, out_s), args.repeat)
     r_waits = n / _best(lambda: waits_batch_kernel(ready, k, no_melds, t, out_i), args.repeat)
     r_deal = n / _best(lambda: deal_check_kernel(args.seed, 0, n, template, t, False, dw, dk, ds, ds), args.repeat)
+    api_ratios = _api_ratios({
+        "win": (lambda: is_win_batch_kernel(dealer, k, t, out_b), lambda: simkit.is_win_batch(dealer, rules=rules)),
+        "shanten 13": (lambda: shanten_batch_kernel(other, k, t, out_s), lambda: simkit.shanten_batch(other, rules=rules)),
+        "shanten 14": (lambda: shanten_batch_kernel(dealer, k, t, out_s), lambda: simkit.shanten_batch(dealer, rules=rules)),
+        "waits": (lambda: waits_batch_kernel(ready, k, no_melds, t, out_i), lambda: simkit.waits_batch(ready, rules=rules)),
+    }, args.repeat)
 
     r_score = n / _best(score_all, args.repeat)
     if (s_tai < 0).any():
@@ -251,6 +259,8 @@ def main(argv=None) -> int:
     for name, (_, hands, n_matches) in engine_rule_sets.items():
         print(f"  engine: greedy vs greedy, {name}: {n_matches:,} whole matches ({hands:,} hands) per run")
     print(f"  engine compile/load (excluded): {t_engine_compile:.1f} s")
+    print("  public batch call / its kernel (the same hands, all threads, measured alternately; every row checked): "
+          + ", ".join(f"{name} {ratio:.2f}x" for name, ratio in api_ratios.items()))
     _end_to_end(rules, [(pair, n_matches) for pair, (_, _, n_matches) in engine.items()], args.seed, args.repeat)
     _decision_cost(rules, [(pair, n_matches) for pair, (_, _, n_matches) in engine.items()], args.seed, args.repeat)
     if "error" in peer:
@@ -571,6 +581,22 @@ def _decision_cost(rules, runs, seed: int, repeat: int) -> None:
             f"{_fmt(hands / w0):>11} {_fmt(hands / w1):>11} {w1 / w0 - 1:>7.1%}   "
             f"{n_decisions / hands:.1f}, {size / n_decisions:.1f}"
         )
+
+
+def _api_ratios(pairs: dict, repeat: int) -> dict:
+    """For each ``name: (kernel call, public call)``, the best time of the public call over the best
+    time of the kernel, the two called alternately ``repeat`` times (once each before, untimed)."""
+    ratios = {}
+    for name, (kernel, public) in pairs.items():
+        kernel(), public()
+        best = [float("inf"), float("inf")]
+        for _ in range(repeat):
+            for j, fn in enumerate((kernel, public)):
+                t0 = time.perf_counter()
+                fn()
+                best[j] = min(best[j], time.perf_counter() - t0)
+        ratios[name] = best[1] / best[0]
+    return ratios
 
 
 def _rule_set_scoring_rates(n: int, seed: int, repeat: int) -> dict:
