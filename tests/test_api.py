@@ -220,12 +220,12 @@ def test_batch_checks_in_the_kernel_agree_with_the_numpy_checks():
             elif what == 4:
                 n_melds = int(rng.choice([-1, 5, 1]))
             elif what == 5 and meld_counts is not None:
-                meld_counts[i, kind] = int(rng.choice([3, 4, 5, 255]))
+                meld_counts[i, kind] = int(rng.choice([3, 4, 5, 255, -1, 300]))
         dtype = np.uint8 if rng.random() < 0.7 else rng.choice([np.int64, np.int8, np.uint16])
         if dtype == np.uint8 or (counts >= 0).all():
             with np.errstate(all="ignore"):
                 counts = counts.astype(dtype)
-        if meld_counts is not None and (meld_counts <= 255).all():
+        if meld_counts is not None and rng.random() < 0.6 and ((meld_counts >= 0) & (meld_counts <= 255)).all():
             meld_counts = meld_counts.astype(np.uint8)
         expected = _numpy_checked(fn, counts, n_melds, rules, meld_counts)
         kw = {"meld_counts": meld_counts} if meld_counts is not None else {}

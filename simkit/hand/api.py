@@ -28,6 +28,7 @@ from .checked import (
     BAD_SIZE,
     first_bad_rows,
     is_win_checked_kernel,
+    narrow_kernel,
     shanten_checked_kernel,
     waits_checked_kernel,
 )
@@ -273,6 +274,17 @@ def _raise_over(counts: np.ndarray, mc: np.ndarray, row: int, name: str):
     raise TileCountError(f"{name}: row {row} holds more than 4 copies of {tile_name(kind)}")
 
 
+def _narrow(arr: np.ndarray) -> np.ndarray:
+    """An integer (N, 34) array as C-contiguous uint8, values outside 0..4 as 255 (the checked
+    kernels refuse them, and the error quotes the original row)."""
+    if arr.dtype == np.uint8:
+        return np.ascontiguousarray(arr)
+    out = np.empty(arr.shape, np.uint8)
+    if arr.size:
+        narrow_kernel(arr, out)
+    return out
+
+
 class _Batch:
     """The inputs of a batch call, ready for a checked kernel (:mod:`simkit.hand.checked`): the
     layout of every argument checked here, the values of every row checked by the kernel in its
@@ -284,9 +296,7 @@ class _Batch:
     def __init__(self, counts, n_melds, rules, name: str, sizes: Sequence[int]):
         self.rules, self.name, self.sizes = rules, name, tuple(sizes)
         self.original = arr = _counts_layout(counts, name)
-        if arr.dtype != np.uint8 and arr.size:  # other integer types: values checked before narrowing
-            _check_count_values(arr, rules, name, kinds=False)
-        self.counts = np.ascontiguousarray(arr, dtype=np.uint8)
+        self.counts = _narrow(arr)
         try:
             self.melds_view = _melds_layout(n_melds, len(arr), name)
         except SimkitError:
@@ -308,8 +318,9 @@ class _Batch:
             k = _batch_melds(self.melds_view, len(self.original), self.name)
             _check_batch_sizes(self.counts, k, self.sizes, self.name)
 
-    def raise_first(self, mc: np.ndarray | None = None) -> None:
-        """Raise the error of the first check (in the numpy checks' order) some row failed; None if none did."""
+    def raise_first(self, mc: np.ndarray | None = None, mc_original: np.ndarray | None = None) -> None:
+        """Raise the error of the first check (in the numpy checks' order) some row failed, if any
+        did (``mc``: waits_batch's meld counts as the kernel saw them, ``mc_original`` as given)."""
         if not len(self.first):
             return
         first = self.first.min(axis=0)
@@ -323,10 +334,10 @@ class _Batch:
         if first[BAD_SIZE] < n:
             _raise_size(self.counts, self.melds_view, int(first[BAD_SIZE]), self.sizes, self.name)
         if first[BAD_MELD_COUNT] < n:
-            _raise_count(mc, int(first[BAD_MELD_COUNT]), f"{self.name} (meld_counts)")
+            _raise_count(mc_original, int(first[BAD_MELD_COUNT]), f"{self.name} (meld_counts)")
         if first[BAD_MELD_KIND] < n:
-            _raise_kind(mc, int(first[BAD_MELD_KIND]), self.rules, f"{self.name} (meld_counts)")
-        if first[BAD_OVER] < n:
+            _raise_kind(mc_original, int(first[BAD_MELD_KIND]), self.rules, f"{self.name} (meld_counts)")
+        if first[BAD_OVER] < n:  # every count and meld count is then 0..4: narrowed as given
             _raise_over(self.counts, mc, int(first[BAD_OVER]), self.name)
 
 
@@ -371,19 +382,17 @@ def waits_batch(counts, n_melds=0, meld_counts=None, rules="douque") -> np.ndarr
         mc_name = f"{name} (meld_counts)"
         try:
             raw = _counts_layout(meld_counts, mc_name)
-            if raw.dtype != np.uint8 and raw.size:
-                _check_count_values(raw, rules, mc_name, kinds=False)
             if raw.shape != b.counts.shape:
                 _check_count_values(raw, rules, mc_name)  # its own values first, as they always were
                 raise TileCountError(f"{name}: meld_counts shape {raw.shape} differs from counts {b.counts.shape}")
         except SimkitError:
             b.check_values_in_numpy()  # an error in counts or n_melds comes first, as it always did
             raise
-        mc = np.ascontiguousarray(raw, dtype=np.uint8)
+        mc = _narrow(raw)
     out = np.empty(len(b.counts), np.int64)
     waits_checked_kernel(b.counts, b.n_melds, b.per_row, mc, meld_counts is not None, b.outside,
                          hand_tables(rules), out, b.first)
-    b.raise_first(mc)
+    b.raise_first(mc, raw if meld_counts is not None else None)
     return out
 
 

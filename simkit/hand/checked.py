@@ -37,6 +37,7 @@ __all__ = [
     "BAD_OVER",
     "N_CHECKS",
     "first_bad_rows",
+    "narrow_kernel",
     "is_win_checked_kernel",
     "waits_checked_kernel",
     "shanten_checked_kernel",
@@ -55,6 +56,17 @@ N_CHECKS = 7  #: columns of ``first``
 def first_bad_rows(n: int) -> np.ndarray:
     """A fresh ``first`` array for a batch of ``n`` rows: int64[ceil(n / CHUNK), N_CHECKS], all ``n``."""
     return np.full(((n + CHUNK - 1) // CHUNK, N_CHECKS), n, np.int64)
+
+
+@pjit
+def narrow_kernel(counts, out):  # pragma: no cover - compiled
+    """``counts`` (N, 34) of any integer type into ``out`` uint8[N, 34], a value outside 0..4 as
+    255 (which the checked kernels refuse as a count above 4): one parallel pass instead of a
+    single-threaded range check and a cast."""
+    for i in prange(counts.shape[0]):
+        for k in range(34):
+            x = counts[i, k]
+            out[i, k] = x if 0 <= x <= 4 else 255
 
 
 @jit(inline="always")
