@@ -44,7 +44,7 @@ and shanten (14 tiles) on ``--peer-hands`` dealt hands of the 136-tile set (``fo
 standard form, no melds) through simkit's batch kernels at 1 and 2 threads, its public batch calls
 (``simkit.is_win_batch``, ``simkit.shanten_batch``; every row checked) at 1 and 2 threads,
 RiichiEnv (``riichienv.calculate_shanten``, from the optional ``bench`` extra:
-``pip install 'simkit[bench]'``; without it a note says so and the rest is measured) and the
+``pip install -e '.[bench]'``; without it a note says so and the rest is measured) and the
 ``mahjong`` package (the first ``--peer-n`` hands), and waits on random ready hands (simkit's
 kernel and ``simkit.waits_batch`` only), every answer checked against simkit's on every
 hand measured (the bench stops on the first disagreement); in ns per hand per core, with the ratios
@@ -835,7 +835,7 @@ def _riichienv_times(hands, figures, ours, special, repeat: int, notes: list) ->
 
         from riichienv import calculate_shanten
     except ImportError:
-        notes.append("RiichiEnv not measured: it is not installed (pip install 'simkit[bench]', "
+        notes.append("RiichiEnv not measured: it is not installed (pip install -e '.[bench]' in the checkout, "
                      "or pip install riichienv).")
         return {}
     out = {"version": version("riichienv")}
