@@ -720,7 +720,7 @@ def _disagree(what: str, peer: str, hands: np.ndarray, ours: np.ndarray, theirs:
     if len(bad):
         i = int(bad[0])
         raise SystemExit(
-            f"bench: {peer} and simkit disagree on {what} for {len(bad):,} hands; first, hand {i} "
+            f"bench: {peer} and simkit disagree on {what} for {len(bad):,} hand{'s' if len(bad) > 1 else ''}; first, hand {i} "
             f"{format_tiles(hands[i])}: simkit {ours[i]}, {peer} {theirs[i]}"
         )
 
