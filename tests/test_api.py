@@ -136,3 +136,107 @@ def test_batch_matches_single(all_rules):
             assert wins[i] == simkit.is_win(dealer[i], rules=rules)
             assert sh[i] == simkit.shanten(other[i], rules=rules)
             assert [simkit.tile_name(k) for k in simkit.mask_to_kinds(masks[i])] == simkit.waits(other[i], rules=rules)
+
+
+def _numpy_checked(fn, counts, n_melds, rules, meld_counts=None):
+    """A batch call as it was before issue 23 (point 3): every value checked in numpy first, then
+    the unchecked kernel. Returns the output or the error (type, message)."""
+    from simkit.hand import api
+    from simkit.hand.shanten import shanten_batch_kernel
+    from simkit.hand.tables import hand_tables
+    from simkit.hand.waits import waits_batch_kernel
+    from simkit.hand.win import is_win_batch_kernel
+
+    rules = simkit.get_rules(rules)
+    t = hand_tables(rules)
+    try:
+        c = api._batch_counts(counts, rules, fn)
+        k = api._batch_melds(n_melds, len(c), fn)
+        api._check_batch_sizes(c, k, {"is_win_batch": (14,), "waits_batch": (13,), "shanten_batch": (13, 14)}[fn], fn)
+        if fn == "is_win_batch":
+            out = np.empty(len(c), np.bool_)
+            is_win_batch_kernel(c, k, t, out)
+        elif fn == "shanten_batch":
+            out = np.empty(len(c), np.int8)
+            shanten_batch_kernel(c, k, t, out)
+        else:
+            mc = np.zeros_like(c)
+            if meld_counts is not None:
+                mc = api._batch_counts(meld_counts, rules, "waits_batch (meld_counts)")
+                if mc.shape != c.shape:
+                    raise TileCountError(f"waits_batch: meld_counts shape {mc.shape} differs from counts {c.shape}")
+                over = (c.astype(np.int16) + mc) > 4
+                if over.any():
+                    row, kind = np.argwhere(over)[0]
+                    raise TileCountError(f"waits_batch: row {row} holds more than 4 copies of {simkit.tile_name(int(kind))}")
+            out = np.empty(len(c), np.int64)
+            waits_batch_kernel(c, k, mc, t, out)
+        return out
+    except simkit.SimkitError as exc:
+        return type(exc), str(exc)
+
+
+_PROBLEMS = ("outside 0..4", "not a tile of", "between 0 and 4", "tiles with", "more than 4 copies")
+
+
+def test_batch_checks_in_the_kernel_agree_with_the_numpy_checks():
+    """The batch calls check every row in the kernel's parallel pass (issue 23, point 3): on random
+    inputs, mostly sound with a few bad values (counts above 4 or negative, missing kinds, wrong
+    sizes, n_melds out of range, meld counts over the 4-copy limit, several problems at once, in
+    several dtypes), they return what the numpy checks and the unchecked kernels return, or raise
+    the same error with the same message."""
+    rng = np.random.default_rng(23)
+    seen = set()
+    for case in range(400):
+        rules = ("douque", "night_market", "duel", "for_two")[case % 4]
+        fn = ("is_win_batch", "shanten_batch", "waits_batch")[(case // 4) % 3]
+        n = int(rng.integers(1, 3000)) if case % 5 else int(rng.integers(0, 4))
+        size = {"is_win_batch": 14, "waits_batch": 13, "shanten_batch": int(rng.integers(13, 15))}[fn]
+        dealer, other = simkit.deal_hands(max(n, 1), seed=case, rules=rules)
+        counts = (dealer if size == 14 else other)[:n].astype(np.int64)
+        n_melds = 0
+        if rng.random() < 0.4:  # per-row melds: take tiles off to keep the sizes right
+            n_melds = rng.integers(0, 2, n)
+            for i in np.flatnonzero(n_melds):
+                for _ in range(3):
+                    counts[i, rng.choice(np.flatnonzero(counts[i]))] -= 1
+        meld_counts = None
+        if fn == "waits_batch" and rng.random() < 0.5:
+            meld_counts = np.zeros_like(counts)
+            meld_counts[:, rng.choice(np.flatnonzero(simkit.get_rules(rules).tile_mask), 4)] = 1
+        for _ in range(int(rng.integers(0, 4))):  # a few bad values
+            if not n:
+                break
+            i, kind = int(rng.integers(n)), int(rng.integers(34))
+            what = int(rng.integers(6))
+            if what == 0:
+                counts[i, kind] = int(rng.choice([5, 6, 7, 8, 100, 253, 255, -1]))
+            elif what == 1:
+                counts[i, kind] += 1  # a wrong size, or a missing kind
+            elif what == 2:
+                counts[i, kind] = max(counts[i, kind] - 1, 0)
+            elif what == 3 and not np.isscalar(n_melds):
+                n_melds[i] = int(rng.choice([-1, 5, 9]))
+            elif what == 4:
+                n_melds = int(rng.choice([-1, 5, 1]))
+            elif what == 5 and meld_counts is not None:
+                meld_counts[i, kind] = int(rng.choice([3, 4, 5, 255, -1, 300]))
+        dtype = np.uint8 if rng.random() < 0.7 else rng.choice([np.int64, np.int8, np.uint16])
+        if dtype == np.uint8 or (counts >= 0).all():
+            with np.errstate(all="ignore"):
+                counts = counts.astype(dtype)
+        if meld_counts is not None and rng.random() < 0.6 and ((meld_counts >= 0) & (meld_counts <= 255)).all():
+            meld_counts = meld_counts.astype(np.uint8)
+        expected = _numpy_checked(fn, counts, n_melds, rules, meld_counts)
+        kw = {"meld_counts": meld_counts} if meld_counts is not None else {}
+        try:
+            got = getattr(simkit, fn)(counts, n_melds, rules=rules, **kw)
+        except simkit.SimkitError as exc:
+            got = type(exc), str(exc)
+        if isinstance(expected, tuple):
+            assert got == expected, (case, fn, rules)
+            seen.update(word for word in _PROBLEMS if word in expected[1])
+        else:
+            assert isinstance(got, np.ndarray) and got.dtype == expected.dtype and np.array_equal(got, expected), (case, fn)
+            seen.add("ok")
+    assert seen == {"ok", *_PROBLEMS}, seen  # sound batches and every kind of bad value were met
