@@ -296,8 +296,6 @@ class VectorEnv:
     def __init__(self, rules="douque", n_envs: int = 1024, *, opponent=None, seed: int = 0, episode: str = "hand",
                  illegal: str = "error", illegal_penalty: float = -1.0, full_state: bool = False, threads=None,
                  copy: bool = False, **options):
-        from numba.typed import List
-
         from .errors import check_int
         from .engine.deal import wall_template
         from .engine.matches import _calls, compile_policy, engine_spec, resolve_policy, _threads
@@ -329,9 +327,7 @@ class VectorEnv:
         self._template = wall_template(self.rules)
         self._tables_arrays = hand_tables(self.rules)
         n = self.n_envs
-        self._tables = List()
-        for _ in range(n):
-            self._tables.append(eng.new_table(len(self._template), self.spec.items_proto))
+        self._tables = eng.new_tables(n, len(self._template), self.spec.items_proto)
         self._obs = np.zeros((n, OBSERVATION_SIZE), np.float32)
         self._masks = np.zeros((n, A.N_ACTIONS), np.int8)
         self._rewards = np.zeros((n, 2), np.float32)
@@ -403,7 +399,7 @@ class VectorEnv:
             i = int(bad[0])
             code, detail, player, phase, tile = (int(x) for x in self._errors[i])
             raise SimkitError(_error_text(code, detail, f"table {i} of the vector environment", player, phase, tile,
-                                          self._tables[i].legal.copy()))
+                                          self._tables.legal[i].copy()))
 
     def _out(self):
         info = {"player": self._players}

@@ -378,6 +378,42 @@ def new_table(n_tiles, items_proto):  # pragma: no cover - compiled
     )
 
 
+def new_tables(n, n_tiles, items_proto):
+    """``n`` fresh Tables stacked field by field: a :class:`Table` whose every array has a leading
+    axis of length ``n``, row ``i`` holding table ``i`` (:func:`table_of`). One allocation per field
+    keeps the tables' states side by side in memory, and taking a table is a few views (fetching a
+    Table from a typed list of ``n`` cost 0.56 us)."""
+    T = new_table(n_tiles, items_proto)
+
+    def stack(a):
+        return np.repeat(np.asarray(a)[np.newaxis], n, axis=0)
+
+    fields = [ScoreWork(*(stack(x) for x in T.work)) if name == "work" else stack(getattr(T, name))
+              for name in Table._fields]
+    return Table(*fields)
+
+
+@jit(inline="always")
+def table_of(B, i):  # pragma: no cover - compiled
+    """Table ``i`` of the stacked Tables ``B`` (:func:`new_tables`): row ``i`` of each array, borrowed
+    (no reference counting, see :func:`simkit._jit.borrow`)."""
+    w = B.work
+    return Table(
+        borrow(B.wall[i]), borrow(B.hand[i]), borrow(B.meld_counts[i]), borrow(B.melds[i]), borrow(B.n_melds[i]),
+        borrow(B.river[i]), borrow(B.claimed[i]), borrow(B.n_river[i]), borrow(B.declared[i]), borrow(B.skip_win[i]),
+        borrow(B.skip_pung[i]), borrow(B.seat[i]), borrow(B.acted[i]), borrow(B.kongs[i]), borrow(B.skips[i]),
+        borrow(B.sc[i]), borrow(B.legal[i]), borrow(B.rng[i]),
+        ScoreWork(
+            borrow(w.splits[i]), borrow(w.cand[i]), borrow(w.ready[i]), borrow(w.meld_counts[i]), borrow(w.choice[i]),
+            borrow(w.split_scratch[i]),
+        ),
+        borrow(B.items[i]), borrow(B.tmp[i]), borrow(B.log[i]), borrow(B.swork[i]), borrow(B.locked[i]),
+        borrow(B.purse[i]), borrow(B.money[i]), borrow(B.policy_legal[i]), borrow(B.row[i]), borrow(B.row_floats[i]),
+        borrow(B.row_hand[i]), borrow(B.row_melds[i]), borrow(B.ids[i]), borrow(B.counters[i]), borrow(B.decisions[i]),
+        borrow(B.decision_counters[i]),
+    )
+
+
 @jit
 def borrowed_table(T):  # pragma: no cover - compiled
     """``T`` with every array borrowed (no reference counting): see :func:`simkit._jit.borrow`."""

@@ -960,8 +960,9 @@ def _score_changes(T, b0, b1, swap, out):  # pragma: no cover - compiled
 
 @jit(cache=CACHE, refcounts=False)
 def vector_step_kernel(tables, start, stop, reset, actions, template, t, game, sp, kinds, fn0, fn1, params0, params1, agent_mode, match_episodes, seeds, matches, agent_episodes, seats, obs, masks, rewards, terminated, players, full_state, states, errors):  # pragma: no cover
-    """One step of tables ``start .. stop - 1`` of a vector environment (``tables``: a typed list
-    of Tables, one per environment; :class:`simkit.envs.VectorEnv` runs blocks in threads).
+    """One step of tables ``start .. stop - 1`` of a vector environment (``tables``: the stacked
+    Tables of :func:`simkit.engine.game.new_tables`, one row per environment;
+    :class:`simkit.envs.VectorEnv` runs blocks in threads).
 
     With ``reset`` every table starts a new episode; otherwise table ``i``'s deciding player plays
     ``actions[i]`` (checked by the engine against its own mask). Then everything that is not the
@@ -980,11 +981,11 @@ def vector_step_kernel(tables, start, stop, reset, actions, template, t, game, s
     The step (:func:`_step`) is inlined at its one call site here, as in :func:`_run_hand`: calling
     ``step_kernel`` per step, which passes the whole Table, made a step about 1.6 times as slow;
     the rare starts of matches and hands do call it. Compiled without reference counts: every
-    array belongs to the caller or to a Table of its list.
+    array belongs to the caller.
     """
     tb = G.borrowed_hand_tables(t)
     for i in range(start, stop):
-        T = G.borrowed_table(tables[i])  # reference-count operations on a borrowed array are free
+        T = G.table_of(tables, i)  # views of row i, borrowed: reference-count operations on them are free
         sc = T.sc
         terminated[i] = False
         rewards[i, 0] = 0.0
@@ -1035,6 +1036,6 @@ def vector_step_kernel(tables, start, stop, reset, actions, template, t, game, s
         players[i] = p
         encode_observation_kernel(T, p, True, obs[i])
         for a in range(A.N_ACTIONS):
-            masks[i, a] = 1 if T.legal[a] else 0
+            masks[i, a] = T.legal[a]
         if full_state:
             encode_state_kernel(T, states[i])
