@@ -263,7 +263,7 @@ class VectorEnv:
 
     ``VectorEnv(rules="douque", n_envs=1024, opponent=None, seed=0, episode="hand", ...)``.
     Without an ``opponent`` both players are agents (self-play): every decision of every table is
-    a step, and ``players`` says whose it is. With an ``opponent`` (any policy
+    a step, and ``info["player"]`` says whose it is. With an ``opponent`` (any policy
     :func:`simkit.simulate_matches` takes, e.g. ``"greedy"``) the agent holds one seat, alternating
     by episode as in the Gymnasium environment, and the opponent's decisions are played in the
     engine between the agent's.
@@ -432,7 +432,8 @@ class VectorEnv:
             raise SimkitError(f"actions is an integer array of shape ({self.n_envs},), got {a.dtype} of shape {a.shape}")
         self._actions[:] = a
         codes = np.clip(self._actions, 0, A.N_ACTIONS - 1)
-        legal = (self._actions == codes) & (self._masks[np.arange(self.n_envs), codes] == 1)
+        engine_legal = self._tables.legal  # the engine's own masks (what the caller got is a copy it may change)
+        legal = (self._actions == codes) & engine_legal[np.arange(self.n_envs), codes]
         penalty = None
         if not legal.all():
             bad = np.flatnonzero(~legal)
@@ -440,7 +441,7 @@ class VectorEnv:
                 i = int(bad[0])
                 self._raise_illegal(i, int(self._actions[i]), len(bad))
             for i in bad:
-                self._actions[i] = self._rng.choice(np.flatnonzero(self._masks[i]))
+                self._actions[i] = self._rng.choice(np.flatnonzero(engine_legal[i]))
             penalty = (bad, self._players[bad].copy())
         self._run(reset=False)
         rewards = self._rewards
@@ -459,12 +460,12 @@ class VectorEnv:
         return obs, masks, out_rewards, terminated, truncated, info
 
     def _raise_illegal(self, i: int, action: int, n_bad: int):
-        legal = np.flatnonzero(self._masks[i])
+        legal = np.flatnonzero(self._tables.legal[i])
         names = ", ".join(A.action_name(x) for x in legal)
         what = A.action_name(action) if 0 <= action < A.N_ACTIONS else "not an action code"
-        phase = int(self._obs[i, OBSERVATION_LAYOUT["phase"]].argmax())
-        tile = int(self._obs[i, OBSERVATION_LAYOUT["tile"]].argmax())
-        on = f" about {A.action_name(A.DISCARD + tile)[len('discard '):]}" if tile < 34 else ""
+        phase = int(self._tables.sc[i, eng.S_PHASE])
+        tile = int(self._tables.sc[i, eng.S_TILE])
+        on = f" about {A.action_name(A.DISCARD + tile)[len('discard '):]}" if 0 <= tile < 34 else ""
         more = f" ({n_bad} tables had illegal actions)" if n_bad > 1 else ""
         raise SimkitError(
             f"table {i}: player {int(self._players[i])} played {action} ({what}), not legal {A.PHASE_NAMES[phase]}{on}; "
