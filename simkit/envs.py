@@ -300,7 +300,6 @@ class VectorEnv:
         from .engine.deal import wall_template
         from .engine.matches import _calls, compile_policy, engine_spec, resolve_policy, _threads
         from .engine.observation import state_size
-        from .engine.rng import stream_key
         from .hand.tables import hand_tables
 
         check_int(n_envs, "n_envs", 1, 1 << 24)
@@ -325,9 +324,9 @@ class VectorEnv:
         self._kinds, self._fn0, self._fn1 = _calls(fn, fn)
         self._params = params
         self._template = wall_template(self.rules)
-        self._tables_arrays = hand_tables(self.rules)
+        self._hand_tables = hand_tables(self.rules)
         n = self.n_envs
-        self._tables = eng.new_tables(n, len(self._template), self.spec.items_proto)
+        self._batch = eng.new_tables(n, len(self._template), self.spec.items_proto)
         self._obs = np.zeros((n, OBSERVATION_SIZE), np.float32)
         self._masks = np.zeros((n, A.N_ACTIONS), np.int8)
         self._rewards = np.zeros((n, 2), np.float32)
@@ -337,16 +336,17 @@ class VectorEnv:
         self._errors = np.zeros((n, 5), np.int64)
         self._actions = np.zeros(n, np.int64)
         self._seats = np.zeros(n, np.int64)
-        self._stream_key = stream_key
         self._seed(int(seed))
         self._kernel = None
         self._started = False
 
     def _seed(self, seed: int) -> None:
+        from .engine.rng import stream_key
+
         n = self.n_envs
         self.seed = seed
         # 63-bit, like every seed simkit takes: a table's games replay in GameState or the Gymnasium env
-        self.table_seeds = np.array([int(self._stream_key(np.uint64(seed), i, 0)) >> 1 for i in range(n)], np.uint64)
+        self.table_seeds = np.array([int(stream_key(np.uint64(seed), i, 0)) >> 1 for i in range(n)], np.uint64)
         self._matches = np.zeros(n, np.int64)
         self._agent_episodes = np.zeros(n, np.int64)
         self._rng = np.random.default_rng(seed)
@@ -362,7 +362,7 @@ class VectorEnv:
     def _args(self, start, stop, reset):
         spec = self.spec
         return (
-            self._tables, int(start), int(stop), bool(reset), self._actions, self._template, self._tables_arrays,
+            self._batch, int(start), int(stop), bool(reset), self._actions, self._template, self._hand_tables,
             spec.game, spec.sp, self._kinds, self._fn0, self._fn1, self._params, self._params,
             self.opponent is not None, self.episode == "match", self.table_seeds, self._matches,
             self._agent_episodes, self._seats, self._obs, self._masks, self._rewards, self._terminated,
@@ -399,7 +399,7 @@ class VectorEnv:
             i = int(bad[0])
             code, detail, player, phase, tile = (int(x) for x in self._errors[i])
             raise SimkitError(_error_text(code, detail, f"table {i} of the vector environment", player, phase, tile,
-                                          self._tables.legal[i].copy()))
+                                          self._batch.legal[i].copy()))
 
     def _out(self):
         info = {"player": self._players}
@@ -432,7 +432,7 @@ class VectorEnv:
             raise SimkitError(f"actions is an integer array of shape ({self.n_envs},), got {a.dtype} of shape {a.shape}")
         self._actions[:] = a
         codes = np.clip(self._actions, 0, A.N_ACTIONS - 1)
-        engine_legal = self._tables.legal  # the engine's own masks (what the caller got is a copy it may change)
+        engine_legal = self._batch.legal  # the engine's own masks: the ones returned are the caller's to change
         legal = (self._actions == codes) & engine_legal[np.arange(self.n_envs), codes]
         penalty = None
         if not legal.all():
@@ -460,11 +460,11 @@ class VectorEnv:
         return obs, masks, out_rewards, terminated, truncated, info
 
     def _raise_illegal(self, i: int, action: int, n_bad: int):
-        legal = np.flatnonzero(self._tables.legal[i])
+        legal = np.flatnonzero(self._batch.legal[i])
         names = ", ".join(A.action_name(x) for x in legal)
         what = A.action_name(action) if 0 <= action < A.N_ACTIONS else "not an action code"
-        phase = int(self._tables.sc[i, eng.S_PHASE])
-        tile = int(self._tables.sc[i, eng.S_TILE])
+        phase = int(self._batch.sc[i, eng.S_PHASE])
+        tile = int(self._batch.sc[i, eng.S_TILE])
         on = f" about {A.action_name(A.DISCARD + tile)[len('discard '):]}" if 0 <= tile < 34 else ""
         more = f" ({n_bad} tables had illegal actions)" if n_bad > 1 else ""
         raise SimkitError(

@@ -959,8 +959,8 @@ def _score_changes(T, b0, b1, swap, out):  # pragma: no cover - compiled
 
 
 @jit(cache=CACHE, refcounts=False)
-def vector_step_kernel(tables, start, stop, reset, actions, template, t, game, sp, kinds, fn0, fn1, params0, params1, agent_mode, match_episodes, seeds, matches, agent_episodes, seats, obs, masks, rewards, terminated, players, full_state, states, errors):  # pragma: no cover
-    """One step of tables ``start .. stop - 1`` of a vector environment (``tables``: the stacked
+def vector_step_kernel(batch, start, stop, reset, actions, template, t, game, sp, kinds, fn0, fn1, params0, params1, agent_mode, match_episodes, seeds, matches, agent_episodes, seats, obs, masks, rewards, terminated, players, full_state, states, errors):  # pragma: no cover
+    """One step of tables ``start .. stop - 1`` of a vector environment (``batch``: the stacked
     Tables of :func:`simkit.engine.game.new_tables`, one row per environment;
     :class:`simkit.envs.VectorEnv` runs blocks in threads).
 
@@ -985,7 +985,7 @@ def vector_step_kernel(tables, start, stop, reset, actions, template, t, game, s
     """
     tb = G.borrowed_hand_tables(t)
     for i in range(start, stop):
-        T = G.table_of(tables, i)  # views of row i, borrowed: reference-count operations on them are free
+        T = G.table_of(batch, i)  # views of row i, borrowed: reference-count operations on them are free
         sc = T.sc
         terminated[i] = False
         rewards[i, 0] = 0.0
