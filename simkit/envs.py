@@ -317,9 +317,9 @@ class VectorEnv:
         self.threads = int(threads) if threads is not None else _threads()
         self.opponent = opponent
         if opponent is None:
-            fn, params = resolve_policy("random")  # never asked: every decision is the agents'
+            fn, params = resolve_policy("random", self.rules)  # never asked: every decision is the agents'
         else:
-            fn, params = resolve_policy(opponent)
+            fn, params = resolve_policy(opponent, self.rules)
             compile_policy(fn, self.spec)
         self._kinds, self._fn0, self._fn1 = _calls(fn, fn)
         self._params = params
@@ -514,7 +514,7 @@ def _gym_class():
             from .engine.matches import resolve_policy
 
             self._table = _Table(rules, episode, illegal, illegal_penalty, options)
-            self._opponent = resolve_policy(opponent)
+            self._opponent = resolve_policy(opponent, self._table.rules)
             if seat not in (None, 0, 1):
                 raise SimkitError(f"seat is 0, 1 or None (alternating), got {seat!r}")
             self._seat_arg = seat

@@ -90,7 +90,7 @@ def test_policy_text(text, label, params):
         ("greedy{declare}", "expected key=value"),
         ("random{x=1}", "policy random has no parameter 'x' (its parameters: none)"),
         ("greedy{declare=0", "cannot read policy"),
-        ("gready", "unknown policy 'gready'; built-in policies: random, greedy"),
+        ("gready", "unknown policy 'gready'; built-in policies: random, greedy, value"),
         ("no_such_module_xyz:f", "cannot import module 'no_such_module_xyz'"),
         ("numpy:no_such_function", "module numpy has no 'no_such_function'"),
         ("a b=greedy", "cannot read policy"),

@@ -25,17 +25,20 @@ from .rulesets import engine_spec
 __all__ = ["EngineError", "simulate_matches", "resolve_policy", "replay", "play_hand", "HandRecord"]
 
 
-def resolve_policy(policy):
+def resolve_policy(policy, rules):
     """``(function, params float64[])`` of a policy given as text (``"greedy{declare=0}"``,
     ``"mymodule:my_policy{x=1}"``), a function, ``(function, {name: value})``,
     ``(function, params)`` or a :class:`~simkit.engine.policy_spec.Policy`
-    (:func:`~simkit.engine.policy_spec.as_policy`; every parameter checked).
+    (:func:`~simkit.engine.policy_spec.as_policy`; every parameter checked), playing ``rules``
+    (a rule-set name or Rules object: a policy that reads the rule set gets its data appended,
+    :meth:`~simkit.engine.policy_spec.Policy.engine_params`).
 
     The function is jitted (run inside the engine) or a plain Python callable with the same
     signature (asked from Python at every decision: slower, the same games)."""
     from .policy_spec import as_policy
 
-    return as_policy(policy).runnable()
+    p = as_policy(policy)
+    return p.function, p.engine_params(resolve_rules(rules))
 
 
 def _check_fn(fn):
@@ -174,7 +177,7 @@ def _common(rules, policies, deal=None, wall=None):
         raise SimkitError(f"policies must be a pair of policies (one per player), got {policies!r}")
     if len(policies) != 2:
         raise SimkitError(f"policies must name two players' policies, got {len(policies)}")
-    (f0, p0), (f1, p1) = resolve_policy(policies[0]), resolve_policy(policies[1])
+    (f0, p0), (f1, p1) = resolve_policy(policies[0], spec.rules), resolve_policy(policies[1], spec.rules)
     compile_policy(f0, spec)
     compile_policy(f1, spec)
     return spec, f0, p0, f1, p1
@@ -579,7 +582,7 @@ def _simulate_in_python(spec, call0, call1, n_matches, seed, start, check, decis
                 if decisions:
                     _play_out_logged(state, (call0, call1), log)
                 else:
-                    state.play_out(call0, call1)
+                    state._play_out_with(call0, call1)
             except EngineError as exc:
                 h = int(state._T.sc[eng.S_HAND_NUMBER])
                 raise EngineError(str(exc).replace("this state", f"match {start + i}, hand {h} (seed {seed})")) from None

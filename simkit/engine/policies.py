@@ -133,18 +133,25 @@ def _chow_or(choice, best_sh, view, legal, hand, sh, live):  # pragma: no cover 
 
 
 @jit
-def _bid_or_follow(view, legal, params):  # pragma: no cover - compiled
-    """greedy's for_two decisions: bid 3 when the dealt 14 tiles are at most ``params[3]`` from
-    ready (shanten), 2 when at most ``params[4]``, else 1; fold when the 13 tiles' shanten plus the
-    bid reaches ``params[5]`` (by default: shanten 4 against a bid of 3, 5 against 2, 6 against 1)."""
+def bid_or_follow(view, three, two, fold_at):  # pragma: no cover - compiled
+    """for_two's bid and follow by the hand's shanten: bid 3 when the dealt 14 tiles are at most
+    ``three`` from ready, 2 when at most ``two``, else 1; fold when the 13 tiles' shanten plus the
+    bid reaches ``fold_at``."""
     sh = shanten_of(view)
     if is_bid(view):
-        three = params[3] if params.shape[0] > 3 else 1.0  # the GREEDY_DEFAULTS values
-        two = params[4] if params.shape[0] > 4 else 2.0
         b = 2 if sh <= three else (1 if sh <= two else 0)
         return A.BID + b
-    fold_at = params[5] if params.shape[0] > 5 else 7.0
     return A.FOLD if sh + view.bid >= fold_at else A.FOLLOW
+
+
+@jit
+def _bid_or_follow(view, legal, params):  # pragma: no cover - compiled
+    """greedy's for_two decisions: :func:`bid_or_follow` at ``params[3:6]`` (by default bid 3 at
+    shanten 1, 2 at shanten 2; fold at shanten 4 against a bid of 3, 5 against 2, 6 against 1)."""
+    three = params[3] if params.shape[0] > 3 else 1.0  # the GREEDY_DEFAULTS values
+    two = params[4] if params.shape[0] > 4 else 2.0
+    fold_at = params[5] if params.shape[0] > 5 else 7.0
+    return bid_or_follow(view, three, two, fold_at)
 
 
 @policy(
@@ -239,3 +246,5 @@ POLICIES = {
     "greedy": (greedy_policy, GREEDY_DEFAULTS),
 }
 BUILT_IN.update({name: fn for name, (fn, _) in POLICIES.items()})
+
+from .value_policy import value_policy  # noqa: E402,F401  (the built-in "value"; it builds on the helpers above)

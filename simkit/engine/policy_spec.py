@@ -134,6 +134,10 @@ class PolicySpec:
 
     name: str
     params: tuple  # ((name, Param), ...)
+    #: ``rules_data(rules) -> float64[]``: what the policy reads from the rule set it plays (e.g. the
+    #: value of its hands under that rule set's scoring), appended to the params vector the engine
+    #: passes (:meth:`Policy.engine_params`); None for a policy that reads nothing from the rules
+    rules_data: Any = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -174,9 +178,17 @@ class PolicySpec:
         return "\n".join(lines) if self.params else f"{self.name}: no parameters"
 
 
-def policy(_fn=None, *, name: str | None = None, **params: Param):
+def policy(_fn=None, *, name: str | None = None, rules_data=None, **params: Param):
     """Declare a policy's named parameters: ``@simkit.policy(x=simkit.Param(1, int), ...)`` above the
-    function (jitted or plain Python). ``name`` defaults to the function's name."""
+    function (jitted or plain Python). ``name`` defaults to the function's name.
+
+    ``rules_data``: a function ``rules -> float64 array`` for a policy that adapts to the rule set
+    it plays: its result is appended to the named parameters in the vector the policy receives
+    (``params[len(named):]``), computed from the run's rule set and options whenever the policy is
+    bound to one. The named parameters stay what labels, manifests and replays record; the
+    appended entries follow from the recorded rule set."""
+    if rules_data is not None and not callable(rules_data):
+        raise PolicyError(f"rules_data is a function of the rule set, got {rules_data!r}")
 
     for key, p in params.items():
         if not isinstance(p, Param):
@@ -188,7 +200,7 @@ def policy(_fn=None, *, name: str | None = None, **params: Param):
         if not callable(fn):
             raise PolicyError(f"@simkit.policy decorates a function, got {fn!r}")
         py = getattr(fn, "py_func", fn)
-        fn.simkit_policy_spec = PolicySpec(name or py.__name__, tuple(params.items()))
+        fn.simkit_policy_spec = PolicySpec(name or py.__name__, tuple(params.items()), rules_data)
         return fn
 
     return wrap(_fn) if _fn is not None else wrap
@@ -272,6 +284,14 @@ class Policy:
         """``(function, params)`` as the engine takes it (the vector itself: a policy may use a
         vector it was given as scratch, as the tests' scripted players count their calls)."""
         return self.function, self.params
+
+    def engine_params(self, rules) -> np.ndarray:
+        """The vector the policy receives when it plays ``rules`` (a Rules object): its parameters,
+        then what its ``rules_data`` (:func:`policy`) reads from the rule set, if it declares one."""
+        if self.spec is None or self.spec.rules_data is None:
+            return self.params
+        data = np.ascontiguousarray(self.spec.rules_data(rules), np.float64).reshape(-1)
+        return np.concatenate([self.params, data])
 
     def record(self) -> dict:
         """What a run's manifest stores about the policy (JSON-ready)."""

@@ -296,9 +296,16 @@ class GameState:
 
         Jitted and built-in policies run in the compiled engine (the kernel that plays matches);
         with a plain Python policy every decision is asked from Python."""
-        from .matches import EngineError, _run_matches, resolve_policy
+        from .matches import resolve_policy
 
-        (f0, p0), (f1, p1) = resolve_policy(policy0), resolve_policy(policy1)
+        return self._play_out_with(resolve_policy(policy0, self.rules), resolve_policy(policy1, self.rules))
+
+    def _play_out_with(self, call0, call1) -> "GameState":
+        """:meth:`play_out` with the policies already resolved: ``(function, params)`` each, the
+        params as the policy receives them."""
+        from .matches import EngineError, _run_matches
+
+        (f0, p0), (f1, p1) = call0, call1
         if hasattr(f0, "py_func") and hasattr(f1, "py_func"):
             if int(self._T.sc[eng.S_PHASE]) == A.PHASE_OVER:
                 return self
