@@ -20,7 +20,8 @@ what the rule set pays for each -- read from the rule set's scorer with the run'
 * **declarations** (douque): when the declared plain win (MIGI's or Declare Ready's tai added) is
   worth at least the hand kept free, whose richer routes stay open; and only with a live wait (at
   least ``declare_live`` unseen winning tiles for Declare Ready, which locks the hand for less);
-* **kongs**: made (concealed, added) when they do not worsen shanten, as ``greedy``;
+* **kongs** (concealed, added, exposed): when the hand after the kong, plus what the kong pays
+  (duel's kong payments), is worth at least the hand without it;
 * **defence**: when the opponent has declared (douque) or shows ``threat_melds`` melds, and its
   own hand is at least ``defend_at`` from ready, it discards the tile least likely to deal in: one
   the rules make safe (:func:`~simkit.engine.toolkit.safe_against_discard_win`), else one
@@ -54,7 +55,9 @@ _V_DECLARE = N_ROUTES * 4
 _V_MIGI = _V_DECLARE + 2
 _V_HONOR = _V_DECLARE + 4
 _V_STREAK = _V_DECLARE + 5
+_V_KONG = _V_DECLARE + 6  #: the kong payments: concealed, exposed, added
 assert VALUE_FIELDS[_V_DECLARE] == "declare_ready/discard" and VALUE_FIELDS[_V_STREAK] == "per_streak"
+assert VALUE_FIELDS[_V_KONG: _V_KONG + 3] == ("concealed_kong", "exposed_kong", "added_kong")
 
 _DRAGONS = (31, 32, 33)
 
@@ -223,6 +226,7 @@ def _react(view, legal, params, hand):  # pragma: no cover - compiled
         hand[x] -= 3
         after = shanten_kernel(hand, k1, t, work)
         ev = _worth(hand, k1, False, chow, m_out, mz_out, after + 1, view, params, bonus, dist)
+        ev += params[_N_NAMED + _V_KONG + 1]  # the exposed kong's payment (duel)
         hand[x] += 3
         if ev > best:
             best = ev
@@ -248,6 +252,34 @@ def _react(view, legal, params, hand):  # pragma: no cover - compiled
                 best = ev
                 choice = A.CHOW + j
     return choice
+
+
+@jit
+def _best_kong(view, legal, params, hand, opened, chow, out_m, out_mz, bonus, keep):  # pragma: no cover - compiled
+    """The concealed or added kong whose hand after it (before the replacement draw), plus the
+    kong's payment (duel), is worth at least ``keep`` (the best discard's estimate), or -1."""
+    t = view.tables
+    work = np.empty(20, np.int64)
+    dist = np.empty(N_ROUTES, np.int64)
+    best = -1
+    best_ev = keep
+    for x in range(34):
+        for base in (A.CONCEALED_KONG, A.ADDED_KONG):
+            if legal[base + x]:
+                concealed_kong = base == A.CONCEALED_KONG
+                removed = 4 if concealed_kong else 1
+                k1 = view.n_melds + (1 if concealed_kong else 0)
+                m_out = out_m or (concealed_kong and x >= 9)
+                mz_out = out_mz or (concealed_kong and 9 <= x < 27)
+                hand[x] -= removed
+                after = shanten_kernel(hand, k1, t, work)
+                ev = _worth(hand, k1, not opened, chow, m_out, mz_out, after + 1, view, params, bonus, dist)
+                hand[x] += removed
+                ev += params[_N_NAMED + (_V_KONG if concealed_kong else _V_KONG + 2)]
+                if ev >= best_ev:
+                    best = base + x
+                    best_ev = ev
+    return best
 
 
 @jit
@@ -288,13 +320,13 @@ def _declare(view, params, k, ev, bonus, concealed):  # pragma: no cover - compi
 @policy(
     name="value",
     rules_data=route_values,
-    speed=Param(0.3, float, low=0.0, high=1.0, doc="weight of each further tile a route needs (value x speed^(tiles - 1))"),
+    speed=Param(0.4, float, low=0.0, high=1.0, doc="weight of each further tile a route needs (value x speed^(tiles - 1))"),
     self_draw_share=Param(0.5, float, low=0.0, high=1.0, doc="share of its wins it expects to self-draw (mixes the two payments)"),
     claim_margin=Param(0.0, float, low=-1.0, high=10.0, doc="claim when the open hand is worth (1 + this) x the concealed one"),
-    defend_at=Param(2, int, low=0, high=14, doc="against a ready-looking opponent, defend when its own shanten is at least this"),
+    defend_at=Param(3, int, low=0, high=14, doc="against a ready-looking opponent, defend when its own shanten is at least this"),
     threat_melds=Param(3, int, low=1, high=5, doc="an opponent with this many melds looks ready (5: only a declaration)"),
     declare_live=Param(4, int, low=0, high=136, doc="douque: Declare Ready only when at least this many unseen tiles win (MIGI: one)"),
-    kong=Param(True, bool, doc="make concealed, added and exposed kongs that do not worsen shanten"),
+    kong=Param(True, bool, doc="make kongs (concealed, added, exposed) when worth it; 0: never"),
     bid3_at=Param(1, int, low=-1, high=13, doc="for_two: bid 3 when the dealt hand's shanten is at most this"),
     bid2_at=Param(2, int, low=-1, high=13, doc="for_two: else bid 2 when it is at most this"),
     fold_at=Param(7, int, low=0, high=20, doc="for_two: fold when the hand's shanten plus the bid reaches this"),
@@ -322,18 +354,9 @@ def value_policy(view, legal, params, rng):  # pragma: no cover - compiled
     threat = view.opp_declared != 0 or view.opp_n_melds >= params[_THREAT_MELDS]
     k, sh, ev = _best_discard(view, legal, params, hand, view.n_melds, not opened, chow, out_m, out_mz, bonus, threat)
     if params[_KONG] != 0:
-        t = view.tables
-        work = np.empty(20, np.int64)
-        for x in range(34):
-            for base in (A.CONCEALED_KONG, A.ADDED_KONG):
-                if legal[base + x]:
-                    removed = 4 if base == A.CONCEALED_KONG else 1
-                    hand[x] -= removed
-                    extra = 1 if base == A.CONCEALED_KONG else 0
-                    after = shanten_kernel(hand, view.n_melds + extra, t, work)
-                    hand[x] += removed
-                    if after <= sh:
-                        return base + x
+        kong = _best_kong(view, legal, params, hand, opened, chow, out_m, out_mz, bonus, ev)
+        if kong >= 0:
+            return kong
     if k < 0:
         return first
     if legal[A.DECLARE + k] and _declare(view, params, k, ev, bonus, not opened):

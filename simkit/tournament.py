@@ -1,0 +1,225 @@
+"""Round robins of policies in duplicate play: every pair in every rule set, one table, one heat map.
+
+:func:`round_robin` plays every pair of the given policies as a ``--duplicate`` run per rule set
+(:func:`simkit.simulate` with the default wall design: tiles follow the policies, stable walls), one
+run directory per pair under ``directory`` (an existing complete run is reused, an interrupted one
+resumed), and compares each pair with :func:`simkit.analysis.compare`. :func:`plot_tournament`
+draws the result as one heat map per rule set, :func:`item_edges` says what a rule set rewards:
+which scoring items the stronger policy of a pair scores more often, and what they are worth per
+hand. ``scripts/tournament.py`` runs it from the command line; ``notebooks/strategy_tournament.ipynb``
+shows a study.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import SimkitError
+
+__all__ = ["Tournament", "round_robin", "plot_tournament", "item_edges", "RULE_SETS", "POLICIES"]
+
+RULE_SETS = ("douque", "night_market", "duel", "for_two")
+POLICIES = ("random", "greedy", "value")  #: the built-in policies
+#: what a hand's result is counted in, by rule set (for axis labels)
+UNITS = {"douque": "points", "night_market": "points", "duel": "stakes", "for_two": "stakes"}
+
+
+@dataclass
+class Tournament:
+    """The outcome of :func:`round_robin`.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per ordered pair (both orders) and rule set: ``rules``, ``policy``, ``opponent``,
+        ``mean``, ``low``, ``high`` (``policy``'s result minus ``opponent``'s per hand, 95%
+        interval clustered by match: :attr:`simkit.analysis.Comparison.per_hand`), ``per_match``,
+        ``hands``, ``matches``, ``variance_reduction`` (unpaired / paired variance per hand) and
+        ``run`` (the duplicate run's directory).
+    policies, rules : tuple of str
+    matches, seed : int
+    """
+
+    table: object
+    policies: tuple
+    rules: tuple
+    matches: int
+    seed: int
+    runs: dict = field(default_factory=dict)  #: (rules, policy, opponent) -> run directory, as played
+
+    def matrix(self, rules: str, column: str = "mean"):
+        """``column`` of one rule set as a policy x opponent DataFrame (NaN on the diagonal)."""
+        t = self.table[self.table["rules"] == rules]
+        m = t.pivot(index="policy", columns="opponent", values=column)
+        return m.reindex(index=list(self.policies), columns=list(self.policies))
+
+    def run_of(self, rules: str, a: str, b: str) -> Path:
+        """The run directory of the pair ``a``, ``b`` in ``rules`` (either order)."""
+        key = (rules, a, b) if (rules, a, b) in self.runs else (rules, b, a)
+        if key not in self.runs:
+            raise SimkitError(f"the tournament played no {a} vs {b} in {rules}")
+        return self.runs[key]
+
+
+def _rules_tag(rules) -> str:
+    """The rule set's name, with a short hash of its options when they are not the defaults."""
+    import hashlib
+    import json
+
+    changed = rules.non_default_options()
+    if not changed:
+        return rules.name
+    return rules.name + "-" + hashlib.sha1(json.dumps(changed, sort_keys=True, default=str).encode()).hexdigest()[:8]
+
+
+def _label(p) -> str:
+    from .engine.policy_spec import as_policy
+
+    return as_policy(p).label
+
+
+def round_robin(policies=POLICIES, rules=RULE_SETS, matches: int = 2000, seed: int = 0,
+                directory="data/tournament", *, progress: bool = False) -> Tournament:
+    """Play every pair of ``policies`` in every rule set of ``rules`` as duplicate runs and compare them.
+
+    Parameters
+    ----------
+    policies : sequence
+        At least two policies as :func:`simkit.simulate` takes them (names such as ``"value"`` or
+        ``"greedy{claim=0}"``, functions); their labels must differ.
+    rules : sequence of str or Rules
+    matches, seed : int
+        Duplicate matches per pair (each played in both seatings) and the master seed: every pair
+        plays the same deals.
+    directory : path
+        Where the runs go, one directory per pair and rule set (created; a complete run there is
+        reused, an interrupted one finished).
+    progress : bool
+        Show each run's progress.
+
+    Returns
+    -------
+    Tournament
+    """
+    import pandas as pd
+
+    from .analysis import compare
+    from .io import MANIFEST
+    from .rules import resolve_rules
+    from .simulate import simulate
+
+    labels = [_label(p) for p in policies]
+    if len(labels) < 2:
+        raise SimkitError(f"a round robin needs at least two policies, got {len(labels)}")
+    if len(set(labels)) != len(labels):
+        raise SimkitError(f"the policies' labels must differ (give them labels: name=policy{{...}}), got {labels}")
+    rule_sets = [resolve_rules(r) for r in ([rules] if isinstance(rules, str) else rules)]
+    directory = Path(directory)
+    rows = []
+    runs = {}
+    for r in rule_sets:
+        for (i, a), (j, b) in itertools.combinations(enumerate(labels), 2):
+            out = directory / f"{_rules_tag(r)}_{a}-vs-{b}_seed{seed}_{matches}matches"
+            resume = (out / MANIFEST).is_file()
+            run = simulate(out, rules=r, policies=(policies[i], policies[j]), matches=matches, seed=seed,
+                           duplicate=True, resume=resume, progress=progress)
+            runs[(str(r), a, b)] = run.path
+            c = compare(run.path)
+            for pol, opp, sign in ((a, b, 1.0), (b, a, -1.0)):
+                m, lo, hi = (sign * x for x in c.per_hand)
+                if sign < 0:
+                    lo, hi = hi, lo
+                rows.append(dict(rules=str(r), policy=pol, opponent=opp, mean=m, low=lo, high=hi,
+                                 per_match=sign * c.per_match[0], hands=c.rows, matches=c.matches,
+                                 variance_reduction=c.per_hand_variance_reduction, run=str(run.path)))
+    table = pd.DataFrame(rows)
+    return Tournament(table, tuple(labels), tuple(str(r) for r in rule_sets), matches, seed, runs)
+
+
+def _short(x: float) -> str:
+    """A signed number in at most about 6 characters, without exponents."""
+    a = abs(x)
+    if a >= 100:
+        return f"{x:+,.0f}"
+    if a >= 10:
+        return f"{x:+.1f}"
+    return f"{x:+.2f}" if a >= 1 else f"{x:+.3f}"
+
+
+def plot_tournament(t: Tournament, axes=None):
+    """One heat map per rule set: row policy's result minus the column's per hand (color, on a
+    symmetric log scale per rule set: their units differ), with the value and its 95% interval in
+    each cell."""
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import SymLogNorm
+
+    n = len(t.rules)
+    if axes is None:
+        cols = min(n, 2)
+        fig, axes = plt.subplots((n + cols - 1) // cols, cols, figsize=(6.2 * cols, 4.6 * ((n + cols - 1) // cols)),
+                                 squeeze=False, layout="constrained")
+        axes = axes.ravel()
+        for ax in axes[n:]:
+            ax.set_visible(False)
+    for ax, rules in zip(axes, t.rules):
+        mean = t.matrix(rules, "mean").to_numpy(float)
+        low = t.matrix(rules, "low").to_numpy(float)
+        high = t.matrix(rules, "high").to_numpy(float)
+        scale = np.nanmax(np.abs(mean)) or 1.0
+        # symmetric log colors: a pair of close policies stays visible next to one against random
+        norm = SymLogNorm(linthresh=scale / 100, vmin=-scale, vmax=scale)
+        im = ax.imshow(mean, cmap="RdBu", norm=norm)
+        k = len(t.policies)
+        ax.set_xticks(range(k), t.policies)
+        ax.set_yticks(range(k), t.policies)
+        ax.set_xlabel("opponent (column)")
+        ax.set_ylabel("policy (row)")
+        for i in range(k):
+            for j in range(k):
+                if i == j:
+                    ax.text(j, i, "-", ha="center", va="center", color="0.5")
+                    continue
+                dark = abs(float(norm(mean[i, j])) - 0.5) > 0.3
+                ax.text(j, i, f"{_short(mean[i, j])}\n[{_short(low[i, j])}, {_short(high[i, j])}]", ha="center",
+                        va="center", fontsize=8.5, color="white" if dark else "black")
+        unit = UNITS.get(rules.split("(")[0], "points")
+        ax.set_title(f"{rules}: row - column, {unit} per hand", fontsize=10)
+        ticks = [-scale, -scale / 10, 0.0, scale / 10, scale]
+        bar = ax.figure.colorbar(im, ax=ax, shrink=0.8, label=f"{unit} per hand", ticks=ticks)
+        bar.ax.set_yticklabels([_short(x) if x else "0" for x in ticks])
+    return axes
+
+
+def item_edges(t: Tournament, a: str, b: str, top: int | None = None):
+    """What each rule set rewards: for the pair ``a``, ``b``, every scoring item with how often
+    each policy scores it per hand it plays (``a_per_hand``, ``b_per_hand``) and what it brings per
+    hand (``a_value_per_hand``, ``b_value_per_hand``: the item's tai, fan or points summed over the
+    policy's wins / its hands), and ``edge`` = ``a_value_per_hand - b_value_per_hand``. Rows by
+    rule set, then by ``|edge|`` (largest first; ``top`` keeps that many per rule set)."""
+    import pandas as pd
+
+    from .analysis import item_frequencies
+
+    parts = []
+    for rules in t.rules:
+        f = item_frequencies(t.run_of(rules, a, b), by="policy")
+        wide = {}
+        for who in (a, b):
+            g = f[f["policy"] == who].set_index("item")
+            wide[f"{'a' if who == a else 'b'}_per_hand"] = g["per_hand"]
+            wide[f"{'a' if who == a else 'b'}_value_per_hand"] = g["value_per_hand"]
+        frame = pd.DataFrame(wide).fillna(0.0)
+        frame["edge"] = frame["a_value_per_hand"] - frame["b_value_per_hand"]
+        frame = frame.reindex(frame["edge"].abs().sort_values(ascending=False, kind="stable").index)
+        if top is not None:
+            frame = frame.head(top)
+        frame = frame.rename_axis("item").reset_index()
+        frame.insert(0, "rules", rules)
+        parts.append(frame)
+    out = pd.concat(parts, ignore_index=True)
+    out.attrs.update(a=a, b=b)
+    return out
