@@ -22,6 +22,8 @@ batch-kernel throughput on the douque tile set:
 * the cost of the decision log (``--decisions``): the engine and ``simkit.simulate`` to Parquet on
   the same matches with and without it, measured alternately (``--only end-to-end`` runs this after
   the Parquet share, ``--only decisions`` alone);
+* whole hands/s of ``value`` against ``greedy`` in every rule set, beside greedy against greedy on
+  the same matches (``--only policies`` runs just this);
 * rollouts per second of ``simkit.rollouts`` from an early and a late douque position
   (``--only rollouts`` runs just this);
 * agent steps per second of the vector environment ``simkit.envs.VectorEnv`` (douque, 4,096 tables):
@@ -94,7 +96,7 @@ def main(argv=None) -> int:
     ap.add_argument("--matches", type=int, default=2000, help="greedy matches per engine measurement")
     ap.add_argument("--compile", action="store_true", help="measure compile times in a fresh cache directory")
     ap.add_argument("--compare-python", help="python of another simkit installation to measure side by side")
-    ap.add_argument("--only", choices=("compile", "compare", "end-to-end", "rollouts", "decisions", "vector", "peers"), help="run only that section")
+    ap.add_argument("--only", choices=("compile", "compare", "end-to-end", "rollouts", "decisions", "vector", "peers", "policies"), help="run only that section")
     ap.add_argument("--rollouts", type=int, default=20_000, help="continuations per action in the rollout section")
     args = ap.parse_args(argv)
 
@@ -128,6 +130,9 @@ def main(argv=None) -> int:
         return 0
     if args.only == "vector":
         _vector_rates(args.repeat)
+        return 0
+    if args.only == "policies":
+        _policy_rates(args.matches, args.seed, args.repeat)
         return 0
     if args.only == "peers":
         _peer_section(args.peer_hands, args.peer_n, args.seed, args.repeat)
@@ -271,6 +276,7 @@ def main(argv=None) -> int:
             "Agari.is_agari, Shanten.calculate_shanten_for_regular_hand, waits = is_agari over the 18 kinds."
         )
     _peer_section(args.peer_hands, args.peer_n, args.seed, args.repeat)
+    _policy_rates(args.matches, args.seed, args.repeat)
     _rollout_rates(args.rollouts, args.repeat)
     _vector_rates(args.repeat)
     if args.compile:
@@ -278,6 +284,30 @@ def main(argv=None) -> int:
     if args.compare_python:
         _side_by_side(args.compare_python, args.matches, args.seed, args.repeat)
     return 0
+
+
+def _policy_rates(matches: int, seed: int, repeat: int) -> None:
+    """Whole hands/s (whole matches, all threads, best of ``repeat``) of value against greedy and of
+    greedy against greedy on the same matches, per rule set; the first call of each compiles or
+    loads, outside the timing."""
+    from simkit.engine.matches import simulate_matches
+
+    print(f"\n  built-in policies: whole hands/s against greedy, {matches:,} matches per run (night_market, duel, for_two: "
+          f"{matches // 2:,}), best of {repeat}")
+    print(f"  {'rule set':<14} {'value vs greedy':>16} {'greedy vs greedy':>17} {'ratio':>7}")
+    for rules in ("douque", "night_market", "duel", "for_two"):
+        n = matches if rules == "douque" else max(1, matches // 2)
+        rates = {}
+        for pair in (("value", "greedy"), ("greedy", "greedy")):
+            simulate_matches(rules, pair, 1, seed=seed)
+            best, hands = float("inf"), 0
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                res = simulate_matches(rules, pair, n, seed=seed)
+                best = min(best, time.perf_counter() - t0)
+                hands = len(res["match"])
+            rates[pair[0]] = hands / best
+        print(f"  {rules:<14} {_fmt(rates['value']):>16} {_fmt(rates['greedy']):>17} {rates['value'] / rates['greedy']:>6.2f}x")
 
 
 #: The rollout section's positions: early (the dealer's first decision, 14 different kinds, so 14

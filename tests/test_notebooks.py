@@ -30,12 +30,14 @@ SMALL = {
     "exact_vs_simulated": {"N_HANDS": "400_000", "CHUNK": "100_000"},
     "strategy_comparison": {"N_MATCHES": "40"},
     "discard_advisor": {"N": "300"},
+    "strategy_tournament": {"N_MATCHES": "30"},
 }
 FIGURES = {
     "tai_distribution": ["tai_distribution.png", "tai_by_role.png", "item_frequencies.png", "dealer_value.png"],
     "exact_vs_simulated": ["exact_vs_simulated.png"],
     "strategy_comparison": ["strategy_comparison.png", "strategy_items.png"],
     "discard_advisor": ["discard_advisor.png", "discard_advisor_policies.png"],
+    "strategy_tournament": ["strategy_tournament.png", "strategy_tournament_items.png"],
 }
 
 
@@ -92,3 +94,9 @@ def test_discard_advisor_notebook(tmp_path):
     nb = _run("discard_advisor", tmp_path)
     text = _text(nb)
     assert "300 continuations per action" in text and "greedy vs greedy" in text
+
+
+def test_strategy_tournament_notebook(tmp_path):
+    nb = _run("strategy_tournament", tmp_path)
+    text = _text(nb)
+    assert "declare_ready_tai=0" in text and "same games" in text and "variance_reduction" in text

@@ -328,7 +328,7 @@ def _declare(view, params, k, ev, bonus, concealed):  # pragma: no cover - compi
     declare_live=Param(4, int, low=0, high=136, doc="douque: Declare Ready only when at least this many unseen tiles win (MIGI: one)"),
     kong=Param(True, bool, doc="make kongs (concealed, added, exposed) when worth it; 0: never"),
     bid3_at=Param(1, int, low=-1, high=13, doc="for_two: bid 3 when the dealt hand's shanten is at most this"),
-    bid2_at=Param(2, int, low=-1, high=13, doc="for_two: else bid 2 when it is at most this"),
+    bid2_at=Param(3, int, low=-1, high=13, doc="for_two: else bid 2 when it is at most this"),
     fold_at=Param(7, int, low=0, high=20, doc="for_two: fold when the hand's shanten plus the bid reaches this"),
 )
 @jit
