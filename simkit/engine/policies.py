@@ -54,7 +54,8 @@ from . import actions as A
 from .policy_spec import BUILT_IN, Param, policy
 from .rng import bounded
 from .toolkit import (
-    LIVE_NONE, LIVE_TIES, discard_table, is_bid, is_follow, is_reaction, popcount, shanten_of, waits_after_discard,
+    LIVE_NONE, LIVE_TIES, discard_table, first_legal, is_bid, is_follow, is_reaction, move_chow_tiles, popcount, shanten_of,
+    waits_after_discard,
 )
 
 __all__ = ["random_policy", "greedy_policy", "count_waits_after", "GREEDY_DEFAULTS", "POLICIES"]
@@ -118,14 +119,9 @@ def _chow_or(choice, best_sh, view, legal, hand, sh, live):  # pragma: no cover 
     x = view.tile
     for j in range(3):
         if legal[A.CHOW + j]:
-            s = x - j
-            for d in range(3):
-                if d != j:
-                    hand[s + d] -= 1
+            move_chow_tiles(hand, x, j, -1)
             after = discard_eval_kernel(hand, view.n_melds + 1, view.tables, live, sh, live, np.int64(LIVE_NONE))  # no live count: `visible` unused
-            for d in range(3):
-                if d != j:
-                    hand[s + d] += 1
+            move_chow_tiles(hand, x, j, 1)
             if after < best_sh:
                 best_sh = after
                 choice = A.CHOW + j
@@ -144,6 +140,16 @@ def bid_or_follow(view, three, two, fold_at):  # pragma: no cover - compiled
     return A.FOLD if sh + view.bid >= fold_at else A.FOLLOW
 
 
+def bid_params(bid3_at: int, bid2_at: int, fold_at: int) -> dict:
+    """The named parameters of :func:`bid_or_follow`'s thresholds, with these defaults (for a
+    policy's ``@policy(...)``)."""
+    return dict(
+        bid3_at=Param(bid3_at, int, low=-1, high=13, doc="for_two: bid 3 when the dealt hand's shanten is at most this"),
+        bid2_at=Param(bid2_at, int, low=-1, high=13, doc="for_two: else bid 2 when it is at most this"),
+        fold_at=Param(fold_at, int, low=0, high=20, doc="for_two: fold when the hand's shanten plus the bid reaches this"),
+    )
+
+
 @jit
 def _bid_or_follow(view, legal, params):  # pragma: no cover - compiled
     """greedy's for_two decisions: :func:`bid_or_follow` at ``params[3:6]`` (by default bid 3 at
@@ -159,9 +165,7 @@ def _bid_or_follow(view, legal, params):  # pragma: no cover - compiled
     claim=Param(True, bool, doc="claim pungs, chows and kongs that do not worsen shanten"),
     declare=Param(True, bool, doc="declare ready (douque: MIGI when it may) as soon as the hand is ready"),
     kong=Param(True, bool, doc="make concealed and added kongs that do not worsen shanten"),
-    bid3_at=Param(1, int, low=-1, high=13, doc="for_two: bid 3 when the dealt hand's shanten is at most this"),
-    bid2_at=Param(2, int, low=-1, high=13, doc="for_two: else bid 2 when it is at most this"),
-    fold_at=Param(7, int, low=0, high=20, doc="for_two: fold when the hand's shanten plus the bid reaches this"),
+    **bid_params(bid3_at=1, bid2_at=2, fold_at=7),
 )
 @jit
 def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
@@ -214,11 +218,7 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
     if is_bid(view) or is_follow(view):
         return _bid_or_follow(view, legal, params)
     # after a draw or a pung
-    first = -1
-    for a in range(A.N_ACTIONS):
-        if legal[a]:
-            first = a
-            break
+    first = first_legal(legal)
     if view.declared != 0:
         return first  # locked hand: the drawn tile goes out (or the automatic added kong)
     k, sh = _best_discard(view, legal)

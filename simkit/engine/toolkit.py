@@ -15,9 +15,12 @@ helpers. Arrays passed as ``out`` are filled in place: 34 entries, one per tile 
 :func:`hand_waits`                  bitmask of the winning kinds of a ready hand (13 - 3k tiles)
 :func:`waits_after_discard`         the same after discarding one kind (14 - 3k tiles)
 :func:`safe_against_discard_win`    whether the rules guarantee the opponent cannot win on a kind
+:func:`runs_through`                the chows through a kind whose other tiles may be hidden
+:func:`move_chow_tiles`             take a chow's two own tiles out of a hand (or put them back)
 :func:`opponent_declaration`        0 none, 1 Declare Ready, 2 MIGI (douque)
 :func:`is_own_turn` ...             the phase helpers: own turn, reaction, bid, follow-or-fold
 :func:`legal_discards`              which kinds may be discarded now
+:func:`first_legal`                 the lowest legal action (a locked hand's only choice)
 ==================================  ===============================================================
 
 :func:`~simkit.hand.waits.popcount` (re-exported) counts the kinds of a waits bitmask.
@@ -46,12 +49,15 @@ __all__ = [
     "hand_waits",
     "waits_after_discard",
     "safe_against_discard_win",
+    "runs_through",
+    "move_chow_tiles",
     "opponent_declaration",
     "is_own_turn",
     "is_reaction",
     "is_bid",
     "is_follow",
     "legal_discards",
+    "first_legal",
     "popcount",
 ]
 
@@ -273,7 +279,16 @@ def safe_against_discard_win(view, k):  # pragma: no cover - compiled
     concealed = 13 - 3 * view.opp_n_melds
     if concealed < 4:
         return True  # a single concealed tile (4 melds): only a pair wait
+    return runs_through(view, k, hidden) == 0
+
+
+@jit
+def runs_through(view, k, hidden):  # pragma: no cover - compiled
+    """How many chows (runs of the rule set's suits with chows) through kind ``k`` have both other
+    kinds among ``hidden`` (:func:`hidden_counts`): the runs whose other two tiles the opponent may
+    hold, so that ``k`` may complete them."""
     t = view.tables
+    n = 0
     for s in range(max(0, k - 2), min(k, 31) + 1):
         if t.chow_start[s]:
             ok = True
@@ -281,8 +296,18 @@ def safe_against_discard_win(view, k):  # pragma: no cover - compiled
                 if s + d != k and hidden[s + d] == 0:
                     ok = False
             if ok:
-                return False
-    return True
+                n += 1
+    return n
+
+
+@jit(inline="always")
+def move_chow_tiles(hand, x, j, delta):  # pragma: no cover - compiled
+    """Add ``delta`` to the two tiles of ``hand`` that claim ``x`` as the ``j``-th (0 lowest) tile of
+    a chow (``delta = -1`` takes them out for the meld, ``+1`` puts them back)."""
+    s = x - j
+    for d in range(3):
+        if d != j:
+            hand[s + d] += delta
 
 
 @jit
@@ -317,6 +342,16 @@ def is_follow(view):  # pragma: no cover - compiled
     """Whether the player answers the for_two banker's bid ``view.bid`` (``PHASE_FOLLOW``:
     ``FOLLOW`` or ``FOLD``)."""
     return view.phase == A.PHASE_FOLLOW
+
+
+@jit
+def first_legal(legal):  # pragma: no cover - compiled
+    """The lowest legal action code (-1 when none): on a declared, locked hand the only choice --
+    the drawn tile's discard, or the automatic added kong."""
+    for a in range(legal.shape[0]):
+        if legal[a]:
+            return a
+    return -1
 
 
 @jit

@@ -40,10 +40,13 @@ from .._jit import jit
 from ..hand.shanten import LIVE_BEST, LIVE_NONE, discard_eval_kernel, shanten_kernel
 from ..hand.waits import waits_kernel
 from . import actions as A
-from .policies import POLICIES, bid_or_follow
+from .policies import POLICIES, bid_or_follow, bid_params
 from .policy_spec import BUILT_IN, Param, policy, spec_of
 from .routes import FAR, N_ROUTES, PLAIN, VALUE_FIELDS, meld_flags, route_distances, route_values
-from .toolkit import hidden_counts, is_bid, is_follow, is_reaction, own_meld_counts, safe_against_discard_win, visible_counts
+from .toolkit import (
+    first_legal, hidden_counts, is_bid, is_follow, is_reaction, move_chow_tiles, own_meld_counts, runs_through, safe_against_discard_win,
+    visible_counts,
+)
 
 __all__ = ["value_policy", "VALUE_DEFAULTS"]
 
@@ -124,20 +127,13 @@ def _danger(view, k, hidden):  # pragma: no cover - compiled
     two kinds."""
     if safe_against_discard_win(view, k):
         return 0
-    n = 0
+    n = runs_through(view, k, hidden)
+    if 1 <= k and view.tables.chow_start[k - 1] and hidden[k - 1] > 0 and hidden[k + 1] > 0:
+        n += 1  # the middle of a run: also the two-sided wait's
     if hidden[k] >= 1:
         n += 1
     if hidden[k] >= 2:
         n += 1
-    t = view.tables
-    for s in range(max(0, k - 2), min(k, 31) + 1):
-        if t.chow_start[s]:
-            ok = True
-            for d in range(3):
-                if s + d != k and hidden[s + d] == 0:
-                    ok = False
-            if ok:
-                n += 2 if (s == k - 1) else 1  # the middle of a run also waits two-sided
     return n
 
 
@@ -240,14 +236,9 @@ def _react(view, legal, params, hand):  # pragma: no cover - compiled
             choice = A.PUNG
     for j in range(3):
         if legal[A.CHOW + j]:
-            s = x - j
-            for d in range(3):
-                if d != j:
-                    hand[s + d] -= 1
+            move_chow_tiles(hand, x, j, -1)
             ev = _claim_worth(view, params, hand, k1, True, m_out, mz_out, bonus, dist, sh, live)
-            for d in range(3):
-                if d != j:
-                    hand[s + d] += 1
+            move_chow_tiles(hand, x, j, 1)
             if ev > best:
                 best = ev
                 choice = A.CHOW + j
@@ -327,9 +318,7 @@ def _declare(view, params, k, ev, bonus, concealed):  # pragma: no cover - compi
     threat_melds=Param(3, int, low=1, high=5, doc="an opponent with this many melds looks ready (5: only a declaration)"),
     declare_live=Param(4, int, low=0, high=136, doc="douque: Declare Ready only when at least this many unseen tiles win (MIGI: one)"),
     kong=Param(True, bool, doc="make kongs (concealed, added, exposed) when worth it; 0: never"),
-    bid3_at=Param(1, int, low=-1, high=13, doc="for_two: bid 3 when the dealt hand's shanten is at most this"),
-    bid2_at=Param(3, int, low=-1, high=13, doc="for_two: else bid 2 when it is at most this"),
-    fold_at=Param(7, int, low=0, high=20, doc="for_two: fold when the hand's shanten plus the bid reaches this"),
+    **bid_params(bid3_at=1, bid2_at=3, fold_at=7),
 )
 @jit
 def value_policy(view, legal, params, rng):  # pragma: no cover - compiled
@@ -342,11 +331,7 @@ def value_policy(view, legal, params, rng):  # pragma: no cover - compiled
         return _react(view, legal, params, hand)
     if is_bid(view) or is_follow(view):
         return bid_or_follow(view, params[_BID3], params[_BID2], params[_FOLD])
-    first = -1
-    for a in range(A.N_ACTIONS):
-        if legal[a]:
-            first = a
-            break
+    first = first_legal(legal)
     if view.declared != 0:
         return first  # locked hand: the drawn tile goes out (or the automatic added kong)
     opened, chow, out_m, out_mz = meld_flags(view.melds, view.n_melds)
