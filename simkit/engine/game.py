@@ -73,7 +73,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import borrow, jit
-from ..hand.tables import HandTables
+from ..hand.tables import HandTables, borrowed_hand_tables
 from ..hand.shanten import shanten_kernel
 from ..hand.waits import waits_kernel
 from ..hand.win import is_win_kernel
@@ -439,15 +439,6 @@ def copy_table(src, dst) -> None:
     for name in Table._fields:
         if name != "work":
             np.copyto(getattr(dst, name), getattr(src, name))
-
-
-@jit
-def borrowed_hand_tables(t):  # pragma: no cover - compiled
-    """``t`` with every array borrowed (shared read-only tables: no contended reference counts)."""
-    return HandTables(
-        borrow(t.dist), borrow(t.info), borrow(t.hdist), borrow(t.kinds), borrow(t.suit_base), t.n_suits,
-        borrow(t.pung_kinds), t.n_pung, borrow(t.chow_start), t.seven_pairs,
-    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -22,8 +22,9 @@ the whole batch. Rows that fail any check are left uncomputed (their output is 0
 
 import numpy as np
 
-from .._jit import jit, pjit, prange
+from .._jit import borrow, jit, pjit, prange
 from .shanten import CHUNK, shanten_kernel
+from .tables import borrowed_hand_tables
 from .waits import waits_kernel
 from .win import is_win_kernel
 
@@ -130,21 +131,26 @@ def _check_row(counts, i, n_melds, per_row, outside, size_a, size_b, first, c): 
 def is_win_checked_kernel(counts, n_melds, per_row, outside, t, out, first):  # pragma: no cover - compiled
     """Checked batch win check: rows of ``14 - 3 * n_melds`` tiles; ``out`` bool[N]."""
     n = counts.shape[0]
+    rows = borrow(counts)  # no reference counts per row and call (see borrowed_hand_tables)
+    tb = borrowed_hand_tables(t)
     for c in prange((n + CHUNK - 1) // CHUNK):
         for i in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             m = _check_row(counts, i, n_melds, per_row, outside, 14, 14, first, c)
-            out[i] = is_win_kernel(counts[i], m, t) if m >= 0 else False
+            out[i] = is_win_kernel(rows[i], m, tb) if m >= 0 else False
 
 
 @pjit
 def shanten_checked_kernel(counts, n_melds, per_row, outside, t, out, first):  # pragma: no cover - compiled
     """Checked batch shanten: rows of ``13 - 3 * n_melds`` or ``14 - 3 * n_melds`` tiles; ``out`` int8[N]."""
     n = counts.shape[0]
+    rows = borrow(counts)
+    tb = borrowed_hand_tables(t)
     for c in prange((n + CHUNK - 1) // CHUNK):
         work = np.empty(20, np.int64)
+        wb = borrow(work)
         for i in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             m = _check_row(counts, i, n_melds, per_row, outside, 13, 14, first, c)
-            out[i] = shanten_kernel(counts[i], m, t, work) if m >= 0 else 0
+            out[i] = shanten_kernel(rows[i], m, tb, wb) if m >= 0 else 0
 
 
 @pjit
@@ -156,6 +162,9 @@ def waits_checked_kernel(counts, n_melds, per_row, meld_counts, has_melds, outsi
     set, at most 4 copies of a kind with the concealed part).
     """
     n = counts.shape[0]
+    rows = borrow(counts)
+    melds = borrow(meld_counts)
+    tb = borrowed_hand_tables(t)
     for c in prange((n + CHUNK - 1) // CHUNK):
         for i in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             m = _check_row(counts, i, n_melds, per_row, outside, 13, 13, first, c)
@@ -178,4 +187,4 @@ def waits_checked_kernel(counts, n_melds, per_row, meld_counts, has_melds, outsi
                 if both > 4:
                     _note(first, c, BAD_OVER, i)
                     m = -1
-            out[i] = waits_kernel(counts[i], m, meld_counts[r], t) if m >= 0 else 0
+            out[i] = waits_kernel(rows[i], m, melds[r], tb) if m >= 0 else 0

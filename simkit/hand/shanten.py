@@ -12,11 +12,14 @@ The regular form is a min-plus combination, over the groups, of the per-group di
 
 import numpy as np
 
-from .._jit import jit, pjit, prange
-from .tables import DIST_MASK, DIST_SHIFT, INF
+from .._jit import borrow, jit, pjit, prange
+from .tables import DIST_MASK, DIST_SHIFT, INF, borrowed_hand_tables
 from .win import pung_group, suit_code
 
 _HIST_W = np.array([0, 1, 10, 100, 1000], np.int64)  #: histogram code weight of 0..4 tiles
+#: the packed suit row's field offsets and masks as compile-time constants (entry 0 is always 0)
+_S1, _S2, _S3, _S4, _S5, _S6, _S7, _S8, _S9 = (int(x) for x in DIST_SHIFT[1:])
+_M1, _M2, _M3, _M4, _M5, _M6, _M7, _M8, _M9 = (int(x) for x in DIST_MASK[1:])
 
 __all__ = [
     "shanten_kernel",
@@ -42,52 +45,87 @@ def seven_pairs_distance(counts, t):  # pragma: no cover - compiled
     return _seven_from(pairs, odd)
 
 
+@jit(inline="always")
+def _suit_row(t, code):  # pragma: no cover - compiled
+    """The suit's packed distance row ``t.dist[code]`` as a tuple of its 10 entries (``j = 2m + p``)."""
+    w = np.int64(t.dist[code])
+    return (
+        np.int64(0), (w >> _S1) & _M1, (w >> _S2) & _M2, (w >> _S3) & _M3, (w >> _S4) & _M4,
+        (w >> _S5) & _M5, (w >> _S6) & _M6, (w >> _S7) & _M7, (w >> _S8) & _M8, (w >> _S9) & _M9,
+    )
+
+
+@jit(inline="always")
+def _pung_row(t, h):  # pragma: no cover - compiled
+    """The pung-only group's distance row ``t.hdist[h]`` (histogram code ``h``) as a tuple."""
+    r = t.hdist[h]
+    return (
+        np.int64(r[0]), np.int64(r[1]), np.int64(r[2]), np.int64(r[3]), np.int64(r[4]),
+        np.int64(r[5]), np.int64(r[6]), np.int64(r[7]), np.int64(r[8]), np.int64(r[9]),
+    )
+
+
+@jit(inline="always")
+def _row_product(a, b):  # pragma: no cover - compiled
+    """Min-plus product of two (melds, pair) rows: entry ``2m + p`` is the least ``a[2m1 + p1] +
+    b[2(m - m1) + (p - p1)]`` over ``m1 <= m``, ``p1 <= p`` (at most 4 melds and one pair). Written out
+    term by term, on tuples, so that the rows stay in registers: no loop bounds, no branches."""
+    e0 = a[0] + b[0]
+    e1 = min(a[0] + b[1], a[1] + b[0])
+    e2 = min(a[0] + b[2], a[2] + b[0])
+    e3 = min(a[0] + b[3], a[1] + b[2], a[2] + b[1], a[3] + b[0])
+    e4 = min(a[0] + b[4], a[2] + b[2], a[4] + b[0])
+    e5 = min(a[0] + b[5], a[1] + b[4], a[2] + b[3], a[3] + b[2], a[4] + b[1], a[5] + b[0])
+    e6 = min(a[0] + b[6], a[2] + b[4], a[4] + b[2], a[6] + b[0])
+    e7 = min(a[0] + b[7], a[1] + b[6], a[2] + b[5], a[3] + b[4], a[4] + b[3], a[5] + b[2], a[6] + b[1], a[7] + b[0])
+    e8 = min(a[0] + b[8], a[2] + b[6], a[4] + b[4], a[6] + b[2], a[8] + b[0])
+    e9 = min(a[0] + b[9], a[1] + b[8], a[2] + b[7], a[3] + b[6], a[4] + b[5], a[5] + b[4], a[6] + b[3], a[7] + b[2], a[8] + b[1], a[9] + b[0])
+    return (e0, e1, e2, e3, e4, e5, e6, e7, e8, e9)
+
+
+@jit(inline="always")
+def _complete(a, b, need):  # pragma: no cover - compiled
+    """Least ``a[2m1 + p1] + b[2(need - m1) + 1 - p1]``: the distance of two groups' rows to ``need``
+    melds and the pair between them (capped at ``INF``)."""
+    d = np.int64(INF)
+    for m1 in range(5):
+        if m1 <= need:
+            d = min(d, a[2 * m1] + b[2 * (need - m1) + 1], a[2 * m1 + 1] + b[2 * (need - m1)])
+    return d
+
+
 @jit
 def shanten_kernel(counts, n_melds, t, work):  # pragma: no cover - compiled
     """Shanten of ``counts`` (uint8[34]) with ``n_melds`` exposed melds; -2 for a hand of wrong size.
 
-    Valid sizes are ``13 - 3k`` and ``14 - 3k`` tiles. ``work`` is int64[20] scratch space.
-    The pung-only group's row starts the min-plus combination; each suit but the last is folded in
-    over all (melds, pair) splits; the last suit only has to complete ``(4 - k)`` melds and the pair.
-    (No array views here: each would cost a reference-count update per call.)
+    Valid sizes are ``13 - 3k`` and ``14 - 3k`` tiles. ``work`` is int64[20] scratch space (unused
+    since the rows became tuples; kept for the callers' signature). The pung-only group's row and
+    the suits' rows but the last are combined by :func:`_row_product`; the last suit only has to
+    complete ``(4 - k)`` melds and the pair (:func:`_complete`). Entries for more melds than needed
+    are computed too (constant work, no branches) and never read.
     """
     need = 4 - n_melds
     h, total = pung_group(counts, t)
-    for j in range(10):
-        work[j] = t.hdist[h, j]
-    last = t.n_suits - 1
-    for s in range(last):
-        code, size = suit_code(counts, t.suit_base[s])
-        total += size
-        for j in range(10):
-            work[10 + j] = INF
-        word = np.int64(t.dist[code])
-        for m1 in range(need + 1):
-            for p1 in range(2):
-                a = work[2 * m1 + p1]
-                if a >= INF:
-                    continue
-                for m2 in range(need + 1 - m1):
-                    for p2 in range(2 - p1):
-                        j2 = 2 * m2 + p2
-                        v = a + ((word >> DIST_SHIFT[j2]) & DIST_MASK[j2])
-                        j = 10 + 2 * (m1 + m2) + p1 + p2
-                        if v < work[j]:
-                            work[j] = v
-        for j in range(10):
-            work[j] = work[10 + j]
-    code, size = suit_code(counts, t.suit_base[last])
+    c0, size = suit_code(counts, t.suit_base[0])
     total += size
-    if total != 3 * need + 1 and total != 3 * need + 2:
-        return np.int64(-2)
-    d = np.int64(INF)
-    word = np.int64(t.dist[code])
-    for m1 in range(need + 1):
-        for p1 in range(2):
-            j2 = 2 * (need - m1) + 1 - p1
-            v = work[2 * m1 + p1] + ((word >> DIST_SHIFT[j2]) & DIST_MASK[j2])
-            if v < d:
-                d = v
+    if t.n_suits == 3:
+        c1, s1 = suit_code(counts, t.suit_base[1])
+        c2, s2 = suit_code(counts, t.suit_base[2])
+        total += s1 + s2
+        if total != 3 * need + 1 and total != 3 * need + 2:
+            return np.int64(-2)
+        rest = _row_product(_row_product(_pung_row(t, h), _suit_row(t, c0)), _suit_row(t, c1))
+        d = _complete(rest, _suit_row(t, c2), need)
+    else:
+        rest = _pung_row(t, h)
+        for s in range(1, t.n_suits):  # two suits: no rule set has them, the layout allows them
+            c, sz = suit_code(counts, t.suit_base[s - 1])
+            rest = _row_product(rest, _suit_row(t, c))
+            c0, size = suit_code(counts, t.suit_base[s])
+            total += size
+        if total != 3 * need + 1 and total != 3 * need + 2:
+            return np.int64(-2)
+        d = _complete(rest, _suit_row(t, c0), need)
     if t.seven_pairs and n_melds == 0:
         d7 = seven_pairs_distance(counts, t)
         if d7 < d:
@@ -102,10 +140,13 @@ CHUNK = 1024  #: rows per work unit in batch kernels (scratch is allocated once 
 def shanten_batch_kernel(counts, n_melds, t, out):  # pragma: no cover - compiled
     """Batch shanten: ``counts`` uint8[N, 34], ``n_melds`` int64[N], ``out`` int8/int64[N]."""
     n = counts.shape[0]
+    rows = borrow(counts)  # no reference counts per row and call (see borrowed_hand_tables)
+    tb = borrowed_hand_tables(t)
     for c in prange((n + CHUNK - 1) // CHUNK):
         work = np.empty(20, np.int64)
+        wb = borrow(work)
         for i in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
-            out[i] = shanten_kernel(counts[i], n_melds[i], t, work)
+            out[i] = shanten_kernel(rows[i], n_melds[i], tb, wb)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._cache import cache_dir as _cache_dir
-from .._jit import jit
+from .._jit import borrow, jit
 
 __all__ = [
     "INF",
@@ -56,6 +56,7 @@ __all__ = [
     "load_tables",
     "cache_dir",
     "hand_tables",
+    "borrowed_hand_tables",
     "layout_tables",
     "suit_tables",
     "hist_code",
@@ -128,6 +129,18 @@ class HandTables(NamedTuple):
     n_pung: int
     chow_start: np.ndarray
     seven_pairs: bool
+
+
+@jit(inline="always")
+def borrowed_hand_tables(t):  # pragma: no cover - compiled
+    """``t`` with every array borrowed (:func:`simkit._jit.borrow`: no reference counts). Kernels
+    that pass the tables on to other functions row after row take them so: the tables are shared
+    read-only and outlive every call, and two atomic reference-count operations per array per
+    call (contended across threads) would cost more than the hand analysis itself."""
+    return HandTables(
+        borrow(t.dist), borrow(t.info), borrow(t.hdist), borrow(t.kinds), borrow(t.suit_base), t.n_suits,
+        borrow(t.pung_kinds), t.n_pung, borrow(t.chow_start), t.seven_pairs,
+    )
 
 
 # ---------------------------------------------------------------------------------------------

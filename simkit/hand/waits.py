@@ -8,8 +8,8 @@ over the 34 kinds (bit ``w`` set when ``w`` is a wait).
 
 import numpy as np
 
-from .._jit import jit, pjit, prange
-from .tables import COMPLETE, WAIT_MASK
+from .._jit import borrow, jit, pjit, prange
+from .tables import COMPLETE, WAIT_MASK, borrowed_hand_tables
 from .win import pung_complete, pung_group, pung_has_pair, suit_code
 
 __all__ = ["waits_kernel", "waits_batch_kernel", "mask_to_kinds", "popcount"]
@@ -137,8 +137,11 @@ def popcount(mask):  # pragma: no cover - compiled
 @pjit
 def waits_batch_kernel(counts, n_melds, meld_counts, t, out):  # pragma: no cover - compiled
     """Batch waits: ``counts``/``meld_counts`` uint8[N, 34], ``n_melds`` int64[N], ``out`` int64[N]."""
+    rows = borrow(counts)  # no reference counts per row and call (see borrowed_hand_tables)
+    melds = borrow(meld_counts)
+    tb = borrowed_hand_tables(t)
     for i in prange(counts.shape[0]):
-        out[i] = waits_kernel(counts[i], n_melds[i], meld_counts[i], t)
+        out[i] = waits_kernel(rows[i], n_melds[i], melds[i], tb)
 
 
 def mask_to_kinds(mask: int) -> list[int]:

@@ -11,8 +11,8 @@ complete when no kind holds 1 or 4 tiles and at most one holds 2 (its pair).
 
 import numpy as np
 
-from .._jit import jit, pjit, prange
-from .tables import COMPLETE
+from .._jit import borrow, jit, pjit, prange
+from .tables import COMPLETE, borrowed_hand_tables
 
 __all__ = [
     "suit_code",
@@ -110,5 +110,7 @@ def is_win_kernel(counts, n_melds, t):  # pragma: no cover - compiled
 @pjit
 def is_win_batch_kernel(counts, n_melds, t, out):  # pragma: no cover - compiled
     """Batch win check: ``counts`` uint8[N, 34], ``n_melds`` int64[N], ``out`` bool[N]."""
+    rows = borrow(counts)  # no reference counts per row and call (see borrowed_hand_tables)
+    tb = borrowed_hand_tables(t)
     for i in prange(counts.shape[0]):
-        out[i] = is_win_kernel(counts[i], n_melds[i], t)
+        out[i] = is_win_kernel(rows[i], n_melds[i], tb)
