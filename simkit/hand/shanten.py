@@ -201,18 +201,18 @@ def _copy_row(buf, a, o):  # pragma: no cover - compiled
 @jit(inline="always")
 def _combine(buf, a, b, o, need):  # pragma: no cover - compiled
     """``buf[o:]`` = min-plus combination of the (melds, pair) rows at ``a`` and ``b``, melds capped at
-    ``need`` (``o`` differs from ``a`` and ``b``)."""
+    ``need`` (``o`` differs from ``a`` and ``b``): :func:`_row_product` of the two rows, entries past
+    ``need`` melds and entries no combination reaches set to ``INF``."""
+    e = _row_product(_buf_row(buf, a), _buf_row(buf, b))
     for j in range(10):
-        buf[o + j] = INF
-    for m1 in range(need + 1):
-        for p1 in range(2):
-            x = buf[a + 2 * m1 + p1]
-            if x >= INF:
-                continue
-            for m2 in range(need + 1 - m1):
-                for p2 in range(2 - p1):
-                    j = o + 2 * (m1 + m2) + p1 + p2
-                    buf[j] = min(buf[j], x + buf[b + 2 * m2 + p2])
+        buf[o + j] = min(e[j], INF) if (j >> 1) <= need else INF
+
+
+@jit(inline="always")
+def _buf_row(buf, a):  # pragma: no cover - compiled
+    """The 10 entries ``buf[a:a + 10]`` as a tuple."""
+    return (buf[a], buf[a + 1], buf[a + 2], buf[a + 3], buf[a + 4], buf[a + 5], buf[a + 6], buf[a + 7], buf[a + 8],
+            buf[a + 9])
 
 
 @jit(inline="always")
