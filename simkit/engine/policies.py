@@ -112,6 +112,15 @@ def _best_discard(view, legal):  # pragma: no cover - compiled
     return best, best_sh
 
 
+@jit(inline="always")
+def _any_kong(legal):  # pragma: no cover - compiled
+    """Whether a concealed or added kong is legal."""
+    for a in range(A.CONCEALED_KONG, A.ADDED_KONG + 34):
+        if legal[a]:
+            return True
+    return False
+
+
 @jit
 def _chow_or(choice, best_sh, view, legal, hand, sh, live):  # pragma: no cover - compiled
     """The legal chow of the discard ``view.tile`` leaving the least shanten after its discard, if
@@ -186,14 +195,14 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
     declare = params.shape[0] > 1 and params[1] != 0
     kong = params.shape[0] > 2 and params[2] != 0
     t = view.tables
-    work = np.empty(20, np.int64)
-    hand = view.hand.copy()
     if is_reaction(view):
         if not claim:
             return A.PASS
         chows = legal[A.CHOW] or legal[A.CHOW + 1] or legal[A.CHOW + 2]
         if not (legal[A.PUNG] or legal[A.KONG] or chows):
             return A.PASS
+        work = np.empty(20, np.int64)  # allocated only past the common answers (a pass)
+        hand = view.hand.copy()
         x = view.tile
         now = shanten_of(view)
         if legal[A.KONG] and kong:
@@ -222,7 +231,9 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
     if view.declared != 0:
         return first  # locked hand: the drawn tile goes out (or the automatic added kong)
     k, sh = _best_discard(view, legal)
-    if kong:
+    if kong and _any_kong(legal):
+        work = np.empty(20, np.int64)
+        hand = view.hand.copy()
         for x in range(34):
             for base in (A.CONCEALED_KONG, A.ADDED_KONG):
                 if legal[base + x]:
