@@ -49,32 +49,32 @@ import numpy as np
 
 from .._jit import jit, pjit, prange
 from ..rules.duel import money_unit
-from ..hand.split import MAX_SPLITS, PART_CHOW, PART_PAIR, SCRATCH, splits_kernel
-from ..hand.win import is_seven_pairs
-from .common import (
+from .core import (
     EAST,
     MELD_ADDED,
-    MELD_CHOW,
     MELD_CONCEALED,
     MELD_KONG,
-    MELD_PUNG,
     WHITE,
+    Item,
     ScoreWork,
-    better,
-    first_holding,
-    new_work as _new_work,
+    best_arrangement,
+    item_total,
+    tally_melds,
+    work_of,
 )
-from .douque import Item
 
 __all__ = [
     "ITEMS",
     "ITEM_NAMES",
     "N_ITEMS",
     "ITEM_DTYPE",
+    "VALUES",
+    "REPLACES",
     "FIRST_TURNS",
     "KONG_UNITS",
     "DuelParams",
     "params_of",
+    "values_of",
     "new_work",
     "score_kernel",
     "score_batch_kernel",
@@ -106,6 +106,15 @@ ITEMS: tuple[Item, ...] = (
 ITEM_NAMES: tuple[str, ...] = tuple(item.name for item in ITEMS)
 N_ITEMS = len(ITEMS)  #: length of the item vector
 ITEM_DTYPE = np.int16  #: dtype of the item columns of :func:`score_batch_kernel`
+#: fan of each item, in :data:`ITEMS` order (the options do not change them: :func:`values_of`)
+VALUES = np.array([1, 1, 1, 2, 2, 3, 5, 8, 8, 10, 10, 1, 1, 1, 8, 8], np.int64)
+#: the items each item replaces (they are not scored beside it); Heavenly and Earthly Hand are
+#: "8 fan flat, with nothing else added"
+REPLACES: dict[str, tuple[str, ...]] = {
+    "luxury_seven_pairs": ("seven_pairs",),
+    "heavenly_hand": tuple(item.name for item in ITEMS[:14]),
+    "earthly_hand": tuple(item.name for item in ITEMS[:14]),
+}
 
 WIN, SELF_DRAWN, CONCEALED_HAND, ALL_PUNGS, FULL_FLUSH, SEVEN_PAIRS, LUXURY_SEVEN_PAIRS = range(7)
 BIG_DRAGONS, LITTLE_WINDS, BIG_WINDS, ALL_HONORS, REPLACEMENT_TILE, LAST_TILE, ROBBING = range(7, 14)
@@ -137,9 +146,14 @@ def params_of(rules) -> DuelParams:
     return DuelParams(float(o.stake), float(o.fee), int(o.multiple_cap), chips, per_coin, stake_units)
 
 
+def values_of(rules) -> np.ndarray:
+    """The fan of each item (:data:`ITEMS` order); the same for every duel Rules."""
+    return VALUES.copy()
+
+
 def new_work() -> ScoreWork:
     """Fresh scratch arrays for :func:`score_kernel`."""
-    return _new_work(N_ITEMS, np.int64)
+    return work_of(np.zeros(N_ITEMS, np.int64))
 
 
 @jit
@@ -186,6 +200,25 @@ def receiver_fee(received, p):  # pragma: no cover - compiled
     return received * p.fee
 
 
+@jit(inline="always")
+def _score_arrangement(a, hand, cand):  # pragma: no cover - compiled
+    """The fan of one arrangement that depend on it: Seven pairs / Luxury seven pairs, All pungs,
+    Big three dragons, Little and Big four winds (``hand`` is empty)."""
+    cand[SEVEN_PAIRS] = 0
+    cand[LUXURY_SEVEN_PAIRS] = 0
+    if a.seven_pairs:
+        cand[LUXURY_SEVEN_PAIRS if a.luxury else SEVEN_PAIRS] = VALUES[LUXURY_SEVEN_PAIRS if a.luxury else SEVEN_PAIRS]
+        cand[ALL_PUNGS] = 0
+        cand[BIG_DRAGONS] = 0
+        cand[BIG_WINDS] = 0
+        cand[LITTLE_WINDS] = 0
+        return
+    cand[ALL_PUNGS] = VALUES[ALL_PUNGS] if a.chows == 0 else 0
+    cand[BIG_DRAGONS] = VALUES[BIG_DRAGONS] if a.dragons == 3 else 0
+    cand[BIG_WINDS] = VALUES[BIG_WINDS] if a.winds == 4 else 0
+    cand[LITTLE_WINDS] = VALUES[LITTLE_WINDS] if (a.winds == 3 and EAST <= a.pair < WHITE) else 0
+
+
 @jit
 def score_kernel(
     counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn,
@@ -219,30 +252,11 @@ def score_kernel(
     """
     for i in range(N_ITEMS):
         items[i] = 0
-    # --- melds
-    claimed = 0
-    n_kong = 0
-    meld_chows = 0
-    meld_dragons = 0
-    meld_winds = 0
+    mt = tally_melds(melds, n_melds)
     has_m = False
-    has_z = False
+    has_z = mt.honor_pungs > 0
     for m in range(n_melds):
-        mtype = melds[m, 0]
-        kind = melds[m, 1]
-        if mtype != MELD_CONCEALED:
-            claimed += 1
-        if mtype == MELD_CHOW:
-            meld_chows += 1
-        elif mtype != MELD_PUNG:
-            n_kong += 1
-        if kind >= EAST:
-            has_z = True
-            if kind >= WHITE:
-                meld_dragons += 1
-            else:
-                meld_winds += 1
-        else:
+        if melds[m, 1] < EAST:
             has_m = True
     for k in range(34):
         if counts[k]:
@@ -250,82 +264,35 @@ def score_kernel(
                 has_m = True
             else:
                 has_z = True
-    # --- items independent of the split
+    # --- items independent of the arrangement
     cand = work.cand
     for i in range(N_ITEMS):
         cand[i] = 0
-    cand[WIN] = 1
+    cand[WIN] = VALUES[WIN]
     if self_drawn:
-        cand[SELF_DRAWN] = 1
-        if replacement and n_kong > 0:
-            cand[REPLACEMENT_TILE] = 1
+        cand[SELF_DRAWN] = VALUES[SELF_DRAWN]
+        if replacement and mt.kongs > 0:
+            cand[REPLACEMENT_TILE] = VALUES[REPLACEMENT_TILE]
         if last_tile:
-            cand[LAST_TILE] = 1
+            cand[LAST_TILE] = VALUES[LAST_TILE]
     elif robbing_kong:
-        cand[ROBBING] = 1
-    if claimed == 0:
-        cand[CONCEALED_HAND] = 1
+        cand[ROBBING] = VALUES[ROBBING]
+    if mt.claimed == 0:
+        cand[CONCEALED_HAND] = VALUES[CONCEALED_HAND]
     if not has_z:
-        cand[FULL_FLUSH] = 2
+        cand[FULL_FLUSH] = VALUES[FULL_FLUSH]
     if not has_m:
-        cand[ALL_HONORS] = 10
-    found = False
-    # --- seven pairs
-    if n_melds == 0 and t.seven_pairs and is_seven_pairs(counts, t):
-        luxury = False
-        for k in range(34):
-            if counts[k] == 4:
-                luxury = True
-        if luxury:
-            cand[LUXURY_SEVEN_PAIRS] = 5
-        else:
-            cand[SEVEN_PAIRS] = 3
-        for i in range(N_ITEMS):
-            items[i] = cand[i]
-        work.choice[0] = -1
-        work.choice[1] = 0
-        found = True
-        cand[SEVEN_PAIRS] = 0
-        cand[LUXURY_SEVEN_PAIRS] = 0
-    # --- every split (where the winning tile sits does not change the fan)
-    n_splits = splits_kernel(counts, n_melds, t, work.splits, work.split_scratch)
-    n_parts = 5 - n_melds
-    for s in range(n_splits):
-        chows = meld_chows
-        dragons = meld_dragons
-        winds = meld_winds
-        pair = -1
-        for v in range(n_parts):
-            vtype = work.splits[s, v, 0]
-            kind = work.splits[s, v, 1]
-            if vtype == PART_CHOW:
-                chows += 1
-            elif vtype == PART_PAIR:
-                pair = kind
-            elif kind >= WHITE:
-                dragons += 1
-            elif kind >= EAST:
-                winds += 1
-        cand[ALL_PUNGS] = 2 if chows == 0 else 0
-        cand[BIG_DRAGONS] = 8 if dragons == 3 else 0
-        cand[BIG_WINDS] = 10 if winds == 4 else 0
-        cand[LITTLE_WINDS] = 8 if (winds == 3 and EAST <= pair < WHITE) else 0
-        if not found or better(cand, items):
-            for i in range(N_ITEMS):
-                items[i] = cand[i]
-            work.choice[0] = s
-            work.choice[1] = first_holding(work.splits, s, n_parts, win_tile)
-            found = True
-    if not found:
+        cand[ALL_HONORS] = VALUES[ALL_HONORS]
+    # --- seven pairs, then every split (where the winning tile sits does not change the fan)
+    if not best_arrangement(
+        _score_arrangement, False, True, counts, n_melds, win_tile, not self_drawn, mt, t, work, items, (),
+    ):
         return np.int64(-1)
     if first_turn == 1 or first_turn == 2:
         for i in range(N_ITEMS):
             items[i] = 0
-        items[HEAVENLY if first_turn == 1 else EARTHLY] = 8
-    total = np.int64(0)
-    for i in range(N_ITEMS):
-        total += items[i]
-    return total
+        items[HEAVENLY if first_turn == 1 else EARTHLY] = VALUES[HEAVENLY if first_turn == 1 else EARTHLY]
+    return item_total(items, np.int64(0))
 
 
 @pjit
@@ -338,14 +305,7 @@ def score_batch_kernel(
     n = counts.shape[0]
     chunk = 256
     for c in prange((n + chunk - 1) // chunk):
-        work = ScoreWork(
-            np.zeros((MAX_SPLITS, 5, 2), np.int8),
-            np.zeros(N_ITEMS, np.int64),
-            np.zeros(34, np.uint8),
-            np.zeros(34, np.uint8),
-            np.zeros(2, np.int64),
-            np.zeros(SCRATCH, np.int64),
-        )
+        work = work_of(np.zeros(N_ITEMS, np.int64))
         for i in range(c * chunk, min(n, (c + 1) * chunk)):
             fan[i] = score_kernel(
                 counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], robbing_kong[i], replacement[i],

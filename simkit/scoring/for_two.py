@@ -32,17 +32,18 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import jit, pjit, prange
-from ..hand.split import MAX_SPLITS, PART_CHOW, SCRATCH, splits_kernel
-from .common import MELD_CHOW, ScoreWork, better, first_holding, new_work as _new_work
-from .douque import Item
+from .core import Item, ScoreWork, best_arrangement, item_total, tally_melds, work_of
 
 __all__ = [
     "ITEMS",
     "ITEM_NAMES",
     "N_ITEMS",
     "ITEM_DTYPE",
+    "VALUES",
+    "REPLACES",
     "ForTwoParams",
     "params_of",
+    "values_of",
     "new_work",
     "score_kernel",
     "score_batch_kernel",
@@ -60,6 +61,10 @@ ITEMS: tuple[Item, ...] = (
 ITEM_NAMES: tuple[str, ...] = tuple(item.name for item in ITEMS)
 N_ITEMS = len(ITEMS)  #: length of the item vector (item ``i`` is the combination with ``i`` chows)
 ITEM_DTYPE = np.float64  #: dtype of the item columns of :func:`score_batch_kernel`
+#: points of each combination at the default options (option ``combination_points``: :func:`values_of`)
+VALUES = np.array([5.0, 4.0, 3.0, 2.0, 1.0], np.float64)
+#: the items each item replaces: none (a hand is scored as exactly one combination)
+REPLACES: dict[str, tuple[str, ...]] = {}
 
 
 class ForTwoParams(NamedTuple):
@@ -78,9 +83,14 @@ def params_of(rules) -> ForTwoParams:
     return ForTwoParams(float(o.stake), points, float(o.self_drawn_multiplier), float(o.fold_payment))
 
 
+def values_of(rules) -> np.ndarray:
+    """The points of each combination (:data:`ITEMS` order) under the options of a for_two Rules."""
+    return params_of(rules).combination_points.copy()
+
+
 def new_work() -> ScoreWork:
     """Fresh scratch arrays for :func:`score_kernel`."""
-    return _new_work(N_ITEMS, np.float64)
+    return work_of(np.zeros(N_ITEMS, np.float64))
 
 
 @jit
@@ -97,6 +107,15 @@ def payment(points, bid, self_drawn, p):  # pragma: no cover - compiled
 def fold_payment(p):  # pragma: no cover - compiled
     """What an opponent who does not follow the bid pays the banker: ``p.fold_payment * p.stake``."""
     return p.fold_payment * p.stake
+
+
+@jit(inline="always")
+def _score_arrangement(a, hand, cand):  # pragma: no cover - compiled
+    """The combination of one split: its points at the index of its number of chows, 0 elsewhere
+    (``hand``: the combination points)."""
+    for i in range(N_ITEMS):
+        cand[i] = 0.0
+    cand[a.chows] = hand[a.chows]
 
 
 @jit
@@ -124,34 +143,13 @@ def score_kernel(counts, win_tile, melds, n_melds, self_drawn, t, p, work, items
     """
     for i in range(N_ITEMS):
         items[i] = 0.0
-    meld_chows = 0
-    for m in range(n_melds):
-        if melds[m, 0] == MELD_CHOW:
-            meld_chows += 1
-    cand = work.cand
-    n_splits = splits_kernel(counts, n_melds, t, work.splits, work.split_scratch)
-    n_parts = 5 - n_melds
-    found = False
-    for s in range(n_splits):
-        chows = meld_chows
-        for v in range(n_parts):
-            if work.splits[s, v, 0] == PART_CHOW:
-                chows += 1
-        for i in range(N_ITEMS):
-            cand[i] = 0.0
-        cand[chows] = p.combination_points[chows]
-        if not found or better(cand, items):
-            for i in range(N_ITEMS):
-                items[i] = cand[i]
-            work.choice[0] = s
-            work.choice[1] = first_holding(work.splits, s, n_parts, win_tile)
-            found = True
-    if not found:
+    mt = tally_melds(melds, n_melds)
+    if not best_arrangement(
+        _score_arrangement, False, False, counts, n_melds, win_tile, not self_drawn, mt, t, work, items,
+        p.combination_points,
+    ):
         return -1.0
-    total = 0.0
-    for i in range(N_ITEMS):
-        total += items[i]
-    return total
+    return item_total(items, 0.0)
 
 
 @pjit
@@ -162,13 +160,6 @@ def score_batch_kernel(counts, win_tile, melds, n_melds, self_drawn, t, p, items
     n = counts.shape[0]
     chunk = 256
     for c in prange((n + chunk - 1) // chunk):
-        work = ScoreWork(
-            np.zeros((MAX_SPLITS, 5, 2), np.int8),
-            np.zeros(N_ITEMS, np.float64),
-            np.zeros(34, np.uint8),
-            np.zeros(34, np.uint8),
-            np.zeros(2, np.int64),
-            np.zeros(SCRATCH, np.int64),
-        )
+        work = work_of(np.zeros(N_ITEMS, np.float64))
         for i in range(c * chunk, min(n, (c + 1) * chunk)):
             points[i] = score_kernel(counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], t, p, work, items[i])

@@ -52,18 +52,20 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import jit, pjit, prange
-from ..hand.split import MAX_SPLITS, PART_CHOW, PART_PAIR, SCRATCH, splits_kernel
+from ..hand.split import PART_CHOW, PART_PAIR
 from ..hand.waits import popcount, waits_kernel
-from .common import EAST, MELD_CONCEALED, MELD_CHOW, MELD_PUNG, WHITE, ScoreWork, better, holds, new_work as _new_work
-from .douque import Item
+from .core import EAST, WHITE, Item, ScoreWork, best_arrangement, item_total, meld_tiles, tally_melds, work_of
 
 __all__ = [
     "ITEMS",
     "ITEM_NAMES",
     "N_ITEMS",
     "ITEM_DTYPE",
+    "VALUES",
+    "REPLACES",
     "NightMarketParams",
     "params_of",
+    "values_of",
     "new_work",
     "score_kernel",
     "score_batch_kernel",
@@ -98,6 +100,17 @@ ITEMS: tuple[Item, ...] = (
 ITEM_NAMES: tuple[str, ...] = tuple(item.name for item in ITEMS)
 N_ITEMS = len(ITEMS)  #: length of the item vector
 ITEM_DTYPE = np.int16  #: dtype of the item columns of :func:`score_batch_kernel`
+#: the items each item replaces (they are not scored beside it)
+REPLACES: dict[str, tuple[str, ...]] = {
+    "fully_concealed": ("self_drawn",),
+    "last_tile_draw": ("self_drawn",),
+    "fully_melded": ("pair_wait",),
+    "three_concealed_pungs": ("two_concealed_pungs",),
+    "all_honors": ("all_pungs",),
+    "four_concealed_pungs": ("three_concealed_pungs", "two_concealed_pungs", "all_pungs", "concealed_hand"),
+    "big_three_dragons": ("little_three_dragons",),
+    "big_four_winds": ("little_four_winds", "all_pungs"),
+}
 
 # item indices (the kernel's vector positions)
 SELF_DRAWN, PAIR_WAIT, EDGE_WAIT, CLOSED_WAIT, CONCEALED_HAND, ALL_CHOWS, TWO_CONCEALED = range(7)
@@ -105,8 +118,8 @@ FULLY_CONCEALED, ALL_PUNGS, ONE_TYPE_BUT_ONE, FULLY_MELDED, LAST_TILE, LAST_DISC
 GREATER_THAN_FIVE, LESS_THAN_FIVE, THREE_CONCEALED, FULL_FLUSH, ALL_HONORS, FOUR_CONCEALED = range(13, 19)
 LITTLE_DRAGONS, LITTLE_WINDS, BIG_DRAGONS, BIG_WINDS = range(19, 23)
 
-#: fan of each item, in :data:`ITEMS` order
-FAN = np.array([1, 1, 1, 1, 1, 2, 2, 4, 6, 6, 6, 8, 8, 12, 12, 16, 24, 64, 64, 64, 64, 88, 88], np.int64)
+#: fan of each item, in :data:`ITEMS` order (the options do not change them: :func:`values_of`)
+VALUES = FAN = np.array([1, 1, 1, 1, 1, 2, 2, 4, 6, 6, 6, 8, 8, 12, 12, 16, 24, 64, 64, 64, 64, 88, 88], np.int64)
 
 
 class NightMarketParams(NamedTuple):
@@ -122,15 +135,67 @@ def params_of(rules) -> NightMarketParams:
     return NightMarketParams(float(o.base), float(o.fan_value))
 
 
+def values_of(rules) -> np.ndarray:
+    """The fan of each item (:data:`ITEMS` order); the same for every night_market Rules."""
+    return VALUES.copy()
+
+
 def new_work() -> ScoreWork:
     """Fresh scratch arrays for :func:`score_kernel`."""
-    return _new_work(N_ITEMS, np.int64)
+    return work_of(np.zeros(N_ITEMS, np.int64))
 
 
 @jit
 def payment(fan, p):  # pragma: no cover - compiled
     """What the loser pays the winner: ``p.base + p.fan_value * fan`` (float)."""
     return p.base + p.fan_value * fan
+
+
+@jit(inline="always")
+def _score_arrangement(a, hand, cand):  # pragma: no cover - compiled
+    """The fan of one arrangement that depend on it: the wait items, concealed pungs, Men Qing,
+    Ping Hu, Peng Peng Hu, Cou Yi Se and the dragon and wind patterns. ``hand``: (single wait,
+    Quan Qiu Ren, nothing claimed, discard win, characters present, the winning kind)."""
+    single, fully_melded, concealed, discard_win, has_m, win_tile = hand
+    for i in (PAIR_WAIT, EDGE_WAIT, CLOSED_WAIT, CONCEALED_HAND, ALL_CHOWS, TWO_CONCEALED, ALL_PUNGS,
+              ONE_TYPE_BUT_ONE, THREE_CONCEALED, FOUR_CONCEALED, LITTLE_DRAGONS, LITTLE_WINDS,
+              BIG_DRAGONS, BIG_WINDS):
+        cand[i] = 0
+    if single:
+        if a.win_part == PART_PAIR:
+            if not fully_melded:
+                cand[PAIR_WAIT] = FAN[PAIR_WAIT]
+        elif a.win_part == PART_CHOW:
+            wkind = a.win_kind
+            if win_tile == wkind + 1:
+                cand[CLOSED_WAIT] = FAN[CLOSED_WAIT]
+            elif (win_tile == wkind + 2 and wkind % 9 == 0) or (win_tile == wkind and wkind % 9 == 6):
+                cand[EDGE_WAIT] = FAN[EDGE_WAIT]
+    hidden = a.concealed_pungs
+    if hidden >= 4:
+        cand[FOUR_CONCEALED] = FAN[FOUR_CONCEALED]
+    else:
+        if concealed and discard_win:
+            cand[CONCEALED_HAND] = FAN[CONCEALED_HAND]
+        if hidden == 3:
+            cand[THREE_CONCEALED] = FAN[THREE_CONCEALED]
+        elif hidden == 2:
+            cand[TWO_CONCEALED] = FAN[TWO_CONCEALED]
+    if a.chows == 4 and a.pair < 9:
+        cand[ALL_CHOWS] = FAN[ALL_CHOWS]
+    # Peng Peng Hu is replaced by Zi Yi Se (no character), Si An Ke and Da Si Xi
+    if a.chows == 0 and has_m and hidden < 4 and a.winds < 4:
+        cand[ALL_PUNGS] = FAN[ALL_PUNGS]
+    if a.honor_sets == 1 or a.honor_sets == 4:
+        cand[ONE_TYPE_BUT_ONE] = FAN[ONE_TYPE_BUT_ONE]
+    if a.dragons == 3:
+        cand[BIG_DRAGONS] = FAN[BIG_DRAGONS]
+    elif a.dragons == 2 and a.pair >= WHITE:
+        cand[LITTLE_DRAGONS] = FAN[LITTLE_DRAGONS]
+    if a.winds == 4:
+        cand[BIG_WINDS] = FAN[BIG_WINDS]
+    elif a.winds == 3 and EAST <= a.pair < WHITE:
+        cand[LITTLE_WINDS] = FAN[LITTLE_WINDS]
 
 
 @jit
@@ -165,34 +230,8 @@ def score_kernel(
     """
     for i in range(N_ITEMS):
         items[i] = 0
-    # --- melds
-    claimed = 0
-    meld_chows = 0
-    concealed_kongs = 0
-    meld_honor_sets = 0
-    meld_dragons = 0
-    meld_winds = 0
-    for k in range(34):
-        work.meld_counts[k] = 0
-    for m in range(n_melds):
-        mtype = melds[m, 0]
-        kind = melds[m, 1]
-        if mtype == MELD_CONCEALED:
-            concealed_kongs += 1
-        else:
-            claimed += 1
-        if mtype == MELD_CHOW:
-            meld_chows += 1
-            for d in range(3):
-                work.meld_counts[kind + d] += 1
-        else:
-            work.meld_counts[kind] += 3 if mtype == MELD_PUNG else 4
-            if kind >= EAST:
-                meld_honor_sets += 1
-                if kind >= WHITE:
-                    meld_dragons += 1
-                else:
-                    meld_winds += 1
+    mt = tally_melds(melds, n_melds)
+    meld_tiles(melds, n_melds, work.meld_counts)
     # --- tiles
     has_m = False
     has_z = False
@@ -210,11 +249,11 @@ def score_kernel(
                 has_z = True
                 all_high = False
                 all_low = False
-    # --- items independent of the split
+    # --- items independent of the arrangement
     cand = work.cand
     for i in range(N_ITEMS):
         cand[i] = 0
-    concealed = claimed == 0
+    concealed = mt.claimed == 0
     if self_drawn:
         if concealed:
             cand[FULLY_CONCEALED] = FAN[FULLY_CONCEALED]
@@ -225,7 +264,7 @@ def score_kernel(
     else:
         if last_discard:
             cand[LAST_DISCARD] = FAN[LAST_DISCARD]
-    fully_melded = n_melds == 4 and claimed == 4 and not self_drawn
+    fully_melded = n_melds == 4 and mt.claimed == 4 and not self_drawn
     if fully_melded:
         cand[FULLY_MELDED] = FAN[FULLY_MELDED]
     if has_m and not has_z:
@@ -241,94 +280,13 @@ def score_kernel(
     work.ready[win_tile] -= 1
     single = popcount(waits_kernel(work.ready, n_melds, work.meld_counts, t)) == 1
     # --- every split, every place of the winning tile
-    n_splits = splits_kernel(counts, n_melds, t, work.splits, work.split_scratch)
-    if n_splits == 0:
-        return np.int64(-1)
-    n_parts = 5 - n_melds
     discard_win = not self_drawn
-    found = False
-    for s in range(n_splits):
-        for w in range(n_parts):
-            wtype = work.splits[s, w, 0]
-            wkind = work.splits[s, w, 1]
-            if not holds(wtype, wkind, win_tile):
-                continue
-            dup = False
-            for v in range(w):
-                if work.splits[s, v, 0] == wtype and work.splits[s, v, 1] == wkind:
-                    dup = True
-            if dup:
-                continue
-            chows = meld_chows
-            hidden = concealed_kongs
-            honor_sets = meld_honor_sets
-            dragons = meld_dragons
-            winds = meld_winds
-            pair = -1
-            for v in range(n_parts):
-                vtype = work.splits[s, v, 0]
-                kind = work.splits[s, v, 1]
-                if vtype == PART_CHOW:
-                    chows += 1
-                    continue
-                if kind >= EAST:
-                    honor_sets += 1
-                if vtype == PART_PAIR:
-                    pair = kind
-                    continue
-                if not (discard_win and v == w):
-                    hidden += 1
-                if kind >= WHITE:
-                    dragons += 1
-                elif kind >= EAST:
-                    winds += 1
-            for i in (PAIR_WAIT, EDGE_WAIT, CLOSED_WAIT, CONCEALED_HAND, ALL_CHOWS, TWO_CONCEALED, ALL_PUNGS,
-                      ONE_TYPE_BUT_ONE, THREE_CONCEALED, FOUR_CONCEALED, LITTLE_DRAGONS, LITTLE_WINDS,
-                      BIG_DRAGONS, BIG_WINDS):
-                cand[i] = 0
-            if single:
-                if wtype == PART_PAIR:
-                    if not fully_melded:
-                        cand[PAIR_WAIT] = FAN[PAIR_WAIT]
-                elif wtype == PART_CHOW:
-                    if win_tile == wkind + 1:
-                        cand[CLOSED_WAIT] = FAN[CLOSED_WAIT]
-                    elif (win_tile == wkind + 2 and wkind % 9 == 0) or (win_tile == wkind and wkind % 9 == 6):
-                        cand[EDGE_WAIT] = FAN[EDGE_WAIT]
-            if hidden >= 4:
-                cand[FOUR_CONCEALED] = FAN[FOUR_CONCEALED]
-            else:
-                if concealed and discard_win:
-                    cand[CONCEALED_HAND] = FAN[CONCEALED_HAND]
-                if hidden == 3:
-                    cand[THREE_CONCEALED] = FAN[THREE_CONCEALED]
-                elif hidden == 2:
-                    cand[TWO_CONCEALED] = FAN[TWO_CONCEALED]
-            if chows == 4 and pair < 9:
-                cand[ALL_CHOWS] = FAN[ALL_CHOWS]
-            # Peng Peng Hu is replaced by Zi Yi Se (no character), Si An Ke and Da Si Xi
-            if chows == 0 and has_m and hidden < 4 and winds < 4:
-                cand[ALL_PUNGS] = FAN[ALL_PUNGS]
-            if honor_sets == 1 or honor_sets == 4:
-                cand[ONE_TYPE_BUT_ONE] = FAN[ONE_TYPE_BUT_ONE]
-            if dragons == 3:
-                cand[BIG_DRAGONS] = FAN[BIG_DRAGONS]
-            elif dragons == 2 and pair >= WHITE:
-                cand[LITTLE_DRAGONS] = FAN[LITTLE_DRAGONS]
-            if winds == 4:
-                cand[BIG_WINDS] = FAN[BIG_WINDS]
-            elif winds == 3 and EAST <= pair < WHITE:
-                cand[LITTLE_WINDS] = FAN[LITTLE_WINDS]
-            if not found or better(cand, items):
-                for i in range(N_ITEMS):
-                    items[i] = cand[i]
-                work.choice[0] = s
-                work.choice[1] = w
-                found = True
-    total = np.int64(0)
-    for i in range(N_ITEMS):
-        total += items[i]
-    return total
+    hand = (single, fully_melded, concealed, discard_win, has_m, win_tile)
+    if not best_arrangement(
+        _score_arrangement, True, False, counts, n_melds, win_tile, discard_win, mt, t, work, items, hand,
+    ):
+        return np.int64(-1)
+    return item_total(items, np.int64(0))
 
 
 @pjit
@@ -340,14 +298,7 @@ def score_batch_kernel(
     n = counts.shape[0]
     chunk = 256
     for c in prange((n + chunk - 1) // chunk):
-        work = ScoreWork(
-            np.zeros((MAX_SPLITS, 5, 2), np.int8),
-            np.zeros(N_ITEMS, np.int64),
-            np.zeros(34, np.uint8),
-            np.zeros(34, np.uint8),
-            np.zeros(2, np.int64),
-            np.zeros(SCRATCH, np.int64),
-        )
+        work = work_of(np.zeros(N_ITEMS, np.int64))
         for i in range(c * chunk, min(n, (c + 1) * chunk)):
             fan[i] = score_kernel(
                 counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], last_tile[i], last_discard[i],
