@@ -36,7 +36,6 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import jit, pjit, prange
-from ..hand.split import PART_PAIR
 from ..hand.waits import popcount, waits_kernel
 from .core import (
     EAST,
