@@ -11,10 +11,14 @@ rule set           kernel module                              value of a win
 ``for_two``        :mod:`simkit.scoring.for_two`              combination points; ``bid x stake x points``
 =================  =========================================  ==========================================
 
-Each module has its item table ``ITEMS`` (stable snake_case names: dataset columns), ``params_of``,
-``new_work``, ``score_kernel``, ``score_batch_kernel`` and small jitted payment functions, and
-documents every decision its rules file leaves open. :func:`items_of` gives a rule set's item
-table; ``ITEMS`` / ``ITEM_NAMES`` here stay douque's.
+They share one core (:mod:`simkit.scoring.core`: meld tally, split walk, winning-tile places, best
+arrangement and its tie rule, batch driver). Each module has its item table ``ITEMS`` (read from
+``items/<rule set>.toml``: stable snake_case names, which are dataset columns, labels, values and
+what each item is replaced by), ``VALUES``, ``REPLACES``, ``params_of``, ``values_of``,
+``new_work``, ``score_kernel`` (with its one function scoring an arrangement),
+``score_batch_kernel`` and small jitted payment functions, and documents every decision its rules
+file leaves open. :func:`items_of` gives a rule set's item table and :func:`item_values_of` its
+values under the rule set's options; ``ITEMS`` / ``ITEM_NAMES`` here stay douque's.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ __all__ = [
     "score_batch",
     "items_of",
     "item_names_of",
+    "item_values_of",
     "scoring_module",
     "SCORE_FLAGS",
     "ITEM_NAMES",
@@ -93,6 +98,20 @@ def items_of(rules) -> tuple:
 def item_names_of(rules) -> tuple[str, ...]:
     """The item names (dataset columns) of a rule set, in kernel order."""
     return scoring_module(rules).ITEM_NAMES
+
+
+def item_values_of(rules) -> dict:
+    """The value of each item of a rule set (name or Rules) under its options: ``{name: value}`` in
+    kernel order (tai, fan or combination points; ``dragon_pung``: per pung). What the rule set's
+    kernel scores an item at; ``scoring_module(rules).REPLACES`` says which items it replaces.
+
+    >>> from simkit import get_rules
+    >>> item_values_of(get_rules("douque", migi_tai=4))["migi"]
+    4
+    """
+    rules = resolve_rules(rules)
+    m = scoring_module(rules)
+    return {name: value.item() for name, value in zip(m.ITEM_NAMES, m.values_of(rules))}
 
 
 @dataclass(frozen=True)

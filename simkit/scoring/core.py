@@ -16,6 +16,31 @@ Everything else is here, written once:
   item vector in the rule set's item order. The choice therefore never depends on the order in
   which the arrangements are enumerated.
 
+Every rule set's ``score_kernel(counts, win_tile, melds, n_melds, <its win flags>, t, p, work, items)``
+takes the same hand arguments, described once here:
+
+counts : uint8[34]
+    Concealed tiles including the winning tile (``14 - 3 * n_melds``); must be complete.
+win_tile : int
+    Kind of the winning tile.
+melds : int array (>= n_melds, 2)
+    Rows ``(meld type code, lowest kind)`` as in :mod:`simkit.melds` (chows included where the rule
+    set has them); only the first ``n_melds`` count.
+t : HandTables
+    The rule set's hand tables (:func:`simkit.hand.tables.hand_tables`).
+p : the rule set's parameters (``params_of(rules)``)
+work : ScoreWork
+    From the rule set's ``new_work()``. On return ``work.choice`` holds (split, part of the winning
+    tile) of the scored arrangement in ``work.splits``; split -1 is seven pairs.
+items : array (N_ITEMS,) of the item dtype
+    Output: the value of each item of the best arrangement. The kernel returns their sum, or -1
+    (items zero) if the hand is not complete.
+
+Every rule set's ``score_batch_kernel`` scores N hands on all cores, one :data:`BATCH_CHUNK` of
+rows per ``prange`` step (:func:`batch_chunks`, :func:`score_chunk`): arrays of length N (``counts``
+(N, 34), ``melds`` (N, 4, 2), the flags), then ``t, p``, then ``items`` [N, N_ITEMS] of the rule
+set's ``ITEM_DTYPE`` and the value of each hand [N] out (-1 for a hand that is not complete).
+
 The rule set's function is passed to :func:`best_arrangement` as an argument; both are inlined into
 the rule set's kernel (``inline="always"``), so each rule set gets its own compiled walk (and
 stays cacheable).
@@ -23,6 +48,8 @@ stays cacheable).
 
 from __future__ import annotations
 
+import tomllib
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -32,9 +59,20 @@ from ..hand.split import MAX_SPLITS, PART_CHOW, PART_PAIR, SCRATCH, splits_kerne
 from ..hand.win import is_seven_pairs
 
 __all__ = [
+    "RULE_SET_SCORING",
     "Item",
     "ScoreWork",
     "new_work",
+    "work_of",
+    "BATCH_CHUNK",
+    "batch_chunks",
+    "chunk_hands",
+    "score_chunk",
+    "ITEMS_DIR",
+    "load_items",
+    "item_table",
+    "work_factory",
+    "fixed_values",
     "Arrangement",
     "MeldTally",
     "tally_melds",
@@ -54,6 +92,24 @@ __all__ = [
     "WHITE",
 ]
 
+#: What every rule set's scoring module exports (beyond its own parameters class and payment
+#: functions): the item table and its names, length, dtype, values (at the default options) and
+#: replacements; the options as kernel parameters and as item values; the scratch, the kernel and
+#: the batch kernel.
+RULE_SET_SCORING = (
+    "ITEMS",
+    "ITEM_NAMES",
+    "N_ITEMS",
+    "ITEM_DTYPE",
+    "VALUES",
+    "REPLACES",
+    "params_of",
+    "values_of",
+    "new_work",
+    "score_kernel",
+    "score_batch_kernel",
+)
+
 MELD_PUNG, MELD_KONG, MELD_ADDED, MELD_CONCEALED, MELD_CHOW = 0, 1, 2, 3, 4  #: simkit.melds codes
 EAST = 27  #: first wind kind (East South West North = 27-30)
 WHITE = 31  #: first dragon kind (White Green Red = 31-33)
@@ -66,6 +122,58 @@ class Item(NamedTuple):
     label: str  #: the rules file's name
     tai: str  #: the value as written in the rules (option name where an option sets it)
     condition: str  #: when it scores, and what it replaces
+    value: float  #: the value at the default options (per pung or kong for "1 each"), as scored
+    replaced_by: tuple = ()  #: names of the items that replace this one (it is not scored beside them)
+
+
+#: Where the item tables live: ``items/<rule set>.toml``, one ``[[item]]`` per row of the table.
+ITEMS_DIR = Path(__file__).parent / "items"
+
+
+def load_items(rule_set: str) -> tuple:
+    """The item table of a rule set, from ``items/<rule_set>.toml``: a tuple of :class:`Item`, in
+    the order of the kernel's item vector."""
+    with open(ITEMS_DIR / f"{rule_set}.toml", "rb") as f:
+        rows = tomllib.load(f)["item"]
+    return tuple(
+        Item(r["name"], r["label"], r["tai"], r["condition"], r["value"], tuple(r.get("replaced_by", ())))
+        for r in rows
+    )
+
+
+def item_table(rule_set: str, dtype=np.int64) -> tuple:
+    """``(ITEMS, ITEM_NAMES, N_ITEMS, VALUES, REPLACES)`` of a rule set: its item table
+    (:func:`load_items`), the names (dataset columns), their number, the values at the default
+    options (``dtype[N_ITEMS]``), in table order, and ``{item: the items it replaces}`` (from each
+    row's ``replaced_by``)."""
+    items = load_items(rule_set)
+    names = tuple(item.name for item in items)
+    unknown = {r for item in items for r in item.replaced_by} - set(names)
+    if len(set(names)) != len(names) or unknown:
+        raise ValueError(f"{rule_set} item table: repeated names, or replaced_by names not in it: {sorted(unknown)}")
+    replaces = {n: tuple(item.name for item in items if n in item.replaced_by) for n in names}
+    values = np.array([item.value for item in items], dtype)
+    return items, names, len(items), values, {k: v for k, v in replaces.items() if v}
+
+
+def work_factory(n_items: int, dtype):
+    """A rule set's ``new_work()``: fresh scratch for its kernel, ``n_items`` items of ``dtype``."""
+
+    def new_work() -> ScoreWork:
+        """Fresh scratch arrays for the rule set's ``score_kernel``."""
+        return work_of(np.zeros(n_items, dtype))
+
+    return new_work
+
+
+def fixed_values(values: np.ndarray):
+    """A rule set's ``values_of(rules)`` when no option changes an item's value: a copy of ``values``."""
+
+    def values_of(rules) -> np.ndarray:
+        """The value of each item (table order); the same for every Rules of the rule set."""
+        return values.copy()
+
+    return values_of
 
 
 class ScoreWork(NamedTuple):
@@ -194,6 +302,33 @@ def tile_suits(counts, meld_counts):  # pragma: no cover - compiled
             else:
                 has_z = True
     return has_m, has_p, has_z
+
+
+BATCH_CHUNK = 256  #: hands a batch kernel scores with one scratch (one prange step)
+
+
+@jit(inline="always")
+def batch_chunks(n):  # pragma: no cover - compiled
+    """Number of :data:`BATCH_CHUNK`-hand chunks of a batch of ``n`` hands (the batch kernels'
+    ``prange``)."""
+    return (n + BATCH_CHUNK - 1) // BATCH_CHUNK
+
+
+@jit(inline="always")
+def chunk_hands(c, n):  # pragma: no cover - compiled
+    """The hands of chunk ``c`` of a batch of ``n``: a range."""
+    return range(c * BATCH_CHUNK, min(n, (c + 1) * BATCH_CHUNK))
+
+
+@jit(inline="always")
+def score_chunk(score_row, c, n, cand, rows, out):  # pragma: no cover - compiled
+    """One ``prange`` step of every rule set's batch kernel: ``out[i] = score_row(i, work, rows)``
+    for the hands of chunk ``c`` of ``n`` (:func:`chunk_hands`), with one scratch (:func:`work_of`
+    around ``cand``, a candidate vector of the kernel's item dtype). ``rows``: the batch's arrays
+    (and tables, parameters), as the rule set's ``score_row`` takes them (built inside the loop)."""
+    work = work_of(cand)
+    for i in chunk_hands(c, n):
+        out[i] = score_row(i, work, rows)
 
 
 @jit(inline="always")

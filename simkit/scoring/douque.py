@@ -2,7 +2,8 @@
 
 Items
 -----
-:data:`ITEMS` is the one place the scoring items are named. Each name is stable snake_case: it is a
+:data:`ITEMS` (the table ``items/douque.toml``: name, label, tai as written, condition, value,
+replaced_by) is the one place the scoring items are named. Each name is stable snake_case: it is a
 column of every simulation dataset. ``dragon_pung`` scores 1 tai per dragon pung or kong; the §7.1
 merges of All Honors with a dragon or wind pattern are items of their own (``all_honors_...``,
 worth the sum minus 4) that replace both parts.
@@ -37,95 +38,16 @@ import numpy as np
 
 from .._jit import jit, pjit, prange
 from ..hand.waits import popcount, waits_kernel
-from .core import (
-    EAST,
-    WHITE,
-    Item,
-    ScoreWork,
-    best_arrangement,
-    item_total,
-    meld_tiles,
-    tally_melds,
-    tile_suits,
-    work_of,
-)
+from .core import EAST, RULE_SET_SCORING, WHITE
+from .core import Item, ScoreWork, batch_chunks, best_arrangement, item_table, item_total, meld_tiles, score_chunk, tally_melds, tile_suits, work_factory
 
-__all__ = [
-    "ITEMS",
-    "ITEM_NAMES",
-    "N_ITEMS",
-    "ITEM_DTYPE",
-    "VALUES",
-    "REPLACES",
-    "Item",
-    "DouqueParams",
-    "ScoreWork",
-    "params_of",
-    "values_of",
-    "new_work",
-    "score_kernel",
-    "score_batch_kernel",
-    "FIRST_TURNS",
-    "DECLARATIONS",
-]
+__all__ = [*RULE_SET_SCORING, "Item", "DouqueParams", "ScoreWork", "FIRST_TURNS", "DECLARATIONS"]
 
-ITEMS: tuple[Item, ...] = (
-    Item("self_drawn", "Self-drawn 自摸", "4", "winning tile drawn by the winner (replacement and last tile included)"),
-    Item("concealed_hand", "Concealed Hand 門清", "1", "no pung, exposed or added kong; discard wins too"),
-    Item("fully_concealed", "Fully Concealed 不求人", "1", "Concealed Hand and Self-drawn, on top of both"),
-    Item("seat_wind", "Seat Wind 門風", "1", "pung/kong of the seat wind (East or West)"),
-    Item("prevailing_wind", "Prevailing Wind 圈風", "1", "pung/kong of the prevailing wind; stacks with Seat Wind"),
-    Item("dragon_pung", "Dragon Pung 三元牌", "1 each", "per pung/kong of White, Green, Red"),
-    Item("single_wait", "Single Wait 獨聽", "1", "the ready hand had exactly one winning kind; not with Heavenly"),
-    Item("replacement_tile", "Out with Replacement Tile 槓上開花", "1", "self-draw on a kong replacement"),
-    Item("robbing_the_kong", "Robbing the Kong 搶槓", "1", "win on the opponent's added-kong tile (a discard win)"),
-    Item("last_tile_draw", "Last Tile Draw 海底撈月", "1", "self-draw on the last drawable tile"),
-    Item("fully_melded", "Fully Melded 全求", "2", "four exposed melds, discard win on a pair wait; no Concealed Hand"),
-    Item("three_concealed_pungs", "Three Concealed Pungs 三暗刻", "2", "three concealed pungs/kongs"),
-    Item("four_concealed_pungs", "Four Concealed Pungs 四暗刻", "5", "four; replaces Three Concealed Pungs"),
-    Item("all_pungs", "All Pungs 碰碰胡", "4", "four pungs/kongs + pair"),
-    Item("half_flush", "Half Flush 混一色", "4", "one suit (characters, or dots 1/9) plus honors"),
-    Item("full_flush", "Full Flush 清一色", "8", "characters only"),
-    Item("little_three_dragons", "Little Three Dragons 小三元", "4", "two dragon pungs + dragon pair; replaces Dragon Pung"),
-    Item("big_three_dragons", "Big Three Dragons 大三元", "8", "three dragon pungs; replaces Dragon Pung"),
-    Item("little_four_winds", "Little Four Winds 小四喜", "8", "three wind pungs + wind pair; replaces Seat/Prevailing Wind"),
-    Item("big_four_winds", "Big Four Winds 大四喜", "16", "four wind pungs; replaces Seat/Prevailing Wind"),
-    Item("all_honors", "All Honors 字一色", "16", "honors only; replaces All Pungs, Half Flush, Dragon Pung, winds"),
-    Item("all_honors_little_three_dragons", "All Honors (Little Three Dragons)", "16", "§7.1 merged item"),
-    Item("all_honors_big_three_dragons", "All Honors (Big Three Dragons)", "20", "§7.1 merged item"),
-    Item("all_honors_little_four_winds", "All Honors (Little Four Winds)", "20", "§7.1 merged item"),
-    Item("all_honors_big_four_winds", "All Honors (Big Four Winds)", "28", "§7.1 merged item"),
-    Item("heavenly_hand", "Heavenly Hand 天胡", "heavenly_tai", "dealer wins on the dealt 14; replaces Concealed, Self-drawn, Fully Concealed"),
-    Item("earthly_hand", "Earthly Hand 地胡", "16", "non-dealer self-draws on the first draw; replaces the same"),
-    Item("human_hand", "Human Hand 人胡", "human_tai", "non-dealer wins on the dealer's first discard; replaces Concealed Hand"),
-    Item("migi", "MIGI 咪幾", "migi_tai", "declared within the first 4 discards before any pung/kong, and won"),
-    Item("declare_ready", "Declare Ready 報聽", "declare_ready_tai", "declared (not MIGI) and won"),
-)
-ITEM_NAMES: tuple[str, ...] = tuple(item.name for item in ITEMS)
-N_ITEMS = len(ITEMS)  #: length of the item vector
-ITEM_DTYPE = np.int16  #: dtype of the item columns of :func:`score_batch_kernel`
-#: tai of each item at the default options, in :data:`ITEMS` order (``dragon_pung``: per pung);
-#: :func:`values_of` gives them under a rule set's options
-VALUES = np.array([4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 5, 4, 4, 8, 4, 8, 8, 16, 16, 16, 20, 20, 28, 24, 16, 8, 8, 1], np.int64)
-#: the items each item replaces (they are not scored beside it)
-REPLACES: dict[str, tuple[str, ...]] = {
-    "fully_melded": ("concealed_hand",),
-    "four_concealed_pungs": ("three_concealed_pungs",),
-    "little_three_dragons": ("dragon_pung",),
-    "big_three_dragons": ("dragon_pung", "little_three_dragons"),
-    "little_four_winds": ("seat_wind", "prevailing_wind"),
-    "big_four_winds": ("seat_wind", "prevailing_wind", "little_four_winds"),
-    "all_honors": ("all_pungs", "half_flush", "dragon_pung", "seat_wind", "prevailing_wind"),
-    "all_honors_little_three_dragons": ("all_honors", "little_three_dragons", "all_pungs", "dragon_pung", "seat_wind", "prevailing_wind"),
-    "all_honors_big_three_dragons": ("all_honors", "big_three_dragons", "all_pungs", "dragon_pung", "seat_wind", "prevailing_wind"),
-    "all_honors_little_four_winds": ("all_honors", "little_four_winds", "all_pungs", "dragon_pung", "seat_wind", "prevailing_wind"),
-    "all_honors_big_four_winds": ("all_honors", "big_four_winds", "all_pungs", "dragon_pung", "seat_wind", "prevailing_wind"),
-    "heavenly_hand": ("concealed_hand", "self_drawn", "fully_concealed", "single_wait"),
-    "earthly_hand": ("concealed_hand", "self_drawn", "fully_concealed"),
-    "human_hand": ("concealed_hand",),
-    "migi": ("declare_ready",),
-}
-
+#: the item table (``items/douque.toml``: one row per item, :class:`~simkit.scoring.core.Item`), the
+#: item names (dataset columns), their number (the length of the item vector), their values at the
+#: default options (:func:`values_of` gives them under a rule set's options), in table order, and
+#: what each item replaces (``{item: items not scored beside it}``)
+ITEMS, ITEM_NAMES, N_ITEMS, VALUES, REPLACES = item_table("douque", np.int64)
 # item indices (the kernel's vector positions)
 SELF_DRAWN, CONCEALED_HAND, FULLY_CONCEALED, SEAT_WIND, PREVAILING_WIND, DRAGON_PUNG = range(6)
 SINGLE_WAIT, REPLACEMENT_TILE, ROBBING_THE_KONG, LAST_TILE_DRAW, FULLY_MELDED = range(6, 11)
@@ -133,6 +55,9 @@ THREE_CONCEALED, FOUR_CONCEALED, ALL_PUNGS, HALF_FLUSH, FULL_FLUSH = range(11, 1
 LITTLE_DRAGONS, BIG_DRAGONS, LITTLE_WINDS, BIG_WINDS = range(16, 20)
 ALL_HONORS, AH_LITTLE_DRAGONS, AH_BIG_DRAGONS, AH_LITTLE_WINDS, AH_BIG_WINDS = range(20, 25)
 HEAVENLY, EARTHLY, HUMAN, MIGI, DECLARE_READY = range(25, 30)
+
+ITEM_DTYPE = np.int16  #: dtype of the item columns of :func:`score_batch_kernel`
+
 
 #: first_turn codes of the kernel: index in this tuple
 FIRST_TURNS = (None, "heavenly", "earthly", "human")
@@ -174,9 +99,7 @@ def values_of(rules) -> np.ndarray:
     return values
 
 
-def new_work() -> ScoreWork:
-    """Fresh scratch arrays for :func:`score_kernel`."""
-    return work_of(np.zeros(N_ITEMS, np.int64))
+new_work = work_factory(N_ITEMS, np.int64)  #: fresh scratch arrays for :func:`score_kernel`
 
 
 @jit(inline="always")
@@ -238,24 +161,16 @@ def score_kernel(
 ):  # pragma: no cover - compiled
     """Score a complete douque hand; returns the hand tai and fills ``items`` (int[N_ITEMS]).
 
+    ``counts``, ``win_tile``, ``melds``, ``n_melds``, ``t``, ``work``, ``items``: as every rule set's
+    (:mod:`simkit.scoring.core`); ``p``: :class:`DouqueParams`.
+
     Parameters
     ----------
-    counts : uint8[34]
-        Concealed tiles including the winning tile (``14 - 3 * n_melds``); must be complete.
-    win_tile : int
-        Kind of the winning tile.
-    melds : int array (>= n_melds, 2)
-        Rows ``(meld type code, kind)`` as in :mod:`simkit.melds`; only the first ``n_melds`` count.
     self_drawn, robbing_kong, replacement, last_tile : bool
     first_turn, declared : int
         Codes, indices into :data:`FIRST_TURNS` and :data:`DECLARATIONS`.
     seat_wind, prevailing_wind : int
         Kinds (27 East ... 30 North).
-    t : HandTables
-    p : DouqueParams
-    work : ScoreWork
-    items : int array (N_ITEMS,)
-        Output: tai per item of the best arrangement. Returns -1 (items zero) if not complete.
     """
     for i in range(N_ITEMS):
         items[i] = 0
@@ -308,19 +223,28 @@ def score_kernel(
     return item_total(items, np.int64(0))
 
 
+@jit(inline="always")
+def _score_row(i, work, rows):  # pragma: no cover - compiled
+    """Hand ``i`` of a batch (:func:`score_batch_kernel`'s arrays) through :func:`score_kernel`."""
+    (
+        counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn,
+        declared, seat_wind, prevailing_wind, t, p, items
+    ) = rows
+    return score_kernel(
+        counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], robbing_kong[i], replacement[i], last_tile[i],
+        first_turn[i], declared[i], seat_wind[i], prevailing_wind[i], t, p, work, items[i],
+    )
+
+
 @pjit
 def score_batch_kernel(
     counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile,
     first_turn, declared, seat_wind, prevailing_wind, t, p, items, hand_tai,
 ):  # pragma: no cover - compiled
-    """Score N hands on all cores: arrays of length N (``counts`` (N, 34), ``melds`` (N, 4, 2)),
-    ``items`` int16[N, N_ITEMS] and ``hand_tai`` int16[N] out."""
-    n = counts.shape[0]
-    chunk = 256
-    for c in prange((n + chunk - 1) // chunk):
-        work = work_of(np.zeros(N_ITEMS, np.int64))
-        for i in range(c * chunk, min(n, (c + 1) * chunk)):
-            hand_tai[i] = score_kernel(
-                counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], robbing_kong[i], replacement[i],
-                last_tile[i], first_turn[i], declared[i], seat_wind[i], prevailing_wind[i], t, p, work, items[i],
-            )
+    """Score N hands on all cores (the batch layout of :mod:`simkit.scoring.core`): ``hand_tai`` int16[N]."""
+    for c in prange(batch_chunks(counts.shape[0])):
+        rows = (
+            counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn,
+            declared, seat_wind, prevailing_wind, t, p, items
+        )
+        score_chunk(_score_row, c, counts.shape[0], np.zeros(N_ITEMS, np.int64), rows, hand_tai)

@@ -2,7 +2,7 @@
 
 Items
 -----
-:data:`ITEMS` names the patterns of the fan table, in its order (Heavenly and Earthly Hand are two
+:data:`ITEMS` (the table ``items/duel.toml``) names the patterns of the fan table, in its order (Heavenly and Earthly Hand are two
 items); each name is stable snake_case (a dataset column). The fan of a win is the sum of its
 items. The loser pays ``min(2 ** (fan - 1), multiple_cap) * stake`` for the win
 (:func:`win_multiple`, :func:`win_payment`); kong payments come on top, whoever wins and on a draw,
@@ -49,76 +49,24 @@ import numpy as np
 
 from .._jit import jit, pjit, prange
 from ..rules.duel import money_unit
-from .core import (
-    EAST,
-    MELD_ADDED,
-    MELD_CONCEALED,
-    MELD_KONG,
-    WHITE,
-    Item,
-    ScoreWork,
-    best_arrangement,
-    item_total,
-    tally_melds,
-    work_of,
-)
+from .core import EAST, MELD_ADDED, MELD_CONCEALED, MELD_KONG, RULE_SET_SCORING, WHITE
+from .core import batch_chunks, best_arrangement, fixed_values, item_table, item_total, score_chunk, tally_melds, work_factory
 
-__all__ = [
-    "ITEMS",
-    "ITEM_NAMES",
-    "N_ITEMS",
-    "ITEM_DTYPE",
-    "VALUES",
-    "REPLACES",
-    "FIRST_TURNS",
-    "KONG_UNITS",
-    "DuelParams",
-    "params_of",
-    "values_of",
-    "new_work",
-    "score_kernel",
-    "score_batch_kernel",
-    "win_multiple",
-    "win_payment",
-    "kong_units",
-    "kong_payment",
-    "receiver_fee",
-]
+__all__ = [*RULE_SET_SCORING, "FIRST_TURNS", "KONG_UNITS", "DuelParams", "win_multiple", "win_payment", "kong_units", "kong_payment", "receiver_fee"]
 
-ITEMS: tuple[Item, ...] = (
-    Item("win", "Win", "1", "every win (not with Heavenly / Earthly Hand)"),
-    Item("self_drawn", "Self-drawn", "+1", "the winner drew the winning tile"),
-    Item("concealed_hand", "Concealed", "+1", "no pung, exposed or added kong (concealed kongs fine)"),
-    Item("all_pungs", "All pungs", "2", "four pungs/kongs + pair"),
-    Item("full_flush", "Full flush", "2", "characters only"),
-    Item("seven_pairs", "Seven pairs", "3", "seven pairs, no melds"),
-    Item("luxury_seven_pairs", "Luxury seven pairs", "5", "seven pairs with four identical tiles; replaces Seven pairs"),
-    Item("big_three_dragons", "Big three dragons", "8", "pungs/kongs of all three dragons"),
-    Item("little_four_winds", "Little four winds", "8", "pungs of three winds + pair of the fourth"),
-    Item("big_four_winds", "Big four winds", "10", "pungs/kongs of all four winds"),
-    Item("all_honors", "All honours", "10", "every tile an honour"),
-    Item("replacement_tile", "Win on a kong", "+1", "self-draw on a kong replacement"),
-    Item("last_tile_draw", "Last tile", "+1", "self-draw on the last tile of the wall"),
-    Item("robbing_the_kong", "Robbing the kong", "+1", "win on the opponent's added-kong tile"),
-    Item("heavenly_hand", "Heavenly hand", "8 flat", "the dealer's dealt 14 win; nothing else is added"),
-    Item("earthly_hand", "Earthly hand", "8 flat", "non-dealer self-draws on the first draw before any call"),
-)
-ITEM_NAMES: tuple[str, ...] = tuple(item.name for item in ITEMS)
-N_ITEMS = len(ITEMS)  #: length of the item vector
+#: the item table (``items/duel.toml``: one row per item, :class:`~simkit.scoring.core.Item`), the
+#: item names (dataset columns), their number (the length of the item vector), their values at the
+#: default options (:func:`values_of` gives them under a rule set's options), in table order, and
+#: what each item replaces (``{item: items not scored beside it}``)
+ITEMS, ITEM_NAMES, N_ITEMS, VALUES, REPLACES = item_table("duel", np.int64)
+# item indices (the kernel's vector positions)
+WIN, SELF_DRAWN, CONCEALED_HAND = range(3)  # every win, how it was won
+ALL_PUNGS, FULL_FLUSH, SEVEN_PAIRS, LUXURY_SEVEN_PAIRS, BIG_DRAGONS, LITTLE_WINDS, BIG_WINDS, ALL_HONORS = range(3, 11)
+REPLACEMENT_TILE, LAST_TILE, ROBBING = range(11, 14)  # the winning tile's circumstances
+HEAVENLY, EARTHLY = range(14, 16)  # 8 fan flat
+
 ITEM_DTYPE = np.int16  #: dtype of the item columns of :func:`score_batch_kernel`
-#: fan of each item, in :data:`ITEMS` order (the options do not change them: :func:`values_of`)
-VALUES = np.array([1, 1, 1, 2, 2, 3, 5, 8, 8, 10, 10, 1, 1, 1, 8, 8], np.int64)
-#: the items each item replaces (they are not scored beside it); Heavenly and Earthly Hand are
-#: "8 fan flat, with nothing else added"
-REPLACES: dict[str, tuple[str, ...]] = {
-    "luxury_seven_pairs": ("seven_pairs",),
-    "heavenly_hand": tuple(item.name for item in ITEMS[:14]),
-    "earthly_hand": tuple(item.name for item in ITEMS[:14]),
-}
 
-WIN, SELF_DRAWN, CONCEALED_HAND, ALL_PUNGS, FULL_FLUSH, SEVEN_PAIRS, LUXURY_SEVEN_PAIRS = range(7)
-BIG_DRAGONS, LITTLE_WINDS, BIG_WINDS, ALL_HONORS, REPLACEMENT_TILE, LAST_TILE, ROBBING = range(7, 14)
-HEAVENLY, EARTHLY = range(14, 16)
 
 #: first_turn codes of the kernel: index in this tuple
 FIRST_TURNS = (None, "heavenly", "earthly")
@@ -146,14 +94,10 @@ def params_of(rules) -> DuelParams:
     return DuelParams(float(o.stake), float(o.fee), int(o.multiple_cap), chips, per_coin, stake_units)
 
 
-def values_of(rules) -> np.ndarray:
-    """The fan of each item (:data:`ITEMS` order); the same for every duel Rules."""
-    return VALUES.copy()
+values_of = fixed_values(VALUES)  #: the fan of each item; the options do not change them
 
 
-def new_work() -> ScoreWork:
-    """Fresh scratch arrays for :func:`score_kernel`."""
-    return work_of(np.zeros(N_ITEMS, np.int64))
+new_work = work_factory(N_ITEMS, np.int64)  #: fresh scratch arrays for :func:`score_kernel`
 
 
 @jit
@@ -226,29 +170,18 @@ def score_kernel(
 ):  # pragma: no cover - compiled
     """Score a complete duel hand; returns the fan and fills ``items`` (int[N_ITEMS]).
 
+    ``counts`` (four melds + a pair, or seven pairs with no melds), ``win_tile``, ``melds``,
+    ``n_melds``, ``t`` (the duel tables, with seven pairs), ``work``, ``items``: as every rule set's
+    (:mod:`simkit.scoring.core`); ``p``: :class:`DuelParams`, not used by the fan (only by the
+    payment functions).
+
     Parameters
     ----------
-    counts : uint8[34]
-        Concealed tiles including the winning tile (``14 - 3 * n_melds``); must be complete (four
-        melds + a pair, or seven pairs with no melds).
-    win_tile : int
-        Kind of the winning tile.
-    melds : int array (>= n_melds, 2)
-        Rows ``(meld type code, kind)`` as in :mod:`simkit.melds`; only the first ``n_melds`` count.
     self_drawn, robbing_kong, replacement, last_tile : bool
         Self-draw; win on the opponent's added-kong tile; self-draw on a kong replacement;
         self-draw on the last tile of the wall.
     first_turn : int
         Code, index into :data:`FIRST_TURNS` (0 none, 1 heavenly, 2 earthly).
-    t : HandTables
-        The duel tables (with seven pairs).
-    p : DuelParams
-        Not used by the fan (only by the payment functions); taken for a uniform signature.
-    work : ScoreWork
-        From :func:`new_work`. On return ``work.choice`` holds (split, part of the winning tile)
-        of the scored arrangement in ``work.splits``; split -1 is seven pairs.
-    items : int array (N_ITEMS,)
-        Output: fan per item. Returns -1 (items zero) if not complete.
     """
     for i in range(N_ITEMS):
         items[i] = 0
@@ -295,19 +228,28 @@ def score_kernel(
     return item_total(items, np.int64(0))
 
 
+@jit(inline="always")
+def _score_row(i, work, rows):  # pragma: no cover - compiled
+    """Hand ``i`` of a batch (:func:`score_batch_kernel`'s arrays) through :func:`score_kernel`."""
+    (
+        counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn, t,
+        p, items
+    ) = rows
+    return score_kernel(
+        counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], robbing_kong[i], replacement[i], last_tile[i],
+        first_turn[i], t, p, work, items[i],
+    )
+
+
 @pjit
 def score_batch_kernel(
     counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn,
     t, p, items, fan,
 ):  # pragma: no cover - compiled
-    """Score N hands on all cores: arrays of length N (``counts`` (N, 34), ``melds`` (N, 4, 2)),
-    ``items`` int16[N, N_ITEMS] and ``fan`` int16[N] out (-1 for a hand that is not complete)."""
-    n = counts.shape[0]
-    chunk = 256
-    for c in prange((n + chunk - 1) // chunk):
-        work = work_of(np.zeros(N_ITEMS, np.int64))
-        for i in range(c * chunk, min(n, (c + 1) * chunk)):
-            fan[i] = score_kernel(
-                counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], robbing_kong[i], replacement[i],
-                last_tile[i], first_turn[i], t, p, work, items[i],
-            )
+    """Score N duel hands on all cores (the batch layout of :mod:`simkit.scoring.core`)."""
+    for c in prange(batch_chunks(counts.shape[0])):
+        rows = (
+            counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn, t,
+            p, items
+        )
+        score_chunk(_score_row, c, counts.shape[0], np.zeros(N_ITEMS, np.int64), rows, fan)

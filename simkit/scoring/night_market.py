@@ -2,7 +2,7 @@
 
 Items
 -----
-:data:`ITEMS` names the 23 patterns of the fan table, in its order; each name is stable snake_case
+:data:`ITEMS` (the table ``items/night_market.toml``) names the 23 patterns of the fan table, in its order; each name is stable snake_case
 (a dataset column) and each label carries the rules file's pinyin and Chinese name. The fan of a
 win is the sum of its items; the loser pays ``base + fan_value * fan`` (:func:`payment`; 50 + 100
 x fan by default). There is no minimum fan: a hand with no pattern scores 0 fan and pays 50.
@@ -54,72 +54,24 @@ import numpy as np
 from .._jit import jit, pjit, prange
 from ..hand.split import PART_CHOW, PART_PAIR
 from ..hand.waits import popcount, waits_kernel
-from .core import EAST, WHITE, Item, ScoreWork, best_arrangement, item_total, meld_tiles, tally_melds, work_of
+from .core import EAST, RULE_SET_SCORING, WHITE
+from .core import batch_chunks, best_arrangement, fixed_values, item_table, item_total, meld_tiles, score_chunk, tally_melds, work_factory
 
-__all__ = [
-    "ITEMS",
-    "ITEM_NAMES",
-    "N_ITEMS",
-    "ITEM_DTYPE",
-    "VALUES",
-    "REPLACES",
-    "NightMarketParams",
-    "params_of",
-    "values_of",
-    "new_work",
-    "score_kernel",
-    "score_batch_kernel",
-    "payment",
-]
+__all__ = [*RULE_SET_SCORING, "NightMarketParams", "payment"]
 
-ITEMS: tuple[Item, ...] = (
-    Item("self_drawn", "Zi Mo 自摸", "1", "self-drawn; replaced by Bu Qiu Ren and Hai Di Lao Yue"),
-    Item("pair_wait", "Dan Diao 單釣", "1", "won in the pair, the only winning kind; replaced by Quan Qiu Ren"),
-    Item("edge_wait", "Bian Zhang 邊張", "1", "won on the 3 of 12-3 or the 7 of 7-89, the only winning kind"),
-    Item("closed_wait", "Kan Zhang 坎張", "1", "won on the middle tile of a chow, the only winning kind"),
-    Item("concealed_hand", "Men Qing 門前清", "1", "nothing claimed (concealed kongs fine), won on a discard"),
-    Item("all_chows", "Ping Hu 平和", "2", "four chows + a character pair"),
-    Item("two_concealed_pungs", "Shuang An Ke 雙暗刻", "2", "two concealed pungs/kongs"),
-    Item("fully_concealed", "Bu Qiu Ren 不求人", "4", "nothing claimed, self-drawn; replaces Zi Mo"),
-    Item("all_pungs", "Peng Peng Hu 碰碰和", "6", "four pungs/kongs + pair"),
-    Item("one_type_but_one_set", "Cou Yi Se 湊一色", "6", "one type (characters or honors) except exactly one set"),
-    Item("fully_melded", "Quan Qiu Ren 全求人", "6", "four claimed melds, won on a discard; replaces Dan Diao"),
-    Item("last_tile_draw", "Hai Di Lao Yue 海底撈月", "8", "self-draw on the last tile of the wall; replaces Zi Mo"),
-    Item("last_discard", "He Di Lao Yu 河底撈魚", "8", "win on the discard after the last tile was drawn"),
-    Item("greater_than_five", "Greater than 5 全大", "12", "every tile a character 6-9"),
-    Item("less_than_five", "Less than 5 全小", "12", "every tile a character 1-4"),
-    Item("three_concealed_pungs", "Three concealed pungs 三暗刻", "16", "replaces Shuang An Ke"),
-    Item("full_flush", "Qing Yi Se 清一色", "24", "characters only"),
-    Item("all_honors", "Zi Yi Se 字一色", "64", "honors only; replaces Peng Peng Hu"),
-    Item("four_concealed_pungs", "Si An Ke 四暗刻", "64", "four; replaces 3/2 concealed pungs, Peng Peng Hu, Men Qing"),
-    Item("little_three_dragons", "Xiao San Yuan 小三元", "64", "two dragon pungs + a dragon pair"),
-    Item("little_four_winds", "Xiao Si Xi 小四喜", "64", "three wind pungs + a wind pair"),
-    Item("big_three_dragons", "Da San Yuan 大三元", "88", "three dragon pungs; replaces Xiao San Yuan"),
-    Item("big_four_winds", "Da Si Xi 大四喜", "88", "four wind pungs; replaces Xiao Si Xi, Peng Peng Hu"),
-)
-ITEM_NAMES: tuple[str, ...] = tuple(item.name for item in ITEMS)
-N_ITEMS = len(ITEMS)  #: length of the item vector
-ITEM_DTYPE = np.int16  #: dtype of the item columns of :func:`score_batch_kernel`
-#: the items each item replaces (they are not scored beside it)
-REPLACES: dict[str, tuple[str, ...]] = {
-    "fully_concealed": ("self_drawn",),
-    "last_tile_draw": ("self_drawn",),
-    "fully_melded": ("pair_wait",),
-    "three_concealed_pungs": ("two_concealed_pungs",),
-    "all_honors": ("all_pungs",),
-    "four_concealed_pungs": ("three_concealed_pungs", "two_concealed_pungs", "all_pungs", "concealed_hand"),
-    "big_three_dragons": ("little_three_dragons",),
-    "big_four_winds": ("little_four_winds", "all_pungs"),
-}
-
+#: the item table (``items/night_market.toml``: one row per item, :class:`~simkit.scoring.core.Item`), the
+#: item names (dataset columns), their number (the length of the item vector), their values at the
+#: default options (:func:`values_of` gives them under a rule set's options), in table order, and
+#: what each item replaces (``{item: items not scored beside it}``)
+ITEMS, ITEM_NAMES, N_ITEMS, VALUES, REPLACES = item_table("night_market", np.int64)
 # item indices (the kernel's vector positions)
 SELF_DRAWN, PAIR_WAIT, EDGE_WAIT, CLOSED_WAIT, CONCEALED_HAND, ALL_CHOWS, TWO_CONCEALED = range(7)
 FULLY_CONCEALED, ALL_PUNGS, ONE_TYPE_BUT_ONE, FULLY_MELDED, LAST_TILE, LAST_DISCARD = range(7, 13)
 GREATER_THAN_FIVE, LESS_THAN_FIVE, THREE_CONCEALED, FULL_FLUSH, ALL_HONORS, FOUR_CONCEALED = range(13, 19)
 LITTLE_DRAGONS, LITTLE_WINDS, BIG_DRAGONS, BIG_WINDS = range(19, 23)
 
-#: fan of each item, in :data:`ITEMS` order (the options do not change them: :func:`values_of`)
-VALUES = FAN = np.array([1, 1, 1, 1, 1, 2, 2, 4, 6, 6, 6, 8, 8, 12, 12, 16, 24, 64, 64, 64, 64, 88, 88], np.int64)
+FAN = VALUES  #: the fan of each item (the options do not change them)
+ITEM_DTYPE = np.int16  #: dtype of the item columns of :func:`score_batch_kernel`
 
 
 class NightMarketParams(NamedTuple):
@@ -135,14 +87,10 @@ def params_of(rules) -> NightMarketParams:
     return NightMarketParams(float(o.base), float(o.fan_value))
 
 
-def values_of(rules) -> np.ndarray:
-    """The fan of each item (:data:`ITEMS` order); the same for every night_market Rules."""
-    return VALUES.copy()
+values_of = fixed_values(VALUES)  #: the fan of each item; the options do not change them
 
 
-def new_work() -> ScoreWork:
-    """Fresh scratch arrays for :func:`score_kernel`."""
-    return work_of(np.zeros(N_ITEMS, np.int64))
+new_work = work_factory(N_ITEMS, np.int64)  #: fresh scratch arrays for :func:`score_kernel`
 
 
 @jit
@@ -204,29 +152,18 @@ def score_kernel(
 ):  # pragma: no cover - compiled
     """Score a complete night_market hand; returns the fan and fills ``items`` (int[N_ITEMS]).
 
+    ``counts``, ``win_tile``, ``melds``, ``n_melds``, ``t``, ``work``, ``items``: as every rule set's
+    (:mod:`simkit.scoring.core`); ``p``: :class:`NightMarketParams`, not used by the fan (only by
+    :func:`payment`).
+
     Parameters
     ----------
-    counts : uint8[34]
-        Concealed tiles including the winning tile (``14 - 3 * n_melds``); must be complete.
-    win_tile : int
-        Kind of the winning tile.
-    melds : int array (>= n_melds, 2)
-        Rows ``(meld type code, lowest kind)`` as in :mod:`simkit.melds` (chows included); only
-        the first ``n_melds`` count.
     self_drawn : bool
         The winner drew the winning tile (else it is the opponent's discard).
     last_tile : bool
         Self-drawn on the last tile of the wall (Hai Di Lao Yue).
     last_discard : bool
         Won on the discard made after the last tile was drawn (He Di Lao Yu).
-    t : HandTables
-    p : NightMarketParams
-        Not used by the fan (only by :func:`payment`); taken for a uniform signature.
-    work : ScoreWork
-        From :func:`new_work`. On return ``work.choice`` holds (split, part of the winning tile)
-        of the scored arrangement in ``work.splits``.
-    items : int array (N_ITEMS,)
-        Output: fan per item of the best arrangement. Returns -1 (items zero) if not complete.
     """
     for i in range(N_ITEMS):
         items[i] = 0
@@ -289,18 +226,20 @@ def score_kernel(
     return item_total(items, np.int64(0))
 
 
+@jit(inline="always")
+def _score_row(i, work, rows):  # pragma: no cover - compiled
+    """Hand ``i`` of a batch (:func:`score_batch_kernel`'s arrays) through :func:`score_kernel`."""
+    counts, win_tile, melds, n_melds, self_drawn, last_tile, last_discard, t, p, items = rows
+    return score_kernel(
+        counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], last_tile[i], last_discard[i], t, p, work, items[i],
+    )
+
+
 @pjit
 def score_batch_kernel(
     counts, win_tile, melds, n_melds, self_drawn, last_tile, last_discard, t, p, items, fan,
 ):  # pragma: no cover - compiled
-    """Score N hands on all cores: arrays of length N (``counts`` (N, 34), ``melds`` (N, 4, 2)),
-    ``items`` int16[N, N_ITEMS] and ``fan`` int16[N] out (-1 for a hand that is not complete)."""
-    n = counts.shape[0]
-    chunk = 256
-    for c in prange((n + chunk - 1) // chunk):
-        work = work_of(np.zeros(N_ITEMS, np.int64))
-        for i in range(c * chunk, min(n, (c + 1) * chunk)):
-            fan[i] = score_kernel(
-                counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], last_tile[i], last_discard[i],
-                t, p, work, items[i],
-            )
+    """Score N night_market hands on all cores (the batch layout of :mod:`simkit.scoring.core`)."""
+    for c in prange(batch_chunks(counts.shape[0])):
+        rows = (counts, win_tile, melds, n_melds, self_drawn, last_tile, last_discard, t, p, items)
+        score_chunk(_score_row, c, counts.shape[0], np.zeros(N_ITEMS, np.int64), rows, fan)
