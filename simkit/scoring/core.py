@@ -332,12 +332,14 @@ def score_chunk(score_row, c, n, cand, rows, out):  # pragma: no cover - compile
 
 
 @jit(inline="always")
-def better(cand, items):  # pragma: no cover - compiled
+def better(cand, items, n=-1):  # pragma: no cover - compiled
     """Whether item vector ``cand`` beats ``items``: a larger sum, or an equal sum and a
-    lexicographically larger vector."""
+    lexicographically larger vector. ``n``: their length, when the caller knows it at compile time
+    (a rule set's ``N_ITEMS``: the loops then have a constant trip count); -1: ``len(cand)``."""
     a = cand[0] - cand[0]
     b = a
-    n = cand.shape[0]
+    if n < 0:
+        n = cand.shape[0]
     for i in range(n):
         a += cand[i]
         b += items[i]
@@ -417,8 +419,8 @@ def _split_arrangement(splits, s, n_parts, w, discard_win, mt):  # pragma: no co
 
 
 @jit(inline="always")
-def _keep(cand, items, work, s, w):  # pragma: no cover - compiled
-    for i in range(items.shape[0]):
+def _keep(cand, items, n_items, work, s, w):  # pragma: no cover - compiled
+    for i in range(n_items):
         items[i] = cand[i]
     work.choice[0] = s
     work.choice[1] = w
@@ -426,7 +428,8 @@ def _keep(cand, items, work, s, w):  # pragma: no cover - compiled
 
 @jit(inline="always")
 def best_arrangement(
-    score_arrangement, by_place, seven_pairs, counts, n_melds, win_tile, discard_win, mt, t, work, items, hand,
+    score_arrangement, by_place, seven_pairs, counts, n_melds, win_tile, discard_win, mt, t, work, items, n_items,
+    hand,
 ):  # pragma: no cover - compiled
     """Score every arrangement of a complete hand and keep the best in ``items``; whether there was one.
 
@@ -452,6 +455,8 @@ def best_arrangement(
         ``work.cand`` holds the items independent of the arrangement; ``work.choice`` is set.
     items : array (N_ITEMS,)
         Output, untouched when there is no arrangement (callers zero it first).
+    n_items : int
+        ``N_ITEMS`` of the rule set (a compile-time constant: the item loops unroll).
     hand : tuple
         The rule set's own per-hand values, passed to ``score_arrangement`` as they are.
     """
@@ -464,7 +469,7 @@ def best_arrangement(
                 luxury = True
         a = Arrangement(0, 0, 0, 0, 0, 0, -1, np.int64(0), -1, -1, True, luxury)
         score_arrangement(a, hand, cand)
-        _keep(cand, items, work, -1, 0)
+        _keep(cand, items, n_items, work, -1, 0)
         found = True
     n_splits = splits_kernel(counts, n_melds, t, work.splits, work.split_scratch)
     n_parts = 5 - n_melds
@@ -484,7 +489,7 @@ def best_arrangement(
             else:
                 a = _split_arrangement(splits, s, n_parts, -1, discard_win, mt)
             score_arrangement(a, hand, cand)
-            if not found or better(cand, items):
-                _keep(cand, items, work, s, w if by_place else first_holding(splits, s, n_parts, win_tile))
+            if not found or better(cand, items, n_items):
+                _keep(cand, items, n_items, work, s, w if by_place else first_holding(splits, s, n_parts, win_tile))
                 found = True
     return found

@@ -217,7 +217,7 @@ def score_kernel(
     # --- every split, every place of the winning tile
     hand = (has_m, has_p, has_z, seat_wind, prevailing_wind)
     if not best_arrangement(
-        _score_arrangement, True, False, counts, n_melds, win_tile, not self_drawn, mt, t, work, items, hand,
+        _score_arrangement, True, False, counts, n_melds, win_tile, not self_drawn, mt, t, work, items, N_ITEMS, hand,
     ):
         return np.int64(-1)
     return item_total(items, np.int64(0))

@@ -218,7 +218,7 @@ def score_kernel(
         cand[ALL_HONORS] = VALUES[ALL_HONORS]
     # --- seven pairs, then every split (where the winning tile sits does not change the fan)
     if not best_arrangement(
-        _score_arrangement, False, True, counts, n_melds, win_tile, not self_drawn, mt, t, work, items, (),
+        _score_arrangement, False, True, counts, n_melds, win_tile, not self_drawn, mt, t, work, items, N_ITEMS, (),
     ):
         return np.int64(-1)
     if first_turn == 1 or first_turn == 2:

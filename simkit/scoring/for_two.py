@@ -112,7 +112,7 @@ def score_kernel(counts, win_tile, melds, n_melds, self_drawn, t, p, work, items
         items[i] = 0.0
     mt = tally_melds(melds, n_melds)
     if not best_arrangement(
-        _score_arrangement, False, False, counts, n_melds, win_tile, not self_drawn, mt, t, work, items,
+        _score_arrangement, False, False, counts, n_melds, win_tile, not self_drawn, mt, t, work, items, N_ITEMS,
         p.combination_points,
     ):
         return -1.0

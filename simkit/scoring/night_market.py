@@ -220,7 +220,7 @@ def score_kernel(
     discard_win = not self_drawn
     hand = (single, fully_melded, concealed, discard_win, has_m, win_tile)
     if not best_arrangement(
-        _score_arrangement, True, False, counts, n_melds, win_tile, discard_win, mt, t, work, items, hand,
+        _score_arrangement, True, False, counts, n_melds, win_tile, discard_win, mt, t, work, items, N_ITEMS, hand,
     ):
         return np.int64(-1)
     return item_total(items, np.int64(0))
