@@ -738,18 +738,18 @@ RULE_SET_EXPORTS = (
 #: to the dealer, 13 to the other player), pung and exposed kong claims but no chow claims,
 #: concealed and added kongs that cannot be robbed, no seven pairs, no result columns beyond the
 #: shared ones.
-RULE_SET_DEFAULTS = dict(
-    DEALER_TILES=14,
-    HAND_TILES=13,
-    CLAIM_PUNG=True,
-    CLAIM_EXPOSED_KONG=True,
-    CLAIM_CHOW=False,
-    CONCEALED_KONG=True,
-    ADDED_KONG=True,
-    ROBBING_KONG=False,
-    SEVEN_PAIRS=False,
-    RESULT_COLUMNS=(),
-)
+RULE_SET_DEFAULTS = {
+    "DEALER_TILES": 14,
+    "HAND_TILES": 13,
+    "CLAIM_PUNG": True,
+    "CLAIM_EXPOSED_KONG": True,
+    "CLAIM_CHOW": False,
+    "CONCEALED_KONG": True,
+    "ADDED_KONG": True,
+    "ROBBING_KONG": False,
+    "SEVEN_PAIRS": False,
+    "RESULT_COLUMNS": (),
+}
 
 
 def tile_set(text: str) -> tuple[int, ...]:
@@ -811,20 +811,6 @@ def rules_of_module(module, **options: Any) -> Rules:
     (:func:`complete_rule_set` adds the template's defaults); this is its one factory.
     """
     m = module if isinstance(module, Mapping) else vars(module)
-    return Rules(
-        name=m["NAME"],
-        options=m["Options"].create(**options),
-        kinds=m["KINDS"],
-        kept_back=m["KEPT_BACK"],
-        dealer_tiles=m["DEALER_TILES"],
-        hand_tiles=m["HAND_TILES"],
-        claim_pung=m["CLAIM_PUNG"],
-        claim_exposed_kong=m["CLAIM_EXPOSED_KONG"],
-        claim_chow=m["CLAIM_CHOW"],
-        concealed_kong=m["CONCEALED_KONG"],
-        added_kong=m["ADDED_KONG"],
-        robbing_kong=m["ROBBING_KONG"],
-        seven_pairs=m["SEVEN_PAIRS"],
-        title=m["TITLE"],
-        result_columns=m["RESULT_COLUMNS"],
-    )
+    # every constant but Options / make_rules / RULES fills the Rules field of its lower-case name
+    constants = {key.lower(): m[key] for key in RULE_SET_EXPORTS if key.isupper() and key != "RULES"}
+    return Rules(options=m["Options"].create(**options), **constants)

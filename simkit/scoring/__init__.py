@@ -389,6 +389,19 @@ def _items_dict(module, items) -> dict:
     return out
 
 
+def _scratch(m, rules):
+    """``(work, items, p)``: fresh scratch, the items out (the kernel's item dtype) and the parameters
+    of scoring module ``m``'s kernel under ``rules``."""
+    work = m.new_work()
+    return work, np.zeros_like(work.cand), m.params_of(rules)
+
+
+def _scored(m, rules, items, work, parsed, k, counts, win, points, **values) -> Score:
+    """The :class:`Score` of a win under a rule set without tai (``values``: its own fields)."""
+    split = _split_text(parsed, work, k, counts, win)
+    return Score(_items_dict(m, items), None, None, None, points, split, str(rules), rules.name, **values)
+
+
 def _score_douque(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kong, replacement, last_tile,
                   first_turn, declared, seat_wind, prevailing_wind, dealer, streak) -> Score:
     ft = _code("first_turn", first_turn, douque.FIRST_TURNS)
@@ -408,9 +421,7 @@ def _score_douque(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kon
         first_turn, declared, bool(dealer),
     )
 
-    work = douque.new_work()
-    items = np.zeros(douque.N_ITEMS, np.int64)
-    p = douque.params_of(rules)
+    work, items, p = _scratch(douque, rules)
     hand_tai = int(
         douque.score_kernel(
             counts, win, arr, k, bool(self_drawn), bool(robbing_kong), bool(replacement), bool(last_tile),
@@ -486,23 +497,11 @@ def _score_night_market(counts, win, parsed, arr, k, t, rules, self_drawn, last_
             "it cannot be self_drawn"
         )
     m = night_market
-    work = m.new_work()
-    items = np.zeros(m.N_ITEMS, np.int64)
-    p = m.params_of(rules)
+    work, items, p = _scratch(m, rules)
     fan = int(m.score_kernel(counts, win, arr, k, self_drawn, last_tile, last_discard, t, p, work, items))
     points = float(m.payment(fan, p))
-    return Score(
-        items=_items_dict(m, items),
-        hand_tai=None,
-        dealer_tai=None,
-        total_tai=None,
-        points=points,
-        split=_split_text(parsed, work, k, counts, win),
-        rules=str(rules),
-        rule_set=rules.name,
-        fan=fan,
-        payment_text=f"{p.base:g} + {p.fan_value:g} x {fan} fan = {points:g} points",
-    )
+    text = f"{p.base:g} + {p.fan_value:g} x {fan} fan = {points:g} points"
+    return _scored(m, rules, items, work, parsed, k, counts, win, points, fan=fan, payment_text=text)
 
 
 def _score_duel(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kong, replacement, last_tile,
@@ -518,9 +517,7 @@ def _score_duel(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kong,
     if last_tile and not self_drawn:
         raise ScoreError("last_tile means a self-draw on the last tile of the wall (duel scores no last discard)")
     _check_first_turn(parsed, first_turn, None, replacement, robbing_kong, last_tile, self_drawn, dealer)
-    work = m.new_work()
-    items = np.zeros(m.N_ITEMS, np.int64)
-    p = m.params_of(rules)
+    work, items, p = _scratch(m, rules)
     fan = int(m.score_kernel(counts, win, arr, k, self_drawn, robbing_kong, replacement, last_tile, ft, t, p, work, items))
     multiple = int(m.win_multiple(fan, p))
     win_pay = float(m.win_payment(fan, p))
@@ -532,21 +529,9 @@ def _score_duel(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kong,
     if kong_units:
         text += f" + kongs {kong_units} x {p.stake:g} stake"
     text += f" = {points:g} points; the winner pays a fee of {p.fee:g} x {points:g} = {fee:g}"
-    return Score(
-        items=_items_dict(m, items),
-        hand_tai=None,
-        dealer_tai=None,
-        total_tai=None,
-        points=points,
-        split=_split_text(parsed, work, k, counts, win),
-        rules=str(rules),
-        rule_set=rules.name,
-        fan=fan,
-        multiple=multiple,
-        win_payment=win_pay,
-        kong_payment=kong_pay,
-        fee=fee,
-        payment_text=text,
+    return _scored(
+        m, rules, items, work, parsed, k, counts, win, points, fan=fan, multiple=multiple, win_payment=win_pay,
+        kong_payment=kong_pay, fee=fee, payment_text=text,
     )
 
 
@@ -555,26 +540,16 @@ def _score_for_two(counts, win, parsed, arr, k, t, rules, self_drawn, bid) -> Sc
         raise ScoreError(f"bid={show(bid)} is not allowed; the banker bids one of {', '.join(map(str, BIDS))}")
     bid = int(bid)
     m = for_two
-    work = m.new_work()
-    items = np.zeros(m.N_ITEMS, np.float64)
-    p = m.params_of(rules)
+    work, items, p = _scratch(m, rules)
     value = float(m.score_kernel(counts, win, arr, k, self_drawn, t, p, work, items))
     points = float(m.payment(value, bid, self_drawn, p))
     text = f"bid {bid} x {p.stake:g} stake x {value:g} points"
     if self_drawn:
         text += f" x {p.self_drawn_multiplier:g} (self-drawn)"
     text += f" = {points:g} points"
-    return Score(
-        items=_items_dict(m, items),
-        hand_tai=None,
-        dealer_tai=None,
-        total_tai=None,
-        points=points,
-        split=_split_text(parsed, work, k, counts, win),
-        rules=str(rules),
-        rule_set=rules.name,
-        combination_points=int(value) if value.is_integer() else value,
-        bid=bid,
+    combination = int(value) if value.is_integer() else value
+    return _scored(
+        m, rules, items, work, parsed, k, counts, win, points, combination_points=combination, bid=bid,
         payment_text=text,
     )
 
