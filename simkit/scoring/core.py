@@ -54,7 +54,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._jit import jit
+from .._jit import borrow, jit
 from ..hand.split import MAX_SPLITS, PART_CHOW, PART_PAIR, SCRATCH, splits_kernel
 from ..hand.win import is_seven_pairs
 
@@ -334,7 +334,7 @@ def score_chunk(score_row, c, n, cand, rows, out):  # pragma: no cover - compile
 @jit(inline="always")
 def better(cand, items, n=-1):  # pragma: no cover - compiled
     """Whether item vector ``cand`` beats ``items``: a larger sum, or an equal sum and a
-    lexicographically larger vector. ``n``: their length, when the caller knows it at compile time
+    lexicographically larger vector. ``n``: their length when the caller knows it at compile time
     (a rule set's ``N_ITEMS``: the loops then have a constant trip count); -1: ``len(cand)``."""
     a = cand[0] - cand[0]
     b = a
@@ -419,11 +419,11 @@ def _split_arrangement(splits, s, n_parts, w, discard_win, mt):  # pragma: no co
 
 
 @jit(inline="always")
-def _keep(cand, items, n_items, work, s, w):  # pragma: no cover - compiled
+def _keep(cand, items, n_items, choice, s, w):  # pragma: no cover - compiled
     for i in range(n_items):
         items[i] = cand[i]
-    work.choice[0] = s
-    work.choice[1] = w
+    choice[0] = s
+    choice[1] = w
 
 
 @jit(inline="always")
@@ -460,7 +460,11 @@ def best_arrangement(
     hand : tuple
         The rule set's own per-hand values, passed to ``score_arrangement`` as they are.
     """
-    cand = work.cand
+    # borrowed views (no reference counts: the caller owns the arrays) for the walk's inner loops
+    cand = borrow(work.cand)
+    splits = borrow(work.splits)
+    choice = borrow(work.choice)
+    best = borrow(items)
     found = False
     if seven_pairs and n_melds == 0 and t.seven_pairs and is_seven_pairs(counts, t):
         luxury = False
@@ -469,11 +473,10 @@ def best_arrangement(
                 luxury = True
         a = Arrangement(0, 0, 0, 0, 0, 0, -1, np.int64(0), -1, -1, True, luxury)
         score_arrangement(a, hand, cand)
-        _keep(cand, items, n_items, work, -1, 0)
+        _keep(cand, best, n_items, choice, -1, 0)
         found = True
     n_splits = splits_kernel(counts, n_melds, t, work.splits, work.split_scratch)
     n_parts = 5 - n_melds
-    splits = work.splits
     for s in range(n_splits):
         for w in range(n_parts if by_place else 1):
             if by_place:
@@ -489,7 +492,7 @@ def best_arrangement(
             else:
                 a = _split_arrangement(splits, s, n_parts, -1, discard_win, mt)
             score_arrangement(a, hand, cand)
-            if not found or better(cand, items, n_items):
-                _keep(cand, items, n_items, work, s, w if by_place else first_holding(splits, s, n_parts, win_tile))
+            if not found or better(cand, best, n_items):
+                _keep(cand, best, n_items, choice, s, w if by_place else first_holding(splits, s, n_parts, win_tile))
                 found = True
     return found
