@@ -86,8 +86,11 @@ def scoring_module(rules) -> ModuleType:
 
 
 def items_of(rules) -> tuple:
-    """The item table of a rule set (name or Rules): a tuple of ``Item(name, label, tai, condition)``,
-    in the order of the kernel's item vector (``tai`` is the value as written: tai, fan or points).
+    """The item table of a rule set (name or Rules): a tuple of ``Item(name, label, tai, condition,
+    value, replaced_by)``, in the order of the kernel's item vector (``tai`` is the value as written:
+    tai, fan or points; ``value`` the value at the default options, :func:`item_values_of` under the
+    rule set's; ``replaced_by`` the items it is not scored beside), from
+    ``simkit/scoring/items/<rule set>.toml``.
 
     >>> [item.name for item in items_of("for_two")][:2]
     ['four_pungs', 'three_pungs_one_chow']
