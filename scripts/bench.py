@@ -35,7 +35,10 @@ batch-kernel throughput on the douque tile set:
   only itself);
 * before/after (``--compare-python PATH``): the engine figures measured side by side with another
   installation of simkit (e.g. the previous commit installed in a second venv), the same matches in
-  alternating fresh processes, and the ratio.
+  alternating fresh processes, and the ratio; ``--only scoring`` measures the scored winning
+  hands/s of every rule set (the workloads above) the same way, ``--rounds`` rounds of alternating
+  fresh processes, and prints the best of each with the ratio (the other python runs this script
+  against its own simkit: ``--only scoring-rates`` prints one JSON line).
 
 The PyPI ``mahjong`` package does the same work on the same hands (a subset, it is slower) and the
 ratio simkit / mahjong is printed beside each figure. simkit runs on all cores, as a user would run
@@ -53,7 +56,8 @@ hand measured (the bench stops on the first disagreement); in ns per hand per co
 public call / kernel, the kernel's 2-thread speed-up and peer / kernel.
 
 Usage: ``python scripts/bench.py [--n 2000000] [--peer-n 20000] [--peer-hands 200000] [--repeat 3] [--compile]
-[--compare-python /path/to/other/venv/bin/python] [--only compile|compare|end-to-end|rollouts|decisions|vector|peers]``
+[--compare-python /path/to/other/venv/bin/python] [--rounds 3]
+[--only compile|compare|scoring|end-to-end|rollouts|decisions|vector|peers]``
 """
 
 from __future__ import annotations
@@ -96,7 +100,9 @@ def main(argv=None) -> int:
     ap.add_argument("--matches", type=int, default=2000, help="greedy matches per engine measurement")
     ap.add_argument("--compile", action="store_true", help="measure compile times in a fresh cache directory")
     ap.add_argument("--compare-python", help="python of another simkit installation to measure side by side")
-    ap.add_argument("--only", choices=("compile", "compare", "end-to-end", "rollouts", "decisions", "vector", "peers", "policies"), help="run only that section")
+    ap.add_argument("--only", choices=("compile", "compare", "scoring", "scoring-rates", "end-to-end", "rollouts", "decisions", "vector", "peers", "policies"),
+                    help="run only that section (scoring-rates: this installation's scored hands/s as JSON, for scoring)")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating rounds of fresh processes in the scoring comparison")
     ap.add_argument("--rollouts", type=int, default=20_000, help="continuations per action in the rollout section")
     args = ap.parse_args(argv)
 
@@ -110,8 +116,13 @@ def main(argv=None) -> int:
     from simkit.hand.tables import hand_tables, load_tables
     from simkit.hand.waits import waits_batch_kernel
     from simkit.hand.win import is_win_batch_kernel
-    from simkit.scoring import douque as douque_scoring
 
+    if args.only == "scoring-rates":  # one side of --only scoring: nothing but the JSON line
+        import json
+
+        rates = _scoring_rates(args.n, args.seed, args.repeat)
+        print(json.dumps({"simkit": os.path.dirname(simkit.__file__), **rates}))
+        return 0
     rules = simkit.get_rules("douque")
     print("simkit bench")
     print(f"  machine      {os.cpu_count()} cores ({platform.processor() or platform.machine()}), numba threads {numba.get_num_threads()}")
@@ -125,6 +136,11 @@ def main(argv=None) -> int:
         _side_by_side(args.compare_python, args.matches, args.seed, args.repeat)
         return 0
 
+    if args.only == "scoring":
+        if not args.compare_python:
+            raise SystemExit("bench: --only scoring needs --compare-python")
+        _scoring_side_by_side(args.compare_python, args.n, args.seed, args.repeat, args.rounds)
+        return 0
     if args.only == "rollouts":
         _rollout_rates(args.rollouts, args.repeat)
         return 0
@@ -161,26 +177,7 @@ def main(argv=None) -> int:
     dk = np.empty(n, np.int8)
     ds = np.empty(0, np.int8)
 
-    complete = simkit.random_complete_hands(n, seed=args.seed, rules=rules)
-    rng = np.random.default_rng(args.seed)
-    cum = complete.cumsum(axis=1)
-    win_tile = (cum <= rng.integers(0, 14, n)[:, None]).sum(axis=1).astype(np.int64)
-    s_melds = np.zeros((n, 4, 2), np.int64)
-    s_k = np.zeros(n, np.int64)
-    s_self = rng.random(n) < 0.5
-    s_false = np.zeros(n, np.bool_)
-    s_zero = np.zeros(n, np.int64)
-    s_seat = rng.choice([27, 29], n).astype(np.int64)
-    s_prev = rng.integers(27, 31, n).astype(np.int64)
-    s_items = np.zeros((n, douque_scoring.N_ITEMS), np.int16)
-    s_tai = np.zeros(n, np.int16)
-    s_params = douque_scoring.params_of(rules)
-
-    def score_all(m=n):
-        douque_scoring.score_batch_kernel(
-            complete[:m], win_tile[:m], s_melds[:m], s_k[:m], s_self[:m], s_false[:m], s_false[:m], s_false[:m],
-            s_zero[:m], s_zero[:m], s_seat[:m], s_prev[:m], t, s_params, s_items[:m], s_tai[:m],
-        )
+    score_all, s_tai = _douque_scoring(rules, t, n, args.seed)
 
     # compile (or load from numba's cache) every kernel on a tiny input first
     t0 = time.perf_counter()
@@ -627,6 +624,81 @@ def _api_ratios(pairs: dict, repeat: int) -> dict:
                 best[j] = min(best[j], time.perf_counter() - t0)
         ratios[name] = best[1] / best[0]
     return ratios
+
+
+def _douque_scoring(rules, t, n: int, seed: int):
+    """The douque scoring workload: ``(score_all(m=n), hand_tai)``, where ``score_all`` scores the
+    first ``m`` of ``n`` random complete hands (no melds, a random winning tile from the hand,
+    self-drawn or not, random seat and prevailing winds) through the tai batch kernel."""
+    import simkit
+    from simkit.scoring import douque as douque_scoring
+
+    complete = simkit.random_complete_hands(n, seed=seed, rules=rules)
+    rng = np.random.default_rng(seed)
+    cum = complete.cumsum(axis=1)
+    win_tile = (cum <= rng.integers(0, 14, n)[:, None]).sum(axis=1).astype(np.int64)
+    s_melds = np.zeros((n, 4, 2), np.int64)
+    s_k = np.zeros(n, np.int64)
+    s_self = rng.random(n) < 0.5
+    s_false = np.zeros(n, np.bool_)
+    s_zero = np.zeros(n, np.int64)
+    s_seat = rng.choice([27, 29], n).astype(np.int64)
+    s_prev = rng.integers(27, 31, n).astype(np.int64)
+    s_items = np.zeros((n, douque_scoring.N_ITEMS), np.int16)
+    s_tai = np.zeros(n, np.int16)
+    s_params = douque_scoring.params_of(rules)
+
+    def score_all(m=n):
+        douque_scoring.score_batch_kernel(
+            complete[:m], win_tile[:m], s_melds[:m], s_k[:m], s_self[:m], s_false[:m], s_false[:m], s_false[:m],
+            s_zero[:m], s_zero[:m], s_seat[:m], s_prev[:m], t, s_params, s_items[:m], s_tai[:m],
+        )
+
+    return score_all, s_tai
+
+
+def _scoring_rates(n: int, seed: int, repeat: int) -> dict:
+    """Scored hands/s of every rule set's batch kernel in this process (the workloads of the main
+    table: :func:`_douque_scoring` and :func:`_rule_set_scoring_rates`), compile excluded."""
+    import simkit
+    from simkit.hand.tables import hand_tables
+
+    rules = simkit.get_rules("douque")
+    score_all, tai = _douque_scoring(rules, hand_tables(rules), n, seed)
+    score_all(8)
+    rates = {"douque": n / _best(score_all, repeat)}
+    if (tai < 0).any():
+        raise SystemExit("bench: a generated hand was not complete")
+    rates.update(_rule_set_scoring_rates(n, seed, repeat))
+    return rates
+
+
+def _scoring_side_by_side(other_python: str, n: int, seed: int, repeat: int, rounds: int) -> None:
+    """Scored hands/s per rule set of this installation and another one (``other_python``, which
+    runs this script's :func:`_scoring_rates` against its own simkit), in alternating fresh
+    processes, ``rounds`` rounds of best-of-``repeat`` each; the best of all, and the ratio."""
+    import json
+    import subprocess
+    import tempfile
+
+    neutral = tempfile.gettempdir()  # not the checkout: the child must import its own installation's simkit
+    best: dict = {}
+    where = {}
+    for _ in range(rounds):
+        for python in (sys.executable, other_python):
+            out = subprocess.run([python, os.path.abspath(__file__), "--only", "scoring-rates", "--n", str(n),
+                                  "--seed", str(seed), "--repeat", str(repeat)],
+                                 capture_output=True, text=True, check=True, cwd=neutral).stdout
+            record = json.loads(out.strip().splitlines()[-1])
+            where[python] = record.pop("simkit")
+            for name, rate in record.items():
+                best[(python, name)] = max(best.get((python, name), 0.0), rate)
+    print(f"\n  scoring side by side: this simkit ({where[sys.executable]}) vs {where[other_python]}")
+    print(f"  {n:,} random complete hands per figure; {rounds} alternating rounds of fresh processes, best of {repeat} each")
+    print(f"  {'scored winning hands':<38} {'this':>14} {'other':>14} {'ratio':>9}")
+    for name in ("douque", "night_market", "duel", "for_two"):
+        ours, theirs = best[(sys.executable, name)], best[(other_python, name)]
+        print(f"  {name:<38} {_fmt(ours):>14} {_fmt(theirs):>14} {ours / theirs:>8.3f}x")
 
 
 def _rule_set_scoring_rates(n: int, seed: int, repeat: int) -> dict:

@@ -102,14 +102,15 @@ Special wins and declarations (flags are trusted for timing; obvious contradicti
 
 from __future__ import annotations
 
-import functools
 import random
 from collections.abc import Mapping, Sequence
 
 try:  # tests/ on sys.path (conftest.py) ...
-    from reference import DOUQUE_KINDS, hand_text, ref_splits, ref_waits
+    from reference import DOUQUE_KINDS, hand_text, ref_waits
+    from reference_arrangements import best, placements, random_hand
 except ImportError:  # ... or tests as a package
-    from tests.reference import DOUQUE_KINDS, hand_text, ref_splits, ref_waits
+    from tests.reference import DOUQUE_KINDS, hand_text, ref_waits
+    from tests.reference_arrangements import best, placements, random_hand
 
 N_KINDS = 34
 EAST, SOUTH, WEST, NORTH, WHITE, GREEN, RED = range(27, 34)
@@ -276,23 +277,6 @@ def _check_input(c, win_tile, melds, flags) -> None:
 
 
 # --------------------------------------------------------------------------- arrangements
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _placements(c: tuple[int, ...], k: int, win_tile: int) -> tuple[tuple[tuple, int], ...]:
-    """Every (split, index of the part holding the winning tile), in sorted order.
-
-    Identical parts are the same place (two 123m chows: one placement)."""
-    out = []
-    for split in sorted(ref_splits(c, k)):
-        seen = set()
-        for idx, part in enumerate(split):
-            shape, kind = part
-            holds = (kind <= win_tile <= kind + 2) if shape == "chow" else (kind == win_tile)
-            if holds and part not in seen:
-                seen.add(part)
-                out.append((split, idx))
-    return tuple(out)
 
 
 def _sets(melds, split, win_idx, discard_win):
@@ -466,8 +450,8 @@ def ref_score(
     )
     opts = _merge_options(options)
     _check_input(c, win_tile, melds, flags)
-    placements = _placements(c, len(melds), win_tile)
-    if not placements:
+    arrangements = placements(c, len(melds), win_tile)
+    if not arrangements:
         raise ValueError(f"not a complete hand: {hand_text(c)} with melds {list(melds)}")
 
     tiles = {i for i in range(N_KINDS) if c[i]} | {kind for _, kind in melds}
@@ -476,15 +460,12 @@ def ref_score(
     discard_win = not flags["self_drawn"]  # a discard, a robbed kong tile, Human Hand
     win_items = _win_items(c, win_tile, melds, flags, opts)
 
-    best = None
-    for split, win_idx in placements:
+    def scored(split, win_idx):
         items = dict(win_items)
         items.update(_pattern_items(_sets(melds, split, win_idx, discard_win), tiles, seat, prevailing))
-        hand_tai = sum(items.values())
-        vector = tuple(items.get(name, 0) for name in ITEM_NAMES)
-        if best is None or (hand_tai, vector) > best[0]:
-            best = ((hand_tai, vector), items, split, split[win_idx])
-    _, items, split, win_part = best
+        return items, split, split[win_idx]
+
+    items, split, win_part = best((scored(split, win_idx) for split, win_idx in arrangements), ITEM_NAMES)
 
     items = {name: items[name] for name in ITEM_NAMES if items.get(name, 0) > 0}
     hand_tai = sum(items.values())
@@ -517,36 +498,10 @@ def random_case(rng: random.Random) -> dict:
         left = {kind: 4 for kind in kinds}
         k = rng.choice((0, 0, 1, 1, 2, 3, 4))
         pool = kinds if rng.random() < 0.7 else [kind for kind in kinds if kind >= 27]
-        melds = []
-        for _ in range(k):
-            typ = rng.choice(MELD_TYPES)
-            kind = rng.choice(pool)
-            if left[kind] >= MELD_SIZE[typ]:
-                left[kind] -= MELD_SIZE[typ]
-                melds.append((typ, kind))
-        if len(melds) != k:
+        hand = random_hand(rng, k, MELD_TYPES, pool, range(7), left, MELD_SIZE, 0.35)
+        if hand is None:
             continue
-        c = [0] * N_KINDS
-        ok = True
-        for _ in range(4 - k):
-            if rng.random() < 0.35:
-                s = rng.randrange(7)
-                if all(left[s + d] for d in range(3)):
-                    for d in range(3):
-                        left[s + d] -= 1
-                        c[s + d] += 1
-                    continue
-            kind = rng.choice(pool)
-            if left[kind] < 3:
-                ok = False
-                break
-            left[kind] -= 3
-            c[kind] += 3
-        kind = rng.choice(pool)
-        if not ok or left[kind] < 2:
-            continue
-        c[kind] += 2
-        win_tile = rng.choice([t for t in range(N_KINDS) for _ in range(c[t])])
+        melds, c, win_tile = hand
 
         has_kong = any(typ != "pung" for typ, _ in melds)
         case = dict(counts=c, win_tile=win_tile, melds=melds)

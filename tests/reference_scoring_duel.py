@@ -36,9 +36,11 @@ import random
 from collections.abc import Mapping, Sequence
 
 try:  # tests/ on sys.path (conftest.py) ...
-    from reference import MZ_KINDS, hand_text, ref_splits
+    from reference import MZ_KINDS, hand_text
+    from reference_arrangements import best, random_hand, random_win_tile, seven_pairs, splits, take_identical
 except ImportError:  # ... or tests as a package
-    from tests.reference import MZ_KINDS, hand_text, ref_splits
+    from tests.reference import MZ_KINDS, hand_text
+    from tests.reference_arrangements import best, random_hand, random_win_tile, seven_pairs, splits, take_identical
 
 N_KINDS = 34
 WINDS = (27, 28, 29, 30)
@@ -99,9 +101,10 @@ def _check(c, win_tile, melds, flags) -> None:
 
 def _arrangements(c: tuple[int, ...], melds) -> list[tuple[str, tuple]]:
     """("sets", split) for every split, and ("seven_pairs", pairs) when the hand is seven pairs."""
-    out = [("sets", split) for split in sorted(ref_splits(c, len(melds)))]
-    if not melds and sum(c) == 14 and all(x % 2 == 0 for x in c):
-        out.append(("seven_pairs", tuple(kind for kind in range(N_KINDS) for _ in range(c[kind] // 2))))
+    out = [("sets", split) for split in splits(c, len(melds))]
+    pairs = seven_pairs(c, melds)
+    if pairs is not None:
+        out.append(("seven_pairs", pairs))
     return out
 
 
@@ -132,8 +135,7 @@ def ref_score(
         raise ValueError(f"not a complete hand: {hand_text(c)} + {melds}")
     tiles = [t for t in range(N_KINDS) for _ in range(c[t])] + [k for typ, k in melds for _ in range(MELD_SIZE[typ])]
 
-    best = None
-    for form, parts in arrangements:
+    def scored(form, parts):
         found = {"win"}
         if self_drawn:
             found.add("self_drawn")
@@ -166,12 +168,9 @@ def ref_score(
                 found.add("little_four_winds")
             if len(winds) == 4:
                 found.add("big_four_winds")
-        items = {name: FAN[name] for name in ITEM_NAMES if name in found}
-        fan = sum(items.values())
-        vector = tuple(items.get(name, 0) for name in ITEM_NAMES)
-        if best is None or (fan, vector) > best[0]:
-            best = ((fan, vector), items, (form, parts))
-    _, items, arrangement = best
+        return {name: FAN[name] for name in ITEM_NAMES if name in found}, (form, parts)
+
+    items, arrangement = best((scored(form, parts) for form, parts in arrangements), ITEM_NAMES)
     if first_turn == "heavenly":
         items = {"heavenly_hand": 8}
     elif first_turn == "earthly":
@@ -225,46 +224,14 @@ def random_case(rng: random.Random) -> dict:
         c = [0] * N_KINDS
         melds = []
         if rng.random() < 0.2:  # seven pairs
-            ok = True
-            for _ in range(7):
-                kind = rng.choice(pool)
-                if left[kind] < 2:
-                    ok = False
-                    break
-                left[kind] -= 2
-                c[kind] += 2
-            if not ok:
+            if not all(take_identical(rng, pool, left, c, 2) for _ in range(7)):
                 continue
+            win_tile = random_win_tile(rng, c)
         else:
-            k = rng.choice((0, 0, 1, 1, 2, 3, 4))
-            for _ in range(k):
-                typ = rng.choice(MELD_TYPES)
-                kind = rng.choice(pool)
-                if left[kind] >= MELD_SIZE[typ]:
-                    left[kind] -= MELD_SIZE[typ]
-                    melds.append((typ, kind))
-            if len(melds) != k:
+            hand = random_hand(rng, rng.choice((0, 0, 1, 1, 2, 3, 4)), MELD_TYPES, pool, chow_starts, left, MELD_SIZE, 0.4)
+            if hand is None:
                 continue
-            ok = True
-            for _ in range(4 - k):
-                if chow_starts and rng.random() < 0.4:
-                    s = rng.choice(chow_starts)
-                    if all(left[s + d] for d in range(3)):
-                        for d in range(3):
-                            left[s + d] -= 1
-                            c[s + d] += 1
-                        continue
-                kind = rng.choice(pool)
-                if left[kind] < 3:
-                    ok = False
-                    break
-                left[kind] -= 3
-                c[kind] += 3
-            kind = rng.choice(pool)
-            if not ok or left[kind] < 2:
-                continue
-            c[kind] += 2
-        win_tile = rng.choice([t for t in range(N_KINDS) for _ in range(c[t])])
+            melds, c, win_tile = hand
         case = dict(counts=c, win_tile=win_tile, melds=melds)
         case["dealer"] = rng.random() < 0.5
         if not melds and rng.random() < 0.1:

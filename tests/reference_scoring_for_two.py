@@ -16,9 +16,11 @@ import random
 from collections.abc import Mapping, Sequence
 
 try:  # tests/ on sys.path (conftest.py) ...
-    from reference import ALL_KINDS, hand_text, ref_splits
+    from reference import ALL_KINDS, hand_text
+    from reference_arrangements import best, random_hand, splits
 except ImportError:  # ... or tests as a package
-    from tests.reference import ALL_KINDS, hand_text, ref_splits
+    from tests.reference import ALL_KINDS, hand_text
+    from tests.reference_arrangements import best, random_hand, splits
 
 N_KINDS = 34
 MELD_TYPES = ("pung", "kong", "added_kong", "concealed_kong", "chow")
@@ -60,22 +62,19 @@ def ref_score(
             total[kind] += MELD_SIZE[typ]
     if len(melds) > 4 or max(total) > 4 or sum(c) != 14 - 3 * len(melds):
         raise ValueError("impossible tiles")
-    splits = sorted(ref_splits(c, len(melds)))
-    if not splits:
-        raise ValueError(f"not a complete hand: {hand_text(c)} + {melds}")
-    best = None
-    for split in splits:
+    def scored(split):
         chows = sum(1 for typ, _ in melds if typ == "chow") + sum(1 for shape, _ in split if shape == "chow")
-        pungs = 4 - chows
-        index = COMBINATIONS.index((pungs, chows))
-        value = opts["combination_points"][index]
-        key = (value, -index)
-        if best is None or key > best[0]:
-            best = (key, index, value, split)
-    _, index, value, split = best
+        index = COMBINATIONS.index((4 - chows, chows))
+        return {ITEM_NAMES[index]: opts["combination_points"][index]}, index, split
+
+    found = best((scored(split) for split in splits(c, len(melds))), ITEM_NAMES)
+    if found is None:
+        raise ValueError(f"not a complete hand: {hand_text(c)} + {melds}")
+    items, index, split = found
+    value = items[ITEM_NAMES[index]]
     points = bid * opts["stake"] * value * (opts["self_drawn_multiplier"] if self_drawn else 1)
     return {
-        "items": {ITEM_NAMES[index]: value},
+        "items": items,
         "combination_points": value,
         "points": float(points),
         "split": split,
@@ -96,43 +95,10 @@ def random_case(rng: random.Random) -> dict:
         chow_starts = [s for s in pool if s < 27 and s % 9 <= 6]
         left = {kind: 4 for kind in ALL_KINDS}
         k = rng.choice((0, 0, 1, 1, 2, 3, 4))
-        melds = []
-        for _ in range(k):
-            typ = rng.choice(MELD_TYPES + ("chow",))
-            if typ == "chow":
-                s = rng.choice(chow_starts)
-                if all(left[s + d] for d in range(3)):
-                    for d in range(3):
-                        left[s + d] -= 1
-                    melds.append((typ, s))
-            else:
-                kind = rng.choice(pool)
-                if left[kind] >= MELD_SIZE[typ]:
-                    left[kind] -= MELD_SIZE[typ]
-                    melds.append((typ, kind))
-        if len(melds) != k:
+        hand = random_hand(rng, k, MELD_TYPES + ("chow",), pool, chow_starts, left, MELD_SIZE, 0.5)
+        if hand is None:
             continue
-        c = [0] * N_KINDS
-        ok = True
-        for _ in range(4 - k):
-            if rng.random() < 0.5:
-                s = rng.choice(chow_starts)
-                if all(left[s + d] for d in range(3)):
-                    for d in range(3):
-                        left[s + d] -= 1
-                        c[s + d] += 1
-                    continue
-            kind = rng.choice(pool)
-            if left[kind] < 3:
-                ok = False
-                break
-            left[kind] -= 3
-            c[kind] += 3
-        kind = rng.choice(pool)
-        if not ok or left[kind] < 2:
-            continue
-        c[kind] += 2
-        win_tile = rng.choice([t for t in range(N_KINDS) for _ in range(c[t])])
+        melds, c, win_tile = hand
         case = dict(counts=c, win_tile=win_tile, melds=melds, self_drawn=rng.random() < 0.5, bid=rng.choice((1, 2, 3)))
         if rng.random() < 0.3:
             case["options"] = {

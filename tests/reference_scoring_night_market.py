@@ -37,14 +37,15 @@ Interpretations (the rules file's (I) marks, and the points it leaves open)
 
 from __future__ import annotations
 
-import functools
 import random
 from collections.abc import Mapping, Sequence
 
 try:  # tests/ on sys.path (conftest.py) ...
-    from reference import MZ_KINDS, hand_text, ref_splits, ref_waits
+    from reference import MZ_KINDS, hand_text, ref_waits
+    from reference_arrangements import best, placements, random_hand
 except ImportError:  # ... or tests as a package
-    from tests.reference import MZ_KINDS, hand_text, ref_splits, ref_waits
+    from tests.reference import MZ_KINDS, hand_text, ref_waits
+    from tests.reference_arrangements import best, placements, random_hand
 
 N_KINDS = 34
 WINDS = (27, 28, 29, 30)
@@ -129,19 +130,6 @@ def _check(c, win_tile, melds, self_drawn, last_tile, last_discard) -> None:
         raise ValueError("last_tile is a self-draw")
     if last_discard and self_drawn:
         raise ValueError("last_discard is a discard win")
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _placements(c: tuple[int, ...], k: int, win_tile: int) -> tuple:
-    out = []
-    for split in sorted(ref_splits(c, k)):
-        seen = set()
-        for idx, (shape, kind) in enumerate(split):
-            inside = kind <= win_tile <= kind + 2 if shape == "chow" else kind == win_tile
-            if inside and (shape, kind) not in seen:
-                seen.add((shape, kind))
-                out.append((split, idx))
-    return tuple(out)
 
 
 def _patterns(sets, win_set, win_tile, tiles, single, self_drawn, last_tile, last_discard, n_melds) -> dict:
@@ -233,8 +221,8 @@ def ref_score(
     opts = dict(DEFAULT_OPTIONS, **(options or {}))
     _check(c, win_tile, melds, self_drawn, last_tile, last_discard)
     k = len(melds)
-    placements = _placements(c, k, win_tile)
-    if not placements:
+    arrangements = placements(c, k, win_tile)
+    if not arrangements:
         raise ValueError(f"not a complete hand: {hand_text(c)} + {melds}")
     tiles = [t for t in range(N_KINDS) for _ in range(c[t])]
     meld_counts = [0] * N_KINDS
@@ -246,8 +234,7 @@ def ref_score(
     ready[win_tile] -= 1
     single = len(ref_waits(ready, k, meld_counts, MZ_KINDS, False)) == 1
 
-    best = None
-    for split, win_idx in placements:
+    def scored(split, win_idx):
         sets = [
             dict(shape="chow" if typ == "chow" else "pung", kind=kind, concealed=typ == "concealed_kong",
                  claimed=typ in CLAIMED_TYPES)
@@ -259,12 +246,10 @@ def ref_score(
         win_set = sets[k + win_idx]
         found = _patterns(sets, win_set, win_tile, tiles, single, self_drawn, last_tile, last_discard, k)
         found -= {loser for winner, loser in REPLACES if winner in found}
-        items = {name: FAN[name] for name in ITEM_NAMES if name in found}
-        fan = sum(items.values())
-        vector = tuple(items.get(name, 0) for name in ITEM_NAMES)
-        if best is None or (fan, vector) > best[0]:
-            best = ((fan, vector), items, split, split[win_idx])
-    (fan, _), items, split, win_part = best
+        return {name: FAN[name] for name in ITEM_NAMES if name in found}, split, split[win_idx]
+
+    items, split, win_part = best((scored(split, win_idx) for split, win_idx in arrangements), ITEM_NAMES)
+    fan = sum(items.values())
     return {
         "items": items,
         "fan": fan,
@@ -303,45 +288,10 @@ def random_case(rng: random.Random) -> dict:
         chow_starts = [s for s in range(7) if {s, s + 1, s + 2} <= set(pool)]
         left = {kind: 4 for kind in MZ_KINDS}
         k = rng.choice((0, 0, 1, 1, 2, 3, 4, 4))
-        melds = []
-        for _ in range(k):
-            typ = rng.choice(MELD_TYPES + ("chow", "pung"))
-            if typ == "chow":
-                if not chow_starts:
-                    break
-                s = rng.choice(chow_starts)
-                if all(left[s + d] for d in range(3)):
-                    for d in range(3):
-                        left[s + d] -= 1
-                    melds.append((typ, s))
-            else:
-                kind = rng.choice(pool)
-                if left[kind] >= MELD_SIZE[typ]:
-                    left[kind] -= MELD_SIZE[typ]
-                    melds.append((typ, kind))
-        if len(melds) != k:
+        hand = random_hand(rng, k, MELD_TYPES + ("chow", "pung"), pool, chow_starts, left, MELD_SIZE, 0.5)
+        if hand is None:
             continue
-        c = [0] * N_KINDS
-        ok = True
-        for _ in range(4 - k):
-            if chow_starts and rng.random() < 0.5:
-                s = rng.choice(chow_starts)
-                if all(left[s + d] for d in range(3)):
-                    for d in range(3):
-                        left[s + d] -= 1
-                        c[s + d] += 1
-                    continue
-            kind = rng.choice(pool)
-            if left[kind] < 3:
-                ok = False
-                break
-            left[kind] -= 3
-            c[kind] += 3
-        kind = rng.choice(pool)
-        if not ok or left[kind] < 2:
-            continue
-        c[kind] += 2
-        win_tile = rng.choice([t for t in range(N_KINDS) for _ in range(c[t])])
+        melds, c, win_tile = hand
         case = dict(counts=c, win_tile=win_tile, melds=melds)
         case["self_drawn"] = rng.random() < 0.5
         if case["self_drawn"]:

@@ -57,13 +57,14 @@ _source_hash: str | None = None
 
 
 def source_hash() -> str:
-    """Hash of simkit's sources and the numba / Python versions (computed once per process)."""
+    """Hash of simkit's sources (the item tables included) and the numba / Python versions
+    (computed once per process)."""
     global _source_hash
     if _source_hash is None:
         import numba
 
         h = hashlib.sha256(f"{numba.__version__} {sys.version}".encode())
-        for path in sorted(_PACKAGE.rglob("*.py")):
+        for path in sorted([*_PACKAGE.rglob("*.py"), *_PACKAGE.rglob("*.toml")]):  # .toml: the item tables
             if "_compiled" in path.parts:
                 continue  # the generated instances themselves
             h.update(str(path.relative_to(_PACKAGE)).encode())

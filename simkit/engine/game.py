@@ -77,7 +77,7 @@ from ..hand.tables import HandTables, borrowed_hand_tables
 from ..hand.shanten import shanten_kernel
 from ..hand.waits import waits_kernel
 from ..hand.win import is_win_kernel
-from ..scoring.common import ScoreWork
+from ..scoring.core import ScoreWork
 from ..hand.split import MAX_SPLITS, SCRATCH
 from . import actions as A
 from .deal import shuffle_wall

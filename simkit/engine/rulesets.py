@@ -37,7 +37,7 @@ from ..scoring import douque as sc_douque
 from ..scoring import duel as sc_duel
 from ..scoring import for_two as sc_for_two
 from ..scoring import night_market as sc_night_market
-from ..scoring.common import MELD_CONCEALED
+from ..scoring.core import MELD_CONCEALED
 from .game import (
     F_COMBINATION,
     M_KONG0,

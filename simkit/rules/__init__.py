@@ -1,8 +1,12 @@
 """Rule sets as data, and their registry.
 
-Each rule set lives in one module (``douque``, ``night_market``, ``duel``, ``for_two``) holding its
-constants (``NAME``, ``KINDS``, ``KEPT_BACK``, claim flags), its frozen ``Options`` dataclass and a
-``make_rules(**options)`` factory. This package looks them up by name::
+Each rule set lives in one module (``douque``, ``night_market``, ``duel``, ``for_two``) that says
+only what is particular to it: its title, tile set (``KINDS``), tiles kept back, the claim and kong
+flags where it differs from the template's defaults, and its frozen ``Options`` dataclass. The
+template in :mod:`simkit.rules._options` holds the rest (option specs and validation, the
+:class:`Rules` record, ``RULE_SET_DEFAULTS``) and ``complete_rule_set(globals())`` at the end of
+each module adds ``NAME`` (the module's name), the defaults, ``make_rules(**options)`` and
+``RULES``. This package looks them up by name::
 
     >>> from simkit.rules import get_rules
     >>> r = get_rules("douque", migi_tai=4)
@@ -11,7 +15,9 @@ constants (``NAME``, ``KINDS``, ``KEPT_BACK``, claim flags), its frozen ``Option
     >>> r.n_tiles
     72
 
-Adding a rule variant means adding one module here and one line to ``_MODULES``.
+Adding a rule set means adding one module here and its name to the tuple in ``_MODULES`` (and
+its scoring module under :mod:`simkit.scoring`; the README's "How it works" lists what each must
+supply).
 """
 
 from __future__ import annotations

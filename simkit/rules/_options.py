@@ -27,15 +27,24 @@ from typing import Any, ClassVar
 import numpy as np
 
 from simkit.errors import RulesError
-from simkit.tiles import MAX_COPIES, N_KINDS, format_kind_set, kinds_mask
+from simkit.tiles import MAX_COPIES, N_KINDS, format_kind_set, kinds_mask, parse_tiles
 
 __all__ = [
+    "RULE_SET_EXPORTS",
+    "RULE_SET_DEFAULTS",
+    "complete_rule_set",
+    "tile_set",
     "rules_of_module",
     "OptionSpec",
     "option",
     "one_of",
     "boolean",
     "number",
+    "positive",
+    "match_hands_option",
+    "base_option",
+    "per_unit_option",
+    "MAX_BASE",
     "optional",
     "number_tuple",
     "RuleOptions",
@@ -229,6 +238,33 @@ def number(
         return value
 
     return OptionSpec(allowed, check, _parse_int if integer else _parse_number)
+
+
+def positive(maximum: float, allowed: str) -> OptionSpec:
+    """A number ``0 < x <= maximum`` (``allowed``: its human text, e.g. ``"any positive number up to 1e9"``)."""
+    return number(minimum=0, min_inclusive=False, maximum=maximum, allowed=allowed)
+
+
+#: Largest ``base`` of the rule sets that pay ``base + value x units`` (douque, night_market).
+MAX_BASE = 1e9
+
+
+def base_option(doc: str) -> Any:
+    """The ``base`` option of the rule sets whose payment is ``base + value x units`` (50 by
+    default, any positive number up to :data:`MAX_BASE`; ``doc`` gives the rule set's formula)."""
+    return option(50, positive(MAX_BASE, "any positive number up to 1e9"), doc)
+
+
+def per_unit_option(default: float, maximum: float, allowed: str, unit: str) -> Any:
+    """The ``value`` of ``base + value x units`` (``tai_value``, ``fan_value``): points per ``unit``
+    (tai, fan) in the payment, any positive number up to ``maximum`` (``allowed``: its text)."""
+    return option(default, positive(maximum, allowed), f"points per {unit} in the payment")
+
+
+def match_hands_option(doc: str) -> Any:
+    """The ``match_hands`` option of the rule sets whose match is a number of hands (16 by default,
+    1 to 10,000; ``doc`` says what the rule set's file says of it)."""
+    return option(16, number(minimum=1, maximum=10_000, integer=True, allowed="any integer from 1 to 10000"), doc)
 
 
 _NONE_WORDS = ("none", "unlimited")
@@ -672,27 +708,109 @@ class Rules:
         return f"{self.name}({inner})"
 
 
+# ---------------------------------------------------------------------------------------------
+# the rule-set template
+# ---------------------------------------------------------------------------------------------
+
+#: The names every rule-set module exports: the constants its :class:`Rules` is made of, its options
+#: class (``Options``), its factory ``make_rules(**options)`` and ``RULES`` (every option at its default).
+RULE_SET_EXPORTS = (
+    "NAME",  # registry name
+    "TITLE",  # one-line description
+    "KINDS",  # kinds of the tile set (four copies each)
+    "KEPT_BACK",  # tiles at the end of the wall that are never drawn
+    "DEALER_TILES",
+    "HAND_TILES",
+    "CLAIM_PUNG",
+    "CLAIM_EXPOSED_KONG",
+    "CLAIM_CHOW",
+    "CONCEALED_KONG",
+    "ADDED_KONG",
+    "ROBBING_KONG",  # the opponent may win on the tile of an added kong
+    "SEVEN_PAIRS",  # seven pairs is a winning hand
+    "RESULT_COLUMNS",  # engine result columns particular to the rule set, kept in its datasets
+    "Options",
+    "make_rules",
+    "RULES",
+)
+
+#: The template's value of each constant a rule-set module need not set: the engine's deal (14 tiles
+#: to the dealer, 13 to the other player), pung and exposed kong claims but no chow claims,
+#: concealed and added kongs that cannot be robbed, no seven pairs, no result columns beyond the
+#: shared ones.
+RULE_SET_DEFAULTS = {
+    "DEALER_TILES": 14,
+    "HAND_TILES": 13,
+    "CLAIM_PUNG": True,
+    "CLAIM_EXPOSED_KONG": True,
+    "CLAIM_CHOW": False,
+    "CONCEALED_KONG": True,
+    "ADDED_KONG": True,
+    "ROBBING_KONG": False,
+    "SEVEN_PAIRS": False,
+    "RESULT_COLUMNS": (),
+}
+
+
+def tile_set(text: str) -> tuple[int, ...]:
+    """The kinds of a tile set written in notation, e.g. ``tile_set("123456789m 19p 1234567z")``
+    (each kind once; the set has four copies of each)."""
+    return tuple(int(k) for k in np.flatnonzero(parse_tiles(text.replace(" ", ""))))
+
+
+def complete_rule_set(namespace: dict) -> None:
+    """Finish a rule-set module (call ``complete_rule_set(globals())`` at its end).
+
+    The module sets what is particular to its rule set: ``TITLE``, ``KINDS`` (:func:`tile_set`),
+    ``KEPT_BACK``, ``Options`` (its :class:`RuleOptions` class), and each constant of
+    :data:`RULE_SET_DEFAULTS` it differs in (``CLAIM_CHOW``, ``ROBBING_KONG``, ...). This adds ``NAME`` (the registry
+    name is the module's name; ``Options.RULE_SET`` is set to it), the defaults of the others,
+    ``make_rules(**options)``, ``RULES`` and the template's names to ``__all__``.
+
+    Raises
+    ------
+    TypeError
+        A constant the module must set is missing, or ``Options`` does not belong to ``NAME``.
+    """
+    namespace["NAME"] = namespace["__name__"].rsplit(".", 1)[-1]
+    if isinstance(namespace.get("Options"), type) and issubclass(namespace["Options"], RuleOptions):
+        namespace["Options"].RULE_SET = namespace["NAME"]
+    for key, value in RULE_SET_DEFAULTS.items():
+        namespace.setdefault(key, value)
+    missing = [key for key in RULE_SET_EXPORTS if key not in namespace and key not in ("make_rules", "RULES")]
+    if missing:
+        raise TypeError(f"rule-set module {namespace.get('__name__')} does not set {', '.join(missing)}")
+    name = namespace["NAME"]
+    if not (isinstance(namespace["Options"], type) and issubclass(namespace["Options"], RuleOptions)
+            and namespace["Options"].RULE_SET == name):
+        raise TypeError(f"rule-set module {namespace.get('__name__')}: Options must be {name}'s RuleOptions class")
+
+    def make_rules(**options) -> Rules:
+        return rules_of_module(namespace, **options)
+
+    make_rules.__module__ = namespace["__name__"]
+    make_rules.__doc__ = f"""The ``{name}`` rule set with the given option values (others at their defaults).
+
+    Raises
+    ------
+    RulesError
+        Unknown option or a value that is not allowed.
+    """
+    namespace["make_rules"] = make_rules
+    namespace["RULES"] = make_rules()
+    particular = [key for key in namespace.get("__all__", ()) if key not in RULE_SET_EXPORTS]
+    namespace["__all__"] = [*RULE_SET_EXPORTS, *particular]
+
+
 def rules_of_module(module, **options: Any) -> Rules:
-    """The :class:`Rules` described by a rule-set module's constants, with ``options`` applied.
+    """The :class:`Rules` described by a rule-set module's constants (the module, or its namespace
+    dict), with ``options`` applied.
 
     A rule-set module defines ``NAME``, ``TITLE``, ``KINDS``, ``KEPT_BACK``, ``DEALER_TILES``,
-    ``HAND_TILES``, the claim and kong flags, ``RESULT_COLUMNS`` and its ``Options`` class; this is its
-    one factory.
+    ``HAND_TILES``, the claim and kong flags, ``RESULT_COLUMNS`` and its ``Options`` class
+    (:func:`complete_rule_set` adds the template's defaults); this is its one factory.
     """
-    return Rules(
-        name=module.NAME,
-        options=module.Options.create(**options),
-        kinds=module.KINDS,
-        kept_back=module.KEPT_BACK,
-        dealer_tiles=module.DEALER_TILES,
-        hand_tiles=module.HAND_TILES,
-        claim_pung=module.CLAIM_PUNG,
-        claim_exposed_kong=module.CLAIM_EXPOSED_KONG,
-        claim_chow=module.CLAIM_CHOW,
-        concealed_kong=module.CONCEALED_KONG,
-        added_kong=module.ADDED_KONG,
-        robbing_kong=module.ROBBING_KONG,
-        seven_pairs=module.SEVEN_PAIRS,
-        title=module.TITLE,
-        result_columns=module.RESULT_COLUMNS,
-    )
+    m = module if isinstance(module, Mapping) else vars(module)
+    # every constant but Options / make_rules / RULES fills the Rules field of its lower-case name
+    constants = {key.lower(): m[key] for key in RULE_SET_EXPORTS if key.isupper() and key != "RULES"}
+    return Rules(options=m["Options"].create(**options), **constants)

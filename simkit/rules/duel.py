@@ -30,59 +30,22 @@ The result columns are the units converted to coins (the nearest float).
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar, NamedTuple
+from typing import NamedTuple
 
 from simkit.errors import RulesError
-from simkit.rules._options import rules_of_module, RuleOptions, Rules, number, option, optional
+from simkit.rules._options import RuleOptions, complete_rule_set, match_hands_option, number, option, optional, positive, tile_set
 
-__all__ = [
-    "NAME",
-    "TITLE",
-    "KINDS",
-    "KEPT_BACK",
-    "DEALER_TILES",
-    "HAND_TILES",
-    "CLAIM_PUNG",
-    "CLAIM_EXPOSED_KONG",
-    "CLAIM_CHOW",
-    "CONCEALED_KONG",
-    "ADDED_KONG",
-    "ROBBING_KONG",
-    "SEVEN_PAIRS",
-    "RESULT_COLUMNS",
-    "DuelOptions",
-    "Options",
-    "MoneyUnit",
-    "money_unit",
-    "make_rules",
-    "RULES",
-]
+__all__ = ["DuelOptions", "MoneyUnit", "money_unit"]  # and the template's names (RULE_SET_EXPORTS)
 
-#: Registry name of this rule set.
-NAME = "duel"
 #: One-line description.
 TITLE = "Mahjong Duel: 64 tiles, fan to multiples, kong payments"
 #: Kinds of the tile set: characters 1-9 (0-8) and honors 1z-7z (27-33).
-KINDS = tuple(range(0, 9)) + tuple(range(27, 34))
+KINDS = tile_set("123456789m 1234567z")
 #: No tiles kept back: the hand is drawn when a player must draw from an empty wall.
 KEPT_BACK = 0
-#: Tiles dealt to the dealer.
-DEALER_TILES = 14
-#: Tiles dealt to the other player.
-HAND_TILES = 13
-#: A pung may be claimed from the opponent's discard.
-CLAIM_PUNG = True
-#: An exposed kong may be claimed from the opponent's discard.
-CLAIM_EXPOSED_KONG = True
-#: No chow claims (runs drawn yourself still count as melds).
-CLAIM_CHOW = False
-#: Concealed kongs are allowed.
-CONCEALED_KONG = True
-#: Added kongs are allowed.
-ADDED_KONG = True
+# CLAIM_CHOW stays False (the template's): runs drawn yourself still count as melds.
 #: The opponent may rob an added kong (the set goes back to a pung; no kong payment for it).
 ROBBING_KONG = True
 #: Seven pairs (entirely concealed; four identical tiles count as two pairs) is a winning hand.
@@ -115,11 +78,9 @@ MAX_MONEY_UNITS = 2**53
 class DuelOptions(RuleOptions):
     """Options of ``duel``: stake, fee, chips at the table and the cap on the multiple."""
 
-    RULE_SET: ClassVar[str] = NAME
-
     stake: float = option(
         1,
-        number(minimum=0, min_inclusive=False, maximum=MAX_STAKE, allowed="any positive number up to 1e5"),
+        positive(MAX_STAKE, "any positive number up to 1e5"),
         "coins per multiple: a win pays multiple x stake, kong payments 1-4 x stake",
     )
     fee: float = option(
@@ -139,9 +100,7 @@ class DuelOptions(RuleOptions):
         number(minimum=1, maximum=MAX_MULTIPLE_CAP, integer=True, allowed="any positive integer up to 2^20 (1048576)"),
         "largest multiple 2^(fan - 1) paid for a win (kong payments are never capped)",
     )
-    match_hands: int = option(
-        16,
-        number(minimum=1, maximum=10_000, integer=True, allowed="any integer from 1 to 10000"),
+    match_hands: int = match_hands_option(
         "hands per match at most (rules/duel.md does not say); a match also ends when a player "
         "has no chips left",
     )
@@ -207,16 +166,4 @@ def money_unit(options: DuelOptions) -> MoneyUnit | None:
     return MoneyUnit(int(per_coin), int(stake * per_coin), int(chips * per_coin), fee.numerator, fee.denominator)
 
 
-def make_rules(**options) -> Rules:
-    """The ``duel`` rule set with the given option values (others at their defaults).
-
-    Raises
-    ------
-    RulesError
-        Unknown option or a value that is not allowed.
-    """
-    return rules_of_module(sys.modules[__name__], **options)
-
-
-#: ``duel`` with every option at its default.
-RULES = make_rules()
+complete_rule_set(globals())  # DEALER_TILES ... RESULT_COLUMNS defaults, make_rules, RULES, __all__

@@ -14,63 +14,23 @@ applied in ``_next_hand_of_match`` of ``simkit/engine/play.py``.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
-from typing import ClassVar
 
-from simkit.rules._options import rules_of_module, RuleOptions, Rules, boolean, number, number_tuple, option
+from simkit.rules._options import RuleOptions, boolean, complete_rule_set, match_hands_option, number, number_tuple, option, positive, tile_set
 
-__all__ = [
-    "NAME",
-    "TITLE",
-    "KINDS",
-    "KEPT_BACK",
-    "DEALER_TILES",
-    "HAND_TILES",
-    "CLAIM_PUNG",
-    "CLAIM_EXPOSED_KONG",
-    "CLAIM_CHOW",
-    "CONCEALED_KONG",
-    "ADDED_KONG",
-    "ROBBING_KONG",
-    "SEVEN_PAIRS",
-    "RESULT_COLUMNS",
-    "BIDS",
-    "COMBINATIONS",
-    "ForTwoOptions",
-    "Options",
-    "OPTIONS_OF_EARLIER_RECORDS",
-    "make_rules",
-    "RULES",
-]
+__all__ = ["BIDS", "COMBINATIONS", "ForTwoOptions", "OPTIONS_OF_EARLIER_RECORDS"]  # and the template's names (RULE_SET_EXPORTS)
 
-#: Registry name of this rule set.
-NAME = "for_two"
 #: One-line description.
 TITLE = "Mahjong for 2: 136 tiles, the banker bids the stake"
 #: Kinds of the tile set: all 34 (characters, dots, bamboo 1-9 and the seven honors).
-KINDS = tuple(range(34))
+KINDS = tile_set("123456789m 123456789p 123456789s 1234567z")
 #: Tiles at the end of the wall that are never drawn (jokers among them are not modelled).
 KEPT_BACK = 8
-#: Tiles dealt to the banker (dealer).
-DEALER_TILES = 14
-#: Tiles dealt to the other player.
-HAND_TILES = 13
-#: A pung may be claimed from the opponent's discard.
-CLAIM_PUNG = True
-#: An exposed kong may be claimed from the opponent's discard.
-CLAIM_EXPOSED_KONG = True
 #: A chow may be claimed from the opponent's discard.
 CLAIM_CHOW = True
-#: Concealed kongs are allowed.
-CONCEALED_KONG = True
-#: Added kongs are allowed, only with a drawn tile (a discarded 4th tile cannot be claimed).
-ADDED_KONG = True
-#: Robbing an added kong is NOT allowed: neither rules/for_two.md nor its source text
-#: (seeds/003_...) mentions robbing a kong, so an added kong cannot be won on.
-ROBBING_KONG = False
-#: Seven pairs is not a winning hand (only the five basic combinations).
-SEVEN_PAIRS = False
+# ROBBING_KONG stays False (the template's): neither rules/for_two.md nor its source text
+# (seeds/003_...) mentions robbing a kong, so an added kong cannot be won on. Added kongs are made
+# only with a drawn tile (a discarded 4th tile cannot be claimed).
 #: Engine result columns particular to this rule set, kept in its datasets (the engine returns
 #: every rule set's columns, zero where they do not apply): the
 #: banker's ``bid`` and the win's ``combination_points``.
@@ -100,18 +60,16 @@ class ForTwoOptions(RuleOptions):
     """Options of ``for_two``: stake, combination points, self-draw multiplier, fold payment,
     match length, and whether a fold passes the deal."""
 
-    RULE_SET: ClassVar[str] = NAME
-
     stake: float = option(
         1,
-        number(minimum=0, min_inclusive=False, maximum=MAX_STAKE, allowed="any positive number up to 1e6"),
+        positive(MAX_STAKE, "any positive number up to 1e6"),
         "coins per stake unit: payment = bid x stake x points",
     )
     combination_points: tuple = option(
         (5, 4, 3, 2, 1),
         number_tuple(
             5,
-            number(minimum=0, min_inclusive=False, maximum=MAX_POINTS, allowed="any positive number up to 1e4"),
+            positive(MAX_POINTS, "any positive number up to 1e4"),
             "5 positive numbers up to 1e4 each, for 4 pungs, 3 pungs + 1 chow, 2 + 2, 1 + 3, 4 chows "
             "(e.g. 5,4,3,2,1)",
         ),
@@ -119,7 +77,7 @@ class ForTwoOptions(RuleOptions):
     )
     self_drawn_multiplier: float = option(
         2,
-        number(minimum=0, min_inclusive=False, maximum=MAX_SELF_DRAWN_MULTIPLIER, allowed="any positive number up to 10"),
+        positive(MAX_SELF_DRAWN_MULTIPLIER, "any positive number up to 10"),
         "factor on the payment for a self-drawn win",
     )
     fold_payment: float = option(
@@ -127,9 +85,7 @@ class ForTwoOptions(RuleOptions):
         number(minimum=0, maximum=MAX_FOLD_PAYMENT, allowed="any number >= 0, at most 1e4"),
         "stakes the opponent pays the banker when not following the bid (the hand is not played)",
     )
-    match_hands: int = option(
-        16,
-        number(minimum=1, maximum=10_000, integer=True, allowed="any integer from 1 to 10000"),
+    match_hands: int = match_hands_option(
         "hands per match, folded hands included (rules/for_two.md does not say how long a match is)",
     )
     fold_passes_deal: bool = option(
@@ -149,16 +105,4 @@ Options = ForTwoOptions
 OPTIONS_OF_EARLIER_RECORDS = {"fold_passes_deal": False}
 
 
-def make_rules(**options) -> Rules:
-    """The ``for_two`` rule set with the given option values (others at their defaults).
-
-    Raises
-    ------
-    RulesError
-        Unknown option or a value that is not allowed.
-    """
-    return rules_of_module(sys.modules[__name__], **options)
-
-
-#: ``for_two`` with every option at its default.
-RULES = make_rules()
+complete_rule_set(globals())  # DEALER_TILES ... RESULT_COLUMNS defaults, make_rules, RULES, __all__

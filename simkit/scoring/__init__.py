@@ -11,10 +11,14 @@ rule set           kernel module                              value of a win
 ``for_two``        :mod:`simkit.scoring.for_two`              combination points; ``bid x stake x points``
 =================  =========================================  ==========================================
 
-Each module has its item table ``ITEMS`` (stable snake_case names: dataset columns), ``params_of``,
-``new_work``, ``score_kernel``, ``score_batch_kernel`` and small jitted payment functions, and
-documents every decision its rules file leaves open. :func:`items_of` gives a rule set's item
-table; ``ITEMS`` / ``ITEM_NAMES`` here stay douque's.
+They share one core (:mod:`simkit.scoring.core`: meld tally, split walk, winning-tile places, best
+arrangement and its tie rule, batch driver). Each module has its item table ``ITEMS`` (read from
+``items/<rule set>.toml``: stable snake_case names, which are dataset columns, labels, values and
+what each item is replaced by), ``VALUES``, ``REPLACES``, ``params_of``, ``values_of``,
+``new_work``, ``score_kernel`` (with its one function scoring an arrangement),
+``score_batch_kernel`` and small jitted payment functions, and documents every decision its rules
+file leaves open. :func:`items_of` gives a rule set's item table and :func:`item_values_of` its
+values under the rule set's options; ``ITEMS`` / ``ITEM_NAMES`` here stay douque's.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ __all__ = [
     "score_batch",
     "items_of",
     "item_names_of",
+    "item_values_of",
     "scoring_module",
     "SCORE_FLAGS",
     "ITEM_NAMES",
@@ -81,8 +86,11 @@ def scoring_module(rules) -> ModuleType:
 
 
 def items_of(rules) -> tuple:
-    """The item table of a rule set (name or Rules): a tuple of ``Item(name, label, tai, condition)``,
-    in the order of the kernel's item vector (``tai`` is the value as written: tai, fan or points).
+    """The item table of a rule set (name or Rules): a tuple of ``Item(name, label, tai, condition,
+    value, replaced_by)``, in the order of the kernel's item vector (``tai`` is the value as written:
+    tai, fan or points; ``value`` the value at the default options, :func:`item_values_of` under the
+    rule set's; ``replaced_by`` the items it is not scored beside), from
+    ``simkit/scoring/items/<rule set>.toml``.
 
     >>> [item.name for item in items_of("for_two")][:2]
     ['four_pungs', 'three_pungs_one_chow']
@@ -93,6 +101,20 @@ def items_of(rules) -> tuple:
 def item_names_of(rules) -> tuple[str, ...]:
     """The item names (dataset columns) of a rule set, in kernel order."""
     return scoring_module(rules).ITEM_NAMES
+
+
+def item_values_of(rules) -> dict:
+    """The value of each item of a rule set (name or Rules) under its options: ``{name: value}`` in
+    kernel order (tai, fan or combination points; ``dragon_pung``: per pung). What the rule set's
+    kernel scores an item at; ``scoring_module(rules).REPLACES`` says which items it replaces.
+
+    >>> from simkit import get_rules
+    >>> item_values_of(get_rules("douque", migi_tai=4))["migi"]
+    4
+    """
+    rules = resolve_rules(rules)
+    m = scoring_module(rules)
+    return {name: value.item() for name, value in zip(m.ITEM_NAMES, m.values_of(rules))}
 
 
 @dataclass(frozen=True)
@@ -370,6 +392,19 @@ def _items_dict(module, items) -> dict:
     return out
 
 
+def _scratch(m, rules):
+    """``(work, items, p)``: fresh scratch, the items out (the kernel's item dtype) and the parameters
+    of scoring module ``m``'s kernel under ``rules``."""
+    work = m.new_work()
+    return work, np.zeros_like(work.cand), m.params_of(rules)
+
+
+def _scored(m, rules, items, work, parsed, k, counts, win, points, **values) -> Score:
+    """The :class:`Score` of a win under a rule set without tai (``values``: its own fields)."""
+    split = _split_text(parsed, work, k, counts, win)
+    return Score(_items_dict(m, items), None, None, None, points, split, str(rules), rules.name, **values)
+
+
 def _score_douque(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kong, replacement, last_tile,
                   first_turn, declared, seat_wind, prevailing_wind, dealer, streak) -> Score:
     ft = _code("first_turn", first_turn, douque.FIRST_TURNS)
@@ -389,9 +424,7 @@ def _score_douque(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kon
         first_turn, declared, bool(dealer),
     )
 
-    work = douque.new_work()
-    items = np.zeros(douque.N_ITEMS, np.int64)
-    p = douque.params_of(rules)
+    work, items, p = _scratch(douque, rules)
     hand_tai = int(
         douque.score_kernel(
             counts, win, arr, k, bool(self_drawn), bool(robbing_kong), bool(replacement), bool(last_tile),
@@ -467,23 +500,11 @@ def _score_night_market(counts, win, parsed, arr, k, t, rules, self_drawn, last_
             "it cannot be self_drawn"
         )
     m = night_market
-    work = m.new_work()
-    items = np.zeros(m.N_ITEMS, np.int64)
-    p = m.params_of(rules)
+    work, items, p = _scratch(m, rules)
     fan = int(m.score_kernel(counts, win, arr, k, self_drawn, last_tile, last_discard, t, p, work, items))
     points = float(m.payment(fan, p))
-    return Score(
-        items=_items_dict(m, items),
-        hand_tai=None,
-        dealer_tai=None,
-        total_tai=None,
-        points=points,
-        split=_split_text(parsed, work, k, counts, win),
-        rules=str(rules),
-        rule_set=rules.name,
-        fan=fan,
-        payment_text=f"{p.base:g} + {p.fan_value:g} x {fan} fan = {points:g} points",
-    )
+    text = f"{p.base:g} + {p.fan_value:g} x {fan} fan = {points:g} points"
+    return _scored(m, rules, items, work, parsed, k, counts, win, points, fan=fan, payment_text=text)
 
 
 def _score_duel(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kong, replacement, last_tile,
@@ -499,9 +520,7 @@ def _score_duel(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kong,
     if last_tile and not self_drawn:
         raise ScoreError("last_tile means a self-draw on the last tile of the wall (duel scores no last discard)")
     _check_first_turn(parsed, first_turn, None, replacement, robbing_kong, last_tile, self_drawn, dealer)
-    work = m.new_work()
-    items = np.zeros(m.N_ITEMS, np.int64)
-    p = m.params_of(rules)
+    work, items, p = _scratch(m, rules)
     fan = int(m.score_kernel(counts, win, arr, k, self_drawn, robbing_kong, replacement, last_tile, ft, t, p, work, items))
     multiple = int(m.win_multiple(fan, p))
     win_pay = float(m.win_payment(fan, p))
@@ -513,21 +532,9 @@ def _score_duel(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kong,
     if kong_units:
         text += f" + kongs {kong_units} x {p.stake:g} stake"
     text += f" = {points:g} points; the winner pays a fee of {p.fee:g} x {points:g} = {fee:g}"
-    return Score(
-        items=_items_dict(m, items),
-        hand_tai=None,
-        dealer_tai=None,
-        total_tai=None,
-        points=points,
-        split=_split_text(parsed, work, k, counts, win),
-        rules=str(rules),
-        rule_set=rules.name,
-        fan=fan,
-        multiple=multiple,
-        win_payment=win_pay,
-        kong_payment=kong_pay,
-        fee=fee,
-        payment_text=text,
+    return _scored(
+        m, rules, items, work, parsed, k, counts, win, points, fan=fan, multiple=multiple, win_payment=win_pay,
+        kong_payment=kong_pay, fee=fee, payment_text=text,
     )
 
 
@@ -536,26 +543,16 @@ def _score_for_two(counts, win, parsed, arr, k, t, rules, self_drawn, bid) -> Sc
         raise ScoreError(f"bid={show(bid)} is not allowed; the banker bids one of {', '.join(map(str, BIDS))}")
     bid = int(bid)
     m = for_two
-    work = m.new_work()
-    items = np.zeros(m.N_ITEMS, np.float64)
-    p = m.params_of(rules)
+    work, items, p = _scratch(m, rules)
     value = float(m.score_kernel(counts, win, arr, k, self_drawn, t, p, work, items))
     points = float(m.payment(value, bid, self_drawn, p))
     text = f"bid {bid} x {p.stake:g} stake x {value:g} points"
     if self_drawn:
         text += f" x {p.self_drawn_multiplier:g} (self-drawn)"
     text += f" = {points:g} points"
-    return Score(
-        items=_items_dict(m, items),
-        hand_tai=None,
-        dealer_tai=None,
-        total_tai=None,
-        points=points,
-        split=_split_text(parsed, work, k, counts, win),
-        rules=str(rules),
-        rule_set=rules.name,
-        combination_points=int(value) if value.is_integer() else value,
-        bid=bid,
+    combination = int(value) if value.is_integer() else value
+    return _scored(
+        m, rules, items, work, parsed, k, counts, win, points, combination_points=combination, bid=bid,
         payment_text=text,
     )
 

@@ -2,7 +2,8 @@
 
 Items
 -----
-:data:`ITEMS` is the one place the scoring items are named. Each name is stable snake_case: it is a
+:data:`ITEMS` (the table ``items/douque.toml``: name, label, tai as written, condition, value,
+replaced_by) is the one place the scoring items are named. Each name is stable snake_case: it is a
 column of every simulation dataset. ``dragon_pung`` scores 1 tai per dragon pung or kong; the §7.1
 merges of All Honors with a dragon or wind pattern are items of their own (``all_honors_...``,
 worth the sum minus 4) that replace both parts.
@@ -36,71 +37,17 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import jit, pjit, prange
-from ..hand.split import MAX_SPLITS, PART_CHOW, PART_PAIR, SCRATCH, splits_kernel
 from ..hand.waits import popcount, waits_kernel
+from .core import EAST, RULE_SET_SCORING, WHITE
+from .core import Item, ScoreWork, batch_chunks, best_arrangement, item_table, item_total, meld_tiles, score_chunk, tally_melds, tile_suits, work_factory
 
-__all__ = [
-    "ITEMS",
-    "ITEM_NAMES",
-    "N_ITEMS",
-    "ITEM_DTYPE",
-    "Item",
-    "DouqueParams",
-    "ScoreWork",
-    "params_of",
-    "new_work",
-    "score_kernel",
-    "score_batch_kernel",
-    "FIRST_TURNS",
-    "DECLARATIONS",
-]
+__all__ = [*RULE_SET_SCORING, "Item", "DouqueParams", "ScoreWork", "FIRST_TURNS", "DECLARATIONS"]
 
-
-class Item(NamedTuple):
-    """One row of the tai table."""
-
-    name: str  #: stable snake_case name (a dataset column)
-    label: str  #: the rules file's name
-    tai: str  #: tai as written in the rules (option name where an option sets it)
-    condition: str  #: when it scores, and what it replaces
-
-
-ITEMS: tuple[Item, ...] = (
-    Item("self_drawn", "Self-drawn 自摸", "4", "winning tile drawn by the winner (replacement and last tile included)"),
-    Item("concealed_hand", "Concealed Hand 門清", "1", "no pung, exposed or added kong; discard wins too"),
-    Item("fully_concealed", "Fully Concealed 不求人", "1", "Concealed Hand and Self-drawn, on top of both"),
-    Item("seat_wind", "Seat Wind 門風", "1", "pung/kong of the seat wind (East or West)"),
-    Item("prevailing_wind", "Prevailing Wind 圈風", "1", "pung/kong of the prevailing wind; stacks with Seat Wind"),
-    Item("dragon_pung", "Dragon Pung 三元牌", "1 each", "per pung/kong of White, Green, Red"),
-    Item("single_wait", "Single Wait 獨聽", "1", "the ready hand had exactly one winning kind; not with Heavenly"),
-    Item("replacement_tile", "Out with Replacement Tile 槓上開花", "1", "self-draw on a kong replacement"),
-    Item("robbing_the_kong", "Robbing the Kong 搶槓", "1", "win on the opponent's added-kong tile (a discard win)"),
-    Item("last_tile_draw", "Last Tile Draw 海底撈月", "1", "self-draw on the last drawable tile"),
-    Item("fully_melded", "Fully Melded 全求", "2", "four exposed melds, discard win on a pair wait; no Concealed Hand"),
-    Item("three_concealed_pungs", "Three Concealed Pungs 三暗刻", "2", "three concealed pungs/kongs"),
-    Item("four_concealed_pungs", "Four Concealed Pungs 四暗刻", "5", "four; replaces Three Concealed Pungs"),
-    Item("all_pungs", "All Pungs 碰碰胡", "4", "four pungs/kongs + pair"),
-    Item("half_flush", "Half Flush 混一色", "4", "one suit (characters, or dots 1/9) plus honors"),
-    Item("full_flush", "Full Flush 清一色", "8", "characters only"),
-    Item("little_three_dragons", "Little Three Dragons 小三元", "4", "two dragon pungs + dragon pair; replaces Dragon Pung"),
-    Item("big_three_dragons", "Big Three Dragons 大三元", "8", "three dragon pungs; replaces Dragon Pung"),
-    Item("little_four_winds", "Little Four Winds 小四喜", "8", "three wind pungs + wind pair; replaces Seat/Prevailing Wind"),
-    Item("big_four_winds", "Big Four Winds 大四喜", "16", "four wind pungs; replaces Seat/Prevailing Wind"),
-    Item("all_honors", "All Honors 字一色", "16", "honors only; replaces All Pungs, Half Flush, Dragon Pung, winds"),
-    Item("all_honors_little_three_dragons", "All Honors (Little Three Dragons)", "16", "§7.1 merged item"),
-    Item("all_honors_big_three_dragons", "All Honors (Big Three Dragons)", "20", "§7.1 merged item"),
-    Item("all_honors_little_four_winds", "All Honors (Little Four Winds)", "20", "§7.1 merged item"),
-    Item("all_honors_big_four_winds", "All Honors (Big Four Winds)", "28", "§7.1 merged item"),
-    Item("heavenly_hand", "Heavenly Hand 天胡", "heavenly_tai", "dealer wins on the dealt 14; replaces Concealed, Self-drawn, Fully Concealed"),
-    Item("earthly_hand", "Earthly Hand 地胡", "16", "non-dealer self-draws on the first draw; replaces the same"),
-    Item("human_hand", "Human Hand 人胡", "human_tai", "non-dealer wins on the dealer's first discard; replaces Concealed Hand"),
-    Item("migi", "MIGI 咪幾", "migi_tai", "declared within the first 4 discards before any pung/kong, and won"),
-    Item("declare_ready", "Declare Ready 報聽", "declare_ready_tai", "declared (not MIGI) and won"),
-)
-ITEM_NAMES: tuple[str, ...] = tuple(item.name for item in ITEMS)
-N_ITEMS = len(ITEMS)  #: length of the item vector
-ITEM_DTYPE = np.int16  #: dtype of the item columns of :func:`score_batch_kernel`
-
+#: the item table (``items/douque.toml``: one row per item, :class:`~simkit.scoring.core.Item`), the
+#: item names (dataset columns), their number (the length of the item vector), their values at the
+#: default options (:func:`values_of` gives them under a rule set's options), in table order, and
+#: what each item replaces (``{item: items not scored beside it}``)
+ITEMS, ITEM_NAMES, N_ITEMS, VALUES, REPLACES = item_table("douque", np.int64)
 # item indices (the kernel's vector positions)
 SELF_DRAWN, CONCEALED_HAND, FULLY_CONCEALED, SEAT_WIND, PREVAILING_WIND, DRAGON_PUNG = range(6)
 SINGLE_WAIT, REPLACEMENT_TILE, ROBBING_THE_KONG, LAST_TILE_DRAW, FULLY_MELDED = range(6, 11)
@@ -109,13 +56,13 @@ LITTLE_DRAGONS, BIG_DRAGONS, LITTLE_WINDS, BIG_WINDS = range(16, 20)
 ALL_HONORS, AH_LITTLE_DRAGONS, AH_BIG_DRAGONS, AH_LITTLE_WINDS, AH_BIG_WINDS = range(20, 25)
 HEAVENLY, EARTHLY, HUMAN, MIGI, DECLARE_READY = range(25, 30)
 
+ITEM_DTYPE = np.int16  #: dtype of the item columns of :func:`score_batch_kernel`
+
+
 #: first_turn codes of the kernel: index in this tuple
 FIRST_TURNS = (None, "heavenly", "earthly", "human")
 #: declared codes of the kernel: index in this tuple
 DECLARATIONS = (None, "ready", "migi")
-
-_EAST, _WHITE = 27, 31  #: first wind and first dragon kind
-_MELD_PUNG, _MELD_KONG, _MELD_ADDED, _MELD_CONCEALED = 0, 1, 2, 3  #: simkit.melds codes
 
 
 class DouqueParams(NamedTuple):
@@ -144,43 +91,67 @@ def params_of(rules) -> DouqueParams:
     )
 
 
-class ScoreWork(NamedTuple):
-    """Scratch arrays of the scoring kernel (allocate once with :func:`new_work`, reuse)."""
-
-    splits: np.ndarray  #: int8[MAX_SPLITS, 5, 2]
-    cand: np.ndarray  #: int64[N_ITEMS], the arrangement being scored
-    ready: np.ndarray  #: uint8[34], the hand before the winning tile
-    meld_counts: np.ndarray  #: uint8[34], tiles in the winner's melds
-    choice: np.ndarray  #: int64[2], (split index, part index) of the best arrangement
-    split_scratch: np.ndarray  #: int64[SCRATCH], work space of the splits kernel
+def values_of(rules) -> np.ndarray:
+    """The tai of each item (:data:`ITEMS` order) under the options of a douque Rules."""
+    p = params_of(rules)
+    values = VALUES.copy()
+    values[[HEAVENLY, HUMAN, MIGI, DECLARE_READY]] = p.heavenly_tai, p.human_tai, p.migi_tai, p.declare_ready_tai
+    return values
 
 
-def new_work() -> ScoreWork:
-    """Fresh scratch arrays for :func:`score_kernel`."""
-    return ScoreWork(
-        np.zeros((MAX_SPLITS, 5, 2), np.int8),
-        np.zeros(N_ITEMS, np.int64),
-        np.zeros(34, np.uint8),
-        np.zeros(34, np.uint8),
-        np.zeros(2, np.int64),
-        np.zeros(SCRATCH, np.int64),
-    )
+new_work = work_factory(N_ITEMS, np.int64)  #: fresh scratch arrays for :func:`score_kernel`
 
 
 @jit(inline="always")
-def _better(cand, items):  # pragma: no cover - compiled
-    """Whether ``cand`` beats ``items``: more tai, or equal tai and a larger item vector."""
-    a = 0
-    b = 0
-    for i in range(N_ITEMS):
-        a += cand[i]
-        b += items[i]
-    if a != b:
-        return a > b
-    for i in range(N_ITEMS):
-        if cand[i] != items[i]:
-            return cand[i] > items[i]
-    return False
+def _score_arrangement(a, hand, cand):  # pragma: no cover - compiled
+    """The tai of one arrangement that depend on it (§7): winds, dragons, pungs, flushes, honors.
+    ``hand``: (characters, dots, honors present, seat wind, prevailing wind)."""
+    has_m, has_p, has_z, seat_wind, prevailing_wind = hand
+    for i in (SEAT_WIND, PREVAILING_WIND, DRAGON_PUNG):
+        cand[i] = 0
+    for i in range(THREE_CONCEALED, AH_BIG_WINDS + 1):
+        cand[i] = 0
+    dragons = -1
+    if a.dragons == 3:
+        dragons = BIG_DRAGONS
+    elif a.dragons == 2 and a.pair >= WHITE:
+        dragons = LITTLE_DRAGONS
+    winds = -1
+    if a.winds == 4:
+        winds = BIG_WINDS
+    elif a.winds == 3 and EAST <= a.pair < WHITE:
+        winds = LITTLE_WINDS
+    if not has_m and not has_p:  # §7.1: All Honors merges with a dragon or wind pattern
+        if dragons == LITTLE_DRAGONS:
+            cand[AH_LITTLE_DRAGONS] = VALUES[AH_LITTLE_DRAGONS]
+        elif dragons == BIG_DRAGONS:
+            cand[AH_BIG_DRAGONS] = VALUES[AH_BIG_DRAGONS]
+        elif winds == LITTLE_WINDS:
+            cand[AH_LITTLE_WINDS] = VALUES[AH_LITTLE_WINDS]
+        elif winds == BIG_WINDS:
+            cand[AH_BIG_WINDS] = VALUES[AH_BIG_WINDS]
+        else:
+            cand[ALL_HONORS] = VALUES[ALL_HONORS]
+    else:
+        if dragons >= 0:
+            cand[dragons] = VALUES[dragons]
+        else:
+            cand[DRAGON_PUNG] = a.dragons * VALUES[DRAGON_PUNG]
+        if winds >= 0:
+            cand[winds] = VALUES[winds]
+        else:
+            cand[SEAT_WIND] = VALUES[SEAT_WIND] if (a.pung_kinds >> seat_wind) & 1 else 0
+            cand[PREVAILING_WIND] = VALUES[PREVAILING_WIND] if (a.pung_kinds >> prevailing_wind) & 1 else 0
+        if a.chows == 0:
+            cand[ALL_PUNGS] = VALUES[ALL_PUNGS]
+        if has_m and not has_p and not has_z:
+            cand[FULL_FLUSH] = VALUES[FULL_FLUSH]
+        elif has_z and (has_m != has_p):
+            cand[HALF_FLUSH] = VALUES[HALF_FLUSH]
+    if a.concealed_pungs >= 4:
+        cand[FOUR_CONCEALED] = VALUES[FOUR_CONCEALED]
+    elif a.concealed_pungs == 3:
+        cand[THREE_CONCEALED] = VALUES[THREE_CONCEALED]
 
 
 @jit
@@ -190,88 +161,53 @@ def score_kernel(
 ):  # pragma: no cover - compiled
     """Score a complete douque hand; returns the hand tai and fills ``items`` (int[N_ITEMS]).
 
+    ``counts``, ``win_tile``, ``melds``, ``n_melds``, ``t``, ``work``, ``items``: as every rule set's
+    (:mod:`simkit.scoring.core`); ``p``: :class:`DouqueParams`.
+
     Parameters
     ----------
-    counts : uint8[34]
-        Concealed tiles including the winning tile (``14 - 3 * n_melds``); must be complete.
-    win_tile : int
-        Kind of the winning tile.
-    melds : int array (>= n_melds, 2)
-        Rows ``(meld type code, kind)`` as in :mod:`simkit.melds`; only the first ``n_melds`` count.
     self_drawn, robbing_kong, replacement, last_tile : bool
     first_turn, declared : int
         Codes, indices into :data:`FIRST_TURNS` and :data:`DECLARATIONS`.
     seat_wind, prevailing_wind : int
         Kinds (27 East ... 30 North).
-    t : HandTables
-    p : DouqueParams
-    work : ScoreWork
-    items : int array (N_ITEMS,)
-        Output: tai per item of the best arrangement. Returns -1 (items zero) if not complete.
     """
     for i in range(N_ITEMS):
         items[i] = 0
-    # --- melds
-    n_open = 0
-    n_kong = 0
-    concealed_kongs = 0
-    for k in range(34):
-        work.meld_counts[k] = 0
-    for m in range(n_melds):
-        mtype = melds[m, 0]
-        kind = melds[m, 1]
-        if mtype == _MELD_CONCEALED:
-            concealed_kongs += 1
-        else:
-            n_open += 1
-        if mtype == _MELD_PUNG:
-            work.meld_counts[kind] += 3
-        else:
-            work.meld_counts[kind] += 4
-            n_kong += 1
-    # --- tiles: suits present
-    has_m = False
-    has_p = False
-    has_z = False
-    for k in range(34):
-        if counts[k] + work.meld_counts[k]:
-            if k < 9:
-                has_m = True
-            elif k < 27:
-                has_p = True
-            else:
-                has_z = True
-    # --- win items (independent of the split)
+    mt = tally_melds(melds, n_melds)
+    meld_tiles(melds, n_melds, work.meld_counts)
+    has_m, has_p, has_z = tile_suits(counts, work.meld_counts)
+    # --- win items (independent of the arrangement)
     cand = work.cand
     for i in range(N_ITEMS):
         cand[i] = 0
     heavenly_or_earthly = first_turn == 1 or first_turn == 2
-    concealed = n_open == 0
+    concealed = mt.claimed == 0
     if self_drawn and not heavenly_or_earthly:
-        cand[SELF_DRAWN] = 4
+        cand[SELF_DRAWN] = VALUES[SELF_DRAWN]
         if concealed:
-            cand[FULLY_CONCEALED] = 1
+            cand[FULLY_CONCEALED] = VALUES[FULLY_CONCEALED]
     if concealed and first_turn == 0:
-        cand[CONCEALED_HAND] = 1
-    if replacement and self_drawn and n_kong > 0:
-        cand[REPLACEMENT_TILE] = 1
+        cand[CONCEALED_HAND] = VALUES[CONCEALED_HAND]
+    if replacement and self_drawn and mt.kongs > 0:
+        cand[REPLACEMENT_TILE] = VALUES[REPLACEMENT_TILE]
     if robbing_kong and not self_drawn:
-        cand[ROBBING_THE_KONG] = 1
+        cand[ROBBING_THE_KONG] = VALUES[ROBBING_THE_KONG]
     if last_tile and self_drawn:
-        cand[LAST_TILE_DRAW] = 1
-    fully_melded = n_melds == 4 and n_open == 4 and not self_drawn
+        cand[LAST_TILE_DRAW] = VALUES[LAST_TILE_DRAW]
+    fully_melded = n_melds == 4 and mt.claimed == 4 and not self_drawn
     if fully_melded:
-        cand[FULLY_MELDED] = 2
+        cand[FULLY_MELDED] = VALUES[FULLY_MELDED]
     if first_turn != 1 and not (fully_melded and not p.fully_melded_single_wait):
         for k in range(34):
             work.ready[k] = counts[k]
         work.ready[win_tile] -= 1
         if popcount(waits_kernel(work.ready, n_melds, work.meld_counts, t)) == 1:
-            cand[SINGLE_WAIT] = 1
+            cand[SINGLE_WAIT] = VALUES[SINGLE_WAIT]
     if first_turn == 1:
         cand[HEAVENLY] = p.heavenly_tai
     elif first_turn == 2:
-        cand[EARTHLY] = 16
+        cand[EARTHLY] = VALUES[EARTHLY]
     elif first_turn == 3:
         cand[HUMAN] = p.human_tai
     if declared == 2:
@@ -279,124 +215,25 @@ def score_kernel(
     elif declared == 1:
         cand[DECLARE_READY] = p.declare_ready_tai
     # --- every split, every place of the winning tile
-    n_splits = splits_kernel(counts, n_melds, t, work.splits, work.split_scratch)
-    if n_splits == 0:
+    hand = (has_m, has_p, has_z, seat_wind, prevailing_wind)
+    if not best_arrangement(
+        _score_arrangement, True, False, counts, n_melds, win_tile, not self_drawn, mt, t, work, items, N_ITEMS, hand,
+    ):
         return np.int64(-1)
-    n_parts = 5 - n_melds
-    discard_win = not self_drawn
-    found = False
-    for s in range(n_splits):
-        for w in range(n_parts):
-            ptype = work.splits[s, w, 0]
-            pkind = work.splits[s, w, 1]
-            if ptype == PART_CHOW:
-                holds = pkind <= win_tile <= pkind + 2
-            else:
-                holds = pkind == win_tile
-            if not holds:
-                continue
-            dup = False
-            for v in range(w):
-                if work.splits[s, v, 0] == ptype and work.splits[s, v, 1] == pkind:
-                    dup = True
-            if dup:
-                continue
-            # pattern items of this arrangement
-            dragon_pungs = 0
-            wind_pungs = 0
-            seat = False
-            prevailing = False
-            chows = 0
-            hidden = concealed_kongs
-            pair = -1
-            for m in range(n_melds):
-                kind = melds[m, 1]
-                if kind >= _WHITE:
-                    dragon_pungs += 1
-                elif kind >= _EAST:
-                    wind_pungs += 1
-                if kind == seat_wind:
-                    seat = True
-                if kind == prevailing_wind:
-                    prevailing = True
-            for v in range(n_parts):
-                vtype = work.splits[s, v, 0]
-                kind = work.splits[s, v, 1]
-                if vtype == PART_PAIR:
-                    pair = kind
-                elif vtype == PART_CHOW:
-                    chows += 1
-                else:
-                    if not (discard_win and v == w):
-                        hidden += 1
-                    if kind >= _WHITE:
-                        dragon_pungs += 1
-                    elif kind >= _EAST:
-                        wind_pungs += 1
-                    if kind == seat_wind:
-                        seat = True
-                    if kind == prevailing_wind:
-                        prevailing = True
-            cand[SEAT_WIND] = 0
-            cand[PREVAILING_WIND] = 0
-            cand[DRAGON_PUNG] = 0
-            for i in range(THREE_CONCEALED, AH_BIG_WINDS + 1):
-                cand[i] = 0
-            dragons = -1
-            if dragon_pungs == 3:
-                dragons = BIG_DRAGONS
-            elif dragon_pungs == 2 and pair >= _WHITE:
-                dragons = LITTLE_DRAGONS
-            winds = -1
-            if wind_pungs == 4:
-                winds = BIG_WINDS
-            elif wind_pungs == 3 and _EAST <= pair < _WHITE:
-                winds = LITTLE_WINDS
-            if not has_m and not has_p:
-                if dragons == LITTLE_DRAGONS:
-                    cand[AH_LITTLE_DRAGONS] = 16
-                elif dragons == BIG_DRAGONS:
-                    cand[AH_BIG_DRAGONS] = 20
-                elif winds == LITTLE_WINDS:
-                    cand[AH_LITTLE_WINDS] = 20
-                elif winds == BIG_WINDS:
-                    cand[AH_BIG_WINDS] = 28
-                else:
-                    cand[ALL_HONORS] = 16
-            else:
-                if dragons == LITTLE_DRAGONS:
-                    cand[LITTLE_DRAGONS] = 4
-                elif dragons == BIG_DRAGONS:
-                    cand[BIG_DRAGONS] = 8
-                else:
-                    cand[DRAGON_PUNG] = dragon_pungs
-                if winds == LITTLE_WINDS:
-                    cand[LITTLE_WINDS] = 8
-                elif winds == BIG_WINDS:
-                    cand[BIG_WINDS] = 16
-                else:
-                    cand[SEAT_WIND] = 1 if seat else 0
-                    cand[PREVAILING_WIND] = 1 if prevailing else 0
-                if chows == 0:
-                    cand[ALL_PUNGS] = 4
-                if has_m and not has_p and not has_z:
-                    cand[FULL_FLUSH] = 8
-                elif has_z and (has_m != has_p):
-                    cand[HALF_FLUSH] = 4
-            if hidden >= 4:
-                cand[FOUR_CONCEALED] = 5
-            elif hidden == 3:
-                cand[THREE_CONCEALED] = 2
-            if not found or _better(cand, items):
-                for i in range(N_ITEMS):
-                    items[i] = cand[i]
-                work.choice[0] = s
-                work.choice[1] = w
-                found = True
-    total = np.int64(0)
-    for i in range(N_ITEMS):
-        total += items[i]
-    return total
+    return item_total(items, np.int64(0))
+
+
+@jit(inline="always")
+def _score_row(i, work, rows):  # pragma: no cover - compiled
+    """Hand ``i`` of a batch (:func:`score_batch_kernel`'s arrays) through :func:`score_kernel`."""
+    (
+        counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn,
+        declared, seat_wind, prevailing_wind, t, p, items
+    ) = rows
+    return score_kernel(
+        counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], robbing_kong[i], replacement[i], last_tile[i],
+        first_turn[i], declared[i], seat_wind[i], prevailing_wind[i], t, p, work, items[i],
+    )
 
 
 @pjit
@@ -404,21 +241,10 @@ def score_batch_kernel(
     counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile,
     first_turn, declared, seat_wind, prevailing_wind, t, p, items, hand_tai,
 ):  # pragma: no cover - compiled
-    """Score N hands on all cores: arrays of length N (``counts`` (N, 34), ``melds`` (N, 4, 2)),
-    ``items`` int16[N, N_ITEMS] and ``hand_tai`` int16[N] out."""
-    n = counts.shape[0]
-    chunk = 256
-    for c in prange((n + chunk - 1) // chunk):
-        work = ScoreWork(
-            np.zeros((MAX_SPLITS, 5, 2), np.int8),
-            np.zeros(N_ITEMS, np.int64),
-            np.zeros(34, np.uint8),
-            np.zeros(34, np.uint8),
-            np.zeros(2, np.int64),
-            np.zeros(SCRATCH, np.int64),
+    """Score N hands on all cores (the batch layout of :mod:`simkit.scoring.core`): ``hand_tai`` int16[N]."""
+    for c in prange(batch_chunks(counts.shape[0])):
+        rows = (
+            counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn,
+            declared, seat_wind, prevailing_wind, t, p, items
         )
-        for i in range(c * chunk, min(n, (c + 1) * chunk)):
-            hand_tai[i] = score_kernel(
-                counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], robbing_kong[i], replacement[i],
-                last_tile[i], first_turn[i], declared[i], seat_wind[i], prevailing_wind[i], t, p, work, items[i],
-            )
+        score_chunk(_score_row, c, counts.shape[0], np.zeros(N_ITEMS, np.int64), rows, hand_tai)

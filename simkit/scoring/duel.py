@@ -2,7 +2,7 @@
 
 Items
 -----
-:data:`ITEMS` names the patterns of the fan table, in its order (Heavenly and Earthly Hand are two
+:data:`ITEMS` (the table ``items/duel.toml``) names the patterns of the fan table, in its order (Heavenly and Earthly Hand are two
 items); each name is stable snake_case (a dataset column). The fan of a win is the sum of its
 items. The loser pays ``min(2 ** (fan - 1), multiple_cap) * stake`` for the win
 (:func:`win_multiple`, :func:`win_payment`); kong payments come on top, whoever wins and on a draw,
@@ -49,67 +49,24 @@ import numpy as np
 
 from .._jit import jit, pjit, prange
 from ..rules.duel import money_unit
-from ..hand.split import MAX_SPLITS, PART_CHOW, PART_PAIR, SCRATCH, splits_kernel
-from ..hand.win import is_seven_pairs
-from .common import (
-    EAST,
-    MELD_ADDED,
-    MELD_CHOW,
-    MELD_CONCEALED,
-    MELD_KONG,
-    MELD_PUNG,
-    WHITE,
-    ScoreWork,
-    better,
-    first_holding,
-    new_work as _new_work,
-)
-from .douque import Item
+from .core import EAST, MELD_ADDED, MELD_CONCEALED, MELD_KONG, RULE_SET_SCORING, WHITE
+from .core import batch_chunks, best_arrangement, fixed_values, item_table, item_total, score_chunk, tally_melds, work_factory
 
-__all__ = [
-    "ITEMS",
-    "ITEM_NAMES",
-    "N_ITEMS",
-    "ITEM_DTYPE",
-    "FIRST_TURNS",
-    "KONG_UNITS",
-    "DuelParams",
-    "params_of",
-    "new_work",
-    "score_kernel",
-    "score_batch_kernel",
-    "win_multiple",
-    "win_payment",
-    "kong_units",
-    "kong_payment",
-    "receiver_fee",
-]
+__all__ = [*RULE_SET_SCORING, "FIRST_TURNS", "KONG_UNITS", "DuelParams", "win_multiple", "win_payment", "kong_units", "kong_payment", "receiver_fee"]
 
-ITEMS: tuple[Item, ...] = (
-    Item("win", "Win", "1", "every win (not with Heavenly / Earthly Hand)"),
-    Item("self_drawn", "Self-drawn", "+1", "the winner drew the winning tile"),
-    Item("concealed_hand", "Concealed", "+1", "no pung, exposed or added kong (concealed kongs fine)"),
-    Item("all_pungs", "All pungs", "2", "four pungs/kongs + pair"),
-    Item("full_flush", "Full flush", "2", "characters only"),
-    Item("seven_pairs", "Seven pairs", "3", "seven pairs, no melds"),
-    Item("luxury_seven_pairs", "Luxury seven pairs", "5", "seven pairs with four identical tiles; replaces Seven pairs"),
-    Item("big_three_dragons", "Big three dragons", "8", "pungs/kongs of all three dragons"),
-    Item("little_four_winds", "Little four winds", "8", "pungs of three winds + pair of the fourth"),
-    Item("big_four_winds", "Big four winds", "10", "pungs/kongs of all four winds"),
-    Item("all_honors", "All honours", "10", "every tile an honour"),
-    Item("replacement_tile", "Win on a kong", "+1", "self-draw on a kong replacement"),
-    Item("last_tile_draw", "Last tile", "+1", "self-draw on the last tile of the wall"),
-    Item("robbing_the_kong", "Robbing the kong", "+1", "win on the opponent's added-kong tile"),
-    Item("heavenly_hand", "Heavenly hand", "8 flat", "the dealer's dealt 14 win; nothing else is added"),
-    Item("earthly_hand", "Earthly hand", "8 flat", "non-dealer self-draws on the first draw before any call"),
-)
-ITEM_NAMES: tuple[str, ...] = tuple(item.name for item in ITEMS)
-N_ITEMS = len(ITEMS)  #: length of the item vector
+#: the item table (``items/duel.toml``: one row per item, :class:`~simkit.scoring.core.Item`), the
+#: item names (dataset columns), their number (the length of the item vector), their values at the
+#: default options (:func:`values_of` gives them under a rule set's options), in table order, and
+#: what each item replaces (``{item: items not scored beside it}``)
+ITEMS, ITEM_NAMES, N_ITEMS, VALUES, REPLACES = item_table("duel", np.int64)
+# item indices (the kernel's vector positions)
+WIN, SELF_DRAWN, CONCEALED_HAND = range(3)  # every win, how it was won
+ALL_PUNGS, FULL_FLUSH, SEVEN_PAIRS, LUXURY_SEVEN_PAIRS, BIG_DRAGONS, LITTLE_WINDS, BIG_WINDS, ALL_HONORS = range(3, 11)
+REPLACEMENT_TILE, LAST_TILE, ROBBING = range(11, 14)  # the winning tile's circumstances
+HEAVENLY, EARTHLY = range(14, 16)  # 8 fan flat
+
 ITEM_DTYPE = np.int16  #: dtype of the item columns of :func:`score_batch_kernel`
 
-WIN, SELF_DRAWN, CONCEALED_HAND, ALL_PUNGS, FULL_FLUSH, SEVEN_PAIRS, LUXURY_SEVEN_PAIRS = range(7)
-BIG_DRAGONS, LITTLE_WINDS, BIG_WINDS, ALL_HONORS, REPLACEMENT_TILE, LAST_TILE, ROBBING = range(7, 14)
-HEAVENLY, EARTHLY = range(14, 16)
 
 #: first_turn codes of the kernel: index in this tuple
 FIRST_TURNS = (None, "heavenly", "earthly")
@@ -137,9 +94,10 @@ def params_of(rules) -> DuelParams:
     return DuelParams(float(o.stake), float(o.fee), int(o.multiple_cap), chips, per_coin, stake_units)
 
 
-def new_work() -> ScoreWork:
-    """Fresh scratch arrays for :func:`score_kernel`."""
-    return _new_work(N_ITEMS, np.int64)
+values_of = fixed_values(VALUES)  #: the fan of each item; the options do not change them
+
+
+new_work = work_factory(N_ITEMS, np.int64)  #: fresh scratch arrays for :func:`score_kernel`
 
 
 @jit
@@ -186,6 +144,25 @@ def receiver_fee(received, p):  # pragma: no cover - compiled
     return received * p.fee
 
 
+@jit(inline="always")
+def _score_arrangement(a, hand, cand):  # pragma: no cover - compiled
+    """The fan of one arrangement that depend on it: Seven pairs / Luxury seven pairs, All pungs,
+    Big three dragons, Little and Big four winds (``hand`` is empty)."""
+    cand[SEVEN_PAIRS] = 0
+    cand[LUXURY_SEVEN_PAIRS] = 0
+    if a.seven_pairs:
+        cand[LUXURY_SEVEN_PAIRS if a.luxury else SEVEN_PAIRS] = VALUES[LUXURY_SEVEN_PAIRS if a.luxury else SEVEN_PAIRS]
+        cand[ALL_PUNGS] = 0
+        cand[BIG_DRAGONS] = 0
+        cand[BIG_WINDS] = 0
+        cand[LITTLE_WINDS] = 0
+        return
+    cand[ALL_PUNGS] = VALUES[ALL_PUNGS] if a.chows == 0 else 0
+    cand[BIG_DRAGONS] = VALUES[BIG_DRAGONS] if a.dragons == 3 else 0
+    cand[BIG_WINDS] = VALUES[BIG_WINDS] if a.winds == 4 else 0
+    cand[LITTLE_WINDS] = VALUES[LITTLE_WINDS] if (a.winds == 3 and EAST <= a.pair < WHITE) else 0
+
+
 @jit
 def score_kernel(
     counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn,
@@ -193,56 +170,26 @@ def score_kernel(
 ):  # pragma: no cover - compiled
     """Score a complete duel hand; returns the fan and fills ``items`` (int[N_ITEMS]).
 
+    ``counts`` (four melds + a pair, or seven pairs with no melds), ``win_tile``, ``melds``,
+    ``n_melds``, ``t`` (the duel tables, with seven pairs), ``work``, ``items``: as every rule set's
+    (:mod:`simkit.scoring.core`); ``p``: :class:`DuelParams`, not used by the fan (only by the
+    payment functions).
+
     Parameters
     ----------
-    counts : uint8[34]
-        Concealed tiles including the winning tile (``14 - 3 * n_melds``); must be complete (four
-        melds + a pair, or seven pairs with no melds).
-    win_tile : int
-        Kind of the winning tile.
-    melds : int array (>= n_melds, 2)
-        Rows ``(meld type code, kind)`` as in :mod:`simkit.melds`; only the first ``n_melds`` count.
     self_drawn, robbing_kong, replacement, last_tile : bool
         Self-draw; win on the opponent's added-kong tile; self-draw on a kong replacement;
         self-draw on the last tile of the wall.
     first_turn : int
         Code, index into :data:`FIRST_TURNS` (0 none, 1 heavenly, 2 earthly).
-    t : HandTables
-        The duel tables (with seven pairs).
-    p : DuelParams
-        Not used by the fan (only by the payment functions); taken for a uniform signature.
-    work : ScoreWork
-        From :func:`new_work`. On return ``work.choice`` holds (split, part of the winning tile)
-        of the scored arrangement in ``work.splits``; split -1 is seven pairs.
-    items : int array (N_ITEMS,)
-        Output: fan per item. Returns -1 (items zero) if not complete.
     """
     for i in range(N_ITEMS):
         items[i] = 0
-    # --- melds
-    claimed = 0
-    n_kong = 0
-    meld_chows = 0
-    meld_dragons = 0
-    meld_winds = 0
+    mt = tally_melds(melds, n_melds)
     has_m = False
-    has_z = False
+    has_z = mt.honor_pungs > 0
     for m in range(n_melds):
-        mtype = melds[m, 0]
-        kind = melds[m, 1]
-        if mtype != MELD_CONCEALED:
-            claimed += 1
-        if mtype == MELD_CHOW:
-            meld_chows += 1
-        elif mtype != MELD_PUNG:
-            n_kong += 1
-        if kind >= EAST:
-            has_z = True
-            if kind >= WHITE:
-                meld_dragons += 1
-            else:
-                meld_winds += 1
-        else:
+        if melds[m, 1] < EAST:
             has_m = True
     for k in range(34):
         if counts[k]:
@@ -250,82 +197,48 @@ def score_kernel(
                 has_m = True
             else:
                 has_z = True
-    # --- items independent of the split
+    # --- items independent of the arrangement
     cand = work.cand
     for i in range(N_ITEMS):
         cand[i] = 0
-    cand[WIN] = 1
+    cand[WIN] = VALUES[WIN]
     if self_drawn:
-        cand[SELF_DRAWN] = 1
-        if replacement and n_kong > 0:
-            cand[REPLACEMENT_TILE] = 1
+        cand[SELF_DRAWN] = VALUES[SELF_DRAWN]
+        if replacement and mt.kongs > 0:
+            cand[REPLACEMENT_TILE] = VALUES[REPLACEMENT_TILE]
         if last_tile:
-            cand[LAST_TILE] = 1
+            cand[LAST_TILE] = VALUES[LAST_TILE]
     elif robbing_kong:
-        cand[ROBBING] = 1
-    if claimed == 0:
-        cand[CONCEALED_HAND] = 1
+        cand[ROBBING] = VALUES[ROBBING]
+    if mt.claimed == 0:
+        cand[CONCEALED_HAND] = VALUES[CONCEALED_HAND]
     if not has_z:
-        cand[FULL_FLUSH] = 2
+        cand[FULL_FLUSH] = VALUES[FULL_FLUSH]
     if not has_m:
-        cand[ALL_HONORS] = 10
-    found = False
-    # --- seven pairs
-    if n_melds == 0 and t.seven_pairs and is_seven_pairs(counts, t):
-        luxury = False
-        for k in range(34):
-            if counts[k] == 4:
-                luxury = True
-        if luxury:
-            cand[LUXURY_SEVEN_PAIRS] = 5
-        else:
-            cand[SEVEN_PAIRS] = 3
-        for i in range(N_ITEMS):
-            items[i] = cand[i]
-        work.choice[0] = -1
-        work.choice[1] = 0
-        found = True
-        cand[SEVEN_PAIRS] = 0
-        cand[LUXURY_SEVEN_PAIRS] = 0
-    # --- every split (where the winning tile sits does not change the fan)
-    n_splits = splits_kernel(counts, n_melds, t, work.splits, work.split_scratch)
-    n_parts = 5 - n_melds
-    for s in range(n_splits):
-        chows = meld_chows
-        dragons = meld_dragons
-        winds = meld_winds
-        pair = -1
-        for v in range(n_parts):
-            vtype = work.splits[s, v, 0]
-            kind = work.splits[s, v, 1]
-            if vtype == PART_CHOW:
-                chows += 1
-            elif vtype == PART_PAIR:
-                pair = kind
-            elif kind >= WHITE:
-                dragons += 1
-            elif kind >= EAST:
-                winds += 1
-        cand[ALL_PUNGS] = 2 if chows == 0 else 0
-        cand[BIG_DRAGONS] = 8 if dragons == 3 else 0
-        cand[BIG_WINDS] = 10 if winds == 4 else 0
-        cand[LITTLE_WINDS] = 8 if (winds == 3 and EAST <= pair < WHITE) else 0
-        if not found or better(cand, items):
-            for i in range(N_ITEMS):
-                items[i] = cand[i]
-            work.choice[0] = s
-            work.choice[1] = first_holding(work.splits, s, n_parts, win_tile)
-            found = True
-    if not found:
+        cand[ALL_HONORS] = VALUES[ALL_HONORS]
+    # --- seven pairs, then every split (where the winning tile sits does not change the fan)
+    if not best_arrangement(
+        _score_arrangement, False, True, counts, n_melds, win_tile, not self_drawn, mt, t, work, items, N_ITEMS, (),
+    ):
         return np.int64(-1)
     if first_turn == 1 or first_turn == 2:
         for i in range(N_ITEMS):
             items[i] = 0
-        items[HEAVENLY if first_turn == 1 else EARTHLY] = 8
-    total = np.int64(0)
-    for i in range(N_ITEMS):
-        total += items[i]
-    return total
+        items[HEAVENLY if first_turn == 1 else EARTHLY] = VALUES[HEAVENLY if first_turn == 1 else EARTHLY]
+    return item_total(items, np.int64(0))
+
+
+@jit(inline="always")
+def _score_row(i, work, rows):  # pragma: no cover - compiled
+    """Hand ``i`` of a batch (:func:`score_batch_kernel`'s arrays) through :func:`score_kernel`."""
+    (
+        counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn, t,
+        p, items
+    ) = rows
+    return score_kernel(
+        counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], robbing_kong[i], replacement[i], last_tile[i],
+        first_turn[i], t, p, work, items[i],
+    )
 
 
 @pjit
@@ -333,21 +246,10 @@ def score_batch_kernel(
     counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn,
     t, p, items, fan,
 ):  # pragma: no cover - compiled
-    """Score N hands on all cores: arrays of length N (``counts`` (N, 34), ``melds`` (N, 4, 2)),
-    ``items`` int16[N, N_ITEMS] and ``fan`` int16[N] out (-1 for a hand that is not complete)."""
-    n = counts.shape[0]
-    chunk = 256
-    for c in prange((n + chunk - 1) // chunk):
-        work = ScoreWork(
-            np.zeros((MAX_SPLITS, 5, 2), np.int8),
-            np.zeros(N_ITEMS, np.int64),
-            np.zeros(34, np.uint8),
-            np.zeros(34, np.uint8),
-            np.zeros(2, np.int64),
-            np.zeros(SCRATCH, np.int64),
+    """Score N duel hands on all cores (the batch layout of :mod:`simkit.scoring.core`)."""
+    for c in prange(batch_chunks(counts.shape[0])):
+        rows = (
+            counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn, t,
+            p, items
         )
-        for i in range(c * chunk, min(n, (c + 1) * chunk)):
-            fan[i] = score_kernel(
-                counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], robbing_kong[i], replacement[i],
-                last_tile[i], first_turn[i], t, p, work, items[i],
-            )
+        score_chunk(_score_row, c, counts.shape[0], np.zeros(N_ITEMS, np.int64), rows, fan)

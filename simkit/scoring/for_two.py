@@ -3,8 +3,8 @@
 Items
 -----
 A winning hand is one of the five basic combinations of the source's table (four melds + a pair:
-4 pungs, 3 pungs + 1 chow, 2 + 2, 1 + 3, 4 chows; kongs count as pungs). :data:`ITEMS` names them,
-in the source's order; the item of the scored combination holds its combination points (option
+4 pungs, 3 pungs + 1 chow, 2 + 2, 1 + 3, 4 chows; kongs count as pungs). :data:`ITEMS` (the table
+``items/for_two.toml``) names them, in the source's order; the item of the scored combination holds its combination points (option
 ``combination_points``, 5 4 3 2 1 by default) and the others 0, so the items sum to the
 combination points and each dataset row carries the points it was scored with. The loser pays
 ``bid * stake * combination points``, times ``self_drawn_multiplier`` (2) for a self-draw
@@ -32,33 +32,16 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import jit, pjit, prange
-from ..hand.split import MAX_SPLITS, PART_CHOW, SCRATCH, splits_kernel
-from .common import MELD_CHOW, ScoreWork, better, first_holding, new_work as _new_work
-from .douque import Item
+from .core import RULE_SET_SCORING
+from .core import batch_chunks, best_arrangement, item_table, item_total, score_chunk, tally_melds, work_factory
 
-__all__ = [
-    "ITEMS",
-    "ITEM_NAMES",
-    "N_ITEMS",
-    "ITEM_DTYPE",
-    "ForTwoParams",
-    "params_of",
-    "new_work",
-    "score_kernel",
-    "score_batch_kernel",
-    "payment",
-    "fold_payment",
-]
+__all__ = [*RULE_SET_SCORING, "ForTwoParams", "payment", "fold_payment"]
 
-ITEMS: tuple[Item, ...] = (
-    Item("four_pungs", "11 111 111 111 111", "combination_points[0] (5)", "pair + 4 pungs/kongs"),
-    Item("three_pungs_one_chow", "11 111 111 111 123", "combination_points[1] (4)", "pair + 3 pungs + 1 chow"),
-    Item("two_pungs_two_chows", "11 111 111 123 123", "combination_points[2] (3)", "pair + 2 pungs + 2 chows"),
-    Item("one_pung_three_chows", "11 111 123 123 123", "combination_points[3] (2)", "pair + 1 pung + 3 chows"),
-    Item("four_chows", "11 123 123 123 123", "combination_points[4] (1)", "pair + 4 chows"),
-)
-ITEM_NAMES: tuple[str, ...] = tuple(item.name for item in ITEMS)
-N_ITEMS = len(ITEMS)  #: length of the item vector (item ``i`` is the combination with ``i`` chows)
+#: the item table (``items/for_two.toml``: one row per item, :class:`~simkit.scoring.core.Item`), the
+#: item names (dataset columns), their number (the length of the item vector), their values at the
+#: default options (:func:`values_of` gives them under a rule set's options), in table order, and
+#: what each item replaces (``{item: items not scored beside it}``)
+ITEMS, ITEM_NAMES, N_ITEMS, VALUES, REPLACES = item_table("for_two", np.float64)
 ITEM_DTYPE = np.float64  #: dtype of the item columns of :func:`score_batch_kernel`
 
 
@@ -78,9 +61,12 @@ def params_of(rules) -> ForTwoParams:
     return ForTwoParams(float(o.stake), points, float(o.self_drawn_multiplier), float(o.fold_payment))
 
 
-def new_work() -> ScoreWork:
-    """Fresh scratch arrays for :func:`score_kernel`."""
-    return _new_work(N_ITEMS, np.float64)
+def values_of(rules) -> np.ndarray:
+    """The points of each combination (:data:`ITEMS` order) under the options of a for_two Rules."""
+    return params_of(rules).combination_points.copy()
+
+
+new_work = work_factory(N_ITEMS, np.float64)  #: fresh scratch arrays for :func:`score_kernel`
 
 
 @jit
@@ -99,76 +85,52 @@ def fold_payment(p):  # pragma: no cover - compiled
     return p.fold_payment * p.stake
 
 
+@jit(inline="always")
+def _score_arrangement(a, hand, cand):  # pragma: no cover - compiled
+    """The combination of one split: its points at the index of its number of chows, 0 elsewhere
+    (``hand``: the combination points)."""
+    for i in range(N_ITEMS):
+        cand[i] = 0.0
+    cand[a.chows] = hand[a.chows]
+
+
 @jit
 def score_kernel(counts, win_tile, melds, n_melds, self_drawn, t, p, work, items):  # pragma: no cover - compiled
     """Score a complete for_two hand; returns its combination points and fills ``items``.
 
+    ``counts``, ``win_tile`` (it only marks the scored split), ``melds``, ``n_melds``, ``t``,
+    ``work`` (float64 candidate vector), ``items`` (float64: the scored combination's points at its
+    index, 0 elsewhere; -1.0 is returned if not complete): as every rule set's
+    (:mod:`simkit.scoring.core`); ``p``: :class:`ForTwoParams`.
+
     Parameters
     ----------
-    counts : uint8[34]
-        Concealed tiles including the winning tile (``14 - 3 * n_melds``); must be complete.
-    win_tile : int
-        Kind of the winning tile (only marks the scored split).
-    melds : int array (>= n_melds, 2)
-        Rows ``(meld type code, lowest kind)`` as in :mod:`simkit.melds` (chows included).
     self_drawn : bool
         Not used by the points (only by :func:`payment`); taken for a uniform signature.
-    t : HandTables
-    p : ForTwoParams
-    work : ScoreWork
-        From :func:`new_work` (float64 candidate vector). On return ``work.choice`` holds
-        (split, part of the winning tile) of the scored split in ``work.splits``.
-    items : float64 array (N_ITEMS,)
-        Output: the scored combination's points at its index, 0 elsewhere. Returns -1.0 (items
-        zero) if not complete.
     """
     for i in range(N_ITEMS):
         items[i] = 0.0
-    meld_chows = 0
-    for m in range(n_melds):
-        if melds[m, 0] == MELD_CHOW:
-            meld_chows += 1
-    cand = work.cand
-    n_splits = splits_kernel(counts, n_melds, t, work.splits, work.split_scratch)
-    n_parts = 5 - n_melds
-    found = False
-    for s in range(n_splits):
-        chows = meld_chows
-        for v in range(n_parts):
-            if work.splits[s, v, 0] == PART_CHOW:
-                chows += 1
-        for i in range(N_ITEMS):
-            cand[i] = 0.0
-        cand[chows] = p.combination_points[chows]
-        if not found or better(cand, items):
-            for i in range(N_ITEMS):
-                items[i] = cand[i]
-            work.choice[0] = s
-            work.choice[1] = first_holding(work.splits, s, n_parts, win_tile)
-            found = True
-    if not found:
+    mt = tally_melds(melds, n_melds)
+    if not best_arrangement(
+        _score_arrangement, False, False, counts, n_melds, win_tile, not self_drawn, mt, t, work, items, N_ITEMS,
+        p.combination_points,
+    ):
         return -1.0
-    total = 0.0
-    for i in range(N_ITEMS):
-        total += items[i]
-    return total
+    return item_total(items, 0.0)
+
+
+@jit(inline="always")
+def _score_row(i, work, rows):  # pragma: no cover - compiled
+    """Hand ``i`` of a batch (:func:`score_batch_kernel`'s arrays) through :func:`score_kernel`."""
+    counts, win_tile, melds, n_melds, self_drawn, t, p, items = rows
+    return score_kernel(
+        counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], t, p, work, items[i],
+    )
 
 
 @pjit
 def score_batch_kernel(counts, win_tile, melds, n_melds, self_drawn, t, p, items, points):  # pragma: no cover - compiled
-    """Score N hands on all cores: arrays of length N (``counts`` (N, 34), ``melds`` (N, 4, 2)),
-    ``items`` float64[N, N_ITEMS] and ``points`` float64[N] out (-1 for a hand that is not
-    complete)."""
-    n = counts.shape[0]
-    chunk = 256
-    for c in prange((n + chunk - 1) // chunk):
-        work = ScoreWork(
-            np.zeros((MAX_SPLITS, 5, 2), np.int8),
-            np.zeros(N_ITEMS, np.float64),
-            np.zeros(34, np.uint8),
-            np.zeros(34, np.uint8),
-            np.zeros(2, np.int64),
-            np.zeros(SCRATCH, np.int64),
-        )
-        for i in range(c * chunk, min(n, (c + 1) * chunk)):
-            points[i] = score_kernel(counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], t, p, work, items[i])
+    """Score N hands on all cores (the batch layout of :mod:`simkit.scoring.core`): ``points`` float64[N]."""
+    for c in prange(batch_chunks(counts.shape[0])):
+        rows = (counts, win_tile, melds, n_melds, self_drawn, t, p, items)
+        score_chunk(_score_row, c, counts.shape[0], np.zeros(N_ITEMS, np.float64), rows, points)

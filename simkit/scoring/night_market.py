@@ -2,7 +2,7 @@
 
 Items
 -----
-:data:`ITEMS` names the 23 patterns of the fan table, in its order; each name is stable snake_case
+:data:`ITEMS` (the table ``items/night_market.toml``) names the 23 patterns of the fan table, in its order; each name is stable snake_case
 (a dataset column) and each label carries the rules file's pinyin and Chinese name. The fan of a
 win is the sum of its items; the loser pays ``base + fan_value * fan`` (:func:`payment`; 50 + 100
 x fan by default). There is no minimum fan: a hand with no pattern scores 0 fan and pays 50.
@@ -52,61 +52,26 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import jit, pjit, prange
-from ..hand.split import MAX_SPLITS, PART_CHOW, PART_PAIR, SCRATCH, splits_kernel
+from ..hand.split import PART_CHOW, PART_PAIR
 from ..hand.waits import popcount, waits_kernel
-from .common import EAST, MELD_CONCEALED, MELD_CHOW, MELD_PUNG, WHITE, ScoreWork, better, holds, new_work as _new_work
-from .douque import Item
+from .core import EAST, RULE_SET_SCORING, WHITE
+from .core import batch_chunks, best_arrangement, fixed_values, item_table, item_total, meld_tiles, score_chunk, tally_melds, work_factory
 
-__all__ = [
-    "ITEMS",
-    "ITEM_NAMES",
-    "N_ITEMS",
-    "ITEM_DTYPE",
-    "NightMarketParams",
-    "params_of",
-    "new_work",
-    "score_kernel",
-    "score_batch_kernel",
-    "payment",
-]
+__all__ = [*RULE_SET_SCORING, "NightMarketParams", "payment"]
 
-ITEMS: tuple[Item, ...] = (
-    Item("self_drawn", "Zi Mo 自摸", "1", "self-drawn; replaced by Bu Qiu Ren and Hai Di Lao Yue"),
-    Item("pair_wait", "Dan Diao 單釣", "1", "won in the pair, the only winning kind; replaced by Quan Qiu Ren"),
-    Item("edge_wait", "Bian Zhang 邊張", "1", "won on the 3 of 12-3 or the 7 of 7-89, the only winning kind"),
-    Item("closed_wait", "Kan Zhang 坎張", "1", "won on the middle tile of a chow, the only winning kind"),
-    Item("concealed_hand", "Men Qing 門前清", "1", "nothing claimed (concealed kongs fine), won on a discard"),
-    Item("all_chows", "Ping Hu 平和", "2", "four chows + a character pair"),
-    Item("two_concealed_pungs", "Shuang An Ke 雙暗刻", "2", "two concealed pungs/kongs"),
-    Item("fully_concealed", "Bu Qiu Ren 不求人", "4", "nothing claimed, self-drawn; replaces Zi Mo"),
-    Item("all_pungs", "Peng Peng Hu 碰碰和", "6", "four pungs/kongs + pair"),
-    Item("one_type_but_one_set", "Cou Yi Se 湊一色", "6", "one type (characters or honors) except exactly one set"),
-    Item("fully_melded", "Quan Qiu Ren 全求人", "6", "four claimed melds, won on a discard; replaces Dan Diao"),
-    Item("last_tile_draw", "Hai Di Lao Yue 海底撈月", "8", "self-draw on the last tile of the wall; replaces Zi Mo"),
-    Item("last_discard", "He Di Lao Yu 河底撈魚", "8", "win on the discard after the last tile was drawn"),
-    Item("greater_than_five", "Greater than 5 全大", "12", "every tile a character 6-9"),
-    Item("less_than_five", "Less than 5 全小", "12", "every tile a character 1-4"),
-    Item("three_concealed_pungs", "Three concealed pungs 三暗刻", "16", "replaces Shuang An Ke"),
-    Item("full_flush", "Qing Yi Se 清一色", "24", "characters only"),
-    Item("all_honors", "Zi Yi Se 字一色", "64", "honors only; replaces Peng Peng Hu"),
-    Item("four_concealed_pungs", "Si An Ke 四暗刻", "64", "four; replaces 3/2 concealed pungs, Peng Peng Hu, Men Qing"),
-    Item("little_three_dragons", "Xiao San Yuan 小三元", "64", "two dragon pungs + a dragon pair"),
-    Item("little_four_winds", "Xiao Si Xi 小四喜", "64", "three wind pungs + a wind pair"),
-    Item("big_three_dragons", "Da San Yuan 大三元", "88", "three dragon pungs; replaces Xiao San Yuan"),
-    Item("big_four_winds", "Da Si Xi 大四喜", "88", "four wind pungs; replaces Xiao Si Xi, Peng Peng Hu"),
-)
-ITEM_NAMES: tuple[str, ...] = tuple(item.name for item in ITEMS)
-N_ITEMS = len(ITEMS)  #: length of the item vector
-ITEM_DTYPE = np.int16  #: dtype of the item columns of :func:`score_batch_kernel`
-
+#: the item table (``items/night_market.toml``: one row per item, :class:`~simkit.scoring.core.Item`), the
+#: item names (dataset columns), their number (the length of the item vector), their values at the
+#: default options (:func:`values_of` gives them under a rule set's options), in table order, and
+#: what each item replaces (``{item: items not scored beside it}``)
+ITEMS, ITEM_NAMES, N_ITEMS, VALUES, REPLACES = item_table("night_market", np.int64)
 # item indices (the kernel's vector positions)
 SELF_DRAWN, PAIR_WAIT, EDGE_WAIT, CLOSED_WAIT, CONCEALED_HAND, ALL_CHOWS, TWO_CONCEALED = range(7)
 FULLY_CONCEALED, ALL_PUNGS, ONE_TYPE_BUT_ONE, FULLY_MELDED, LAST_TILE, LAST_DISCARD = range(7, 13)
 GREATER_THAN_FIVE, LESS_THAN_FIVE, THREE_CONCEALED, FULL_FLUSH, ALL_HONORS, FOUR_CONCEALED = range(13, 19)
 LITTLE_DRAGONS, LITTLE_WINDS, BIG_DRAGONS, BIG_WINDS = range(19, 23)
 
-#: fan of each item, in :data:`ITEMS` order
-FAN = np.array([1, 1, 1, 1, 1, 2, 2, 4, 6, 6, 6, 8, 8, 12, 12, 16, 24, 64, 64, 64, 64, 88, 88], np.int64)
+FAN = VALUES  #: the fan of each item (the options do not change them)
+ITEM_DTYPE = np.int16  #: dtype of the item columns of :func:`score_batch_kernel`
 
 
 class NightMarketParams(NamedTuple):
@@ -122,9 +87,10 @@ def params_of(rules) -> NightMarketParams:
     return NightMarketParams(float(o.base), float(o.fan_value))
 
 
-def new_work() -> ScoreWork:
-    """Fresh scratch arrays for :func:`score_kernel`."""
-    return _new_work(N_ITEMS, np.int64)
+values_of = fixed_values(VALUES)  #: the fan of each item; the options do not change them
+
+
+new_work = work_factory(N_ITEMS, np.int64)  #: fresh scratch arrays for :func:`score_kernel`
 
 
 @jit
@@ -133,66 +99,76 @@ def payment(fan, p):  # pragma: no cover - compiled
     return p.base + p.fan_value * fan
 
 
+@jit(inline="always")
+def _score_arrangement(a, hand, cand):  # pragma: no cover - compiled
+    """The fan of one arrangement that depend on it: the wait items, concealed pungs, Men Qing,
+    Ping Hu, Peng Peng Hu, Cou Yi Se and the dragon and wind patterns. ``hand``: (single wait,
+    Quan Qiu Ren, nothing claimed, discard win, characters present, the winning kind)."""
+    single, fully_melded, concealed, discard_win, has_m, win_tile = hand
+    for i in (PAIR_WAIT, EDGE_WAIT, CLOSED_WAIT, CONCEALED_HAND, ALL_CHOWS, TWO_CONCEALED, ALL_PUNGS,
+              ONE_TYPE_BUT_ONE, THREE_CONCEALED, FOUR_CONCEALED, LITTLE_DRAGONS, LITTLE_WINDS,
+              BIG_DRAGONS, BIG_WINDS):
+        cand[i] = 0
+    if single:
+        if a.win_part == PART_PAIR:
+            if not fully_melded:
+                cand[PAIR_WAIT] = FAN[PAIR_WAIT]
+        elif a.win_part == PART_CHOW:
+            wkind = a.win_kind
+            if win_tile == wkind + 1:
+                cand[CLOSED_WAIT] = FAN[CLOSED_WAIT]
+            elif (win_tile == wkind + 2 and wkind % 9 == 0) or (win_tile == wkind and wkind % 9 == 6):
+                cand[EDGE_WAIT] = FAN[EDGE_WAIT]
+    hidden = a.concealed_pungs
+    if hidden >= 4:
+        cand[FOUR_CONCEALED] = FAN[FOUR_CONCEALED]
+    else:
+        if concealed and discard_win:
+            cand[CONCEALED_HAND] = FAN[CONCEALED_HAND]
+        if hidden == 3:
+            cand[THREE_CONCEALED] = FAN[THREE_CONCEALED]
+        elif hidden == 2:
+            cand[TWO_CONCEALED] = FAN[TWO_CONCEALED]
+    if a.chows == 4 and a.pair < 9:
+        cand[ALL_CHOWS] = FAN[ALL_CHOWS]
+    # Peng Peng Hu is replaced by Zi Yi Se (no character), Si An Ke and Da Si Xi
+    if a.chows == 0 and has_m and hidden < 4 and a.winds < 4:
+        cand[ALL_PUNGS] = FAN[ALL_PUNGS]
+    if a.honor_sets == 1 or a.honor_sets == 4:
+        cand[ONE_TYPE_BUT_ONE] = FAN[ONE_TYPE_BUT_ONE]
+    if a.dragons == 3:
+        cand[BIG_DRAGONS] = FAN[BIG_DRAGONS]
+    elif a.dragons == 2 and a.pair >= WHITE:
+        cand[LITTLE_DRAGONS] = FAN[LITTLE_DRAGONS]
+    if a.winds == 4:
+        cand[BIG_WINDS] = FAN[BIG_WINDS]
+    elif a.winds == 3 and EAST <= a.pair < WHITE:
+        cand[LITTLE_WINDS] = FAN[LITTLE_WINDS]
+
+
 @jit
 def score_kernel(
     counts, win_tile, melds, n_melds, self_drawn, last_tile, last_discard, t, p, work, items,
 ):  # pragma: no cover - compiled
     """Score a complete night_market hand; returns the fan and fills ``items`` (int[N_ITEMS]).
 
+    ``counts``, ``win_tile``, ``melds``, ``n_melds``, ``t``, ``work``, ``items``: as every rule set's
+    (:mod:`simkit.scoring.core`); ``p``: :class:`NightMarketParams`, not used by the fan (only by
+    :func:`payment`).
+
     Parameters
     ----------
-    counts : uint8[34]
-        Concealed tiles including the winning tile (``14 - 3 * n_melds``); must be complete.
-    win_tile : int
-        Kind of the winning tile.
-    melds : int array (>= n_melds, 2)
-        Rows ``(meld type code, lowest kind)`` as in :mod:`simkit.melds` (chows included); only
-        the first ``n_melds`` count.
     self_drawn : bool
         The winner drew the winning tile (else it is the opponent's discard).
     last_tile : bool
         Self-drawn on the last tile of the wall (Hai Di Lao Yue).
     last_discard : bool
         Won on the discard made after the last tile was drawn (He Di Lao Yu).
-    t : HandTables
-    p : NightMarketParams
-        Not used by the fan (only by :func:`payment`); taken for a uniform signature.
-    work : ScoreWork
-        From :func:`new_work`. On return ``work.choice`` holds (split, part of the winning tile)
-        of the scored arrangement in ``work.splits``.
-    items : int array (N_ITEMS,)
-        Output: fan per item of the best arrangement. Returns -1 (items zero) if not complete.
     """
     for i in range(N_ITEMS):
         items[i] = 0
-    # --- melds
-    claimed = 0
-    meld_chows = 0
-    concealed_kongs = 0
-    meld_honor_sets = 0
-    meld_dragons = 0
-    meld_winds = 0
-    for k in range(34):
-        work.meld_counts[k] = 0
-    for m in range(n_melds):
-        mtype = melds[m, 0]
-        kind = melds[m, 1]
-        if mtype == MELD_CONCEALED:
-            concealed_kongs += 1
-        else:
-            claimed += 1
-        if mtype == MELD_CHOW:
-            meld_chows += 1
-            for d in range(3):
-                work.meld_counts[kind + d] += 1
-        else:
-            work.meld_counts[kind] += 3 if mtype == MELD_PUNG else 4
-            if kind >= EAST:
-                meld_honor_sets += 1
-                if kind >= WHITE:
-                    meld_dragons += 1
-                else:
-                    meld_winds += 1
+    mt = tally_melds(melds, n_melds)
+    meld_tiles(melds, n_melds, work.meld_counts)
     # --- tiles
     has_m = False
     has_z = False
@@ -210,11 +186,11 @@ def score_kernel(
                 has_z = True
                 all_high = False
                 all_low = False
-    # --- items independent of the split
+    # --- items independent of the arrangement
     cand = work.cand
     for i in range(N_ITEMS):
         cand[i] = 0
-    concealed = claimed == 0
+    concealed = mt.claimed == 0
     if self_drawn:
         if concealed:
             cand[FULLY_CONCEALED] = FAN[FULLY_CONCEALED]
@@ -225,7 +201,7 @@ def score_kernel(
     else:
         if last_discard:
             cand[LAST_DISCARD] = FAN[LAST_DISCARD]
-    fully_melded = n_melds == 4 and claimed == 4 and not self_drawn
+    fully_melded = n_melds == 4 and mt.claimed == 4 and not self_drawn
     if fully_melded:
         cand[FULLY_MELDED] = FAN[FULLY_MELDED]
     if has_m and not has_z:
@@ -241,115 +217,29 @@ def score_kernel(
     work.ready[win_tile] -= 1
     single = popcount(waits_kernel(work.ready, n_melds, work.meld_counts, t)) == 1
     # --- every split, every place of the winning tile
-    n_splits = splits_kernel(counts, n_melds, t, work.splits, work.split_scratch)
-    if n_splits == 0:
-        return np.int64(-1)
-    n_parts = 5 - n_melds
     discard_win = not self_drawn
-    found = False
-    for s in range(n_splits):
-        for w in range(n_parts):
-            wtype = work.splits[s, w, 0]
-            wkind = work.splits[s, w, 1]
-            if not holds(wtype, wkind, win_tile):
-                continue
-            dup = False
-            for v in range(w):
-                if work.splits[s, v, 0] == wtype and work.splits[s, v, 1] == wkind:
-                    dup = True
-            if dup:
-                continue
-            chows = meld_chows
-            hidden = concealed_kongs
-            honor_sets = meld_honor_sets
-            dragons = meld_dragons
-            winds = meld_winds
-            pair = -1
-            for v in range(n_parts):
-                vtype = work.splits[s, v, 0]
-                kind = work.splits[s, v, 1]
-                if vtype == PART_CHOW:
-                    chows += 1
-                    continue
-                if kind >= EAST:
-                    honor_sets += 1
-                if vtype == PART_PAIR:
-                    pair = kind
-                    continue
-                if not (discard_win and v == w):
-                    hidden += 1
-                if kind >= WHITE:
-                    dragons += 1
-                elif kind >= EAST:
-                    winds += 1
-            for i in (PAIR_WAIT, EDGE_WAIT, CLOSED_WAIT, CONCEALED_HAND, ALL_CHOWS, TWO_CONCEALED, ALL_PUNGS,
-                      ONE_TYPE_BUT_ONE, THREE_CONCEALED, FOUR_CONCEALED, LITTLE_DRAGONS, LITTLE_WINDS,
-                      BIG_DRAGONS, BIG_WINDS):
-                cand[i] = 0
-            if single:
-                if wtype == PART_PAIR:
-                    if not fully_melded:
-                        cand[PAIR_WAIT] = FAN[PAIR_WAIT]
-                elif wtype == PART_CHOW:
-                    if win_tile == wkind + 1:
-                        cand[CLOSED_WAIT] = FAN[CLOSED_WAIT]
-                    elif (win_tile == wkind + 2 and wkind % 9 == 0) or (win_tile == wkind and wkind % 9 == 6):
-                        cand[EDGE_WAIT] = FAN[EDGE_WAIT]
-            if hidden >= 4:
-                cand[FOUR_CONCEALED] = FAN[FOUR_CONCEALED]
-            else:
-                if concealed and discard_win:
-                    cand[CONCEALED_HAND] = FAN[CONCEALED_HAND]
-                if hidden == 3:
-                    cand[THREE_CONCEALED] = FAN[THREE_CONCEALED]
-                elif hidden == 2:
-                    cand[TWO_CONCEALED] = FAN[TWO_CONCEALED]
-            if chows == 4 and pair < 9:
-                cand[ALL_CHOWS] = FAN[ALL_CHOWS]
-            # Peng Peng Hu is replaced by Zi Yi Se (no character), Si An Ke and Da Si Xi
-            if chows == 0 and has_m and hidden < 4 and winds < 4:
-                cand[ALL_PUNGS] = FAN[ALL_PUNGS]
-            if honor_sets == 1 or honor_sets == 4:
-                cand[ONE_TYPE_BUT_ONE] = FAN[ONE_TYPE_BUT_ONE]
-            if dragons == 3:
-                cand[BIG_DRAGONS] = FAN[BIG_DRAGONS]
-            elif dragons == 2 and pair >= WHITE:
-                cand[LITTLE_DRAGONS] = FAN[LITTLE_DRAGONS]
-            if winds == 4:
-                cand[BIG_WINDS] = FAN[BIG_WINDS]
-            elif winds == 3 and EAST <= pair < WHITE:
-                cand[LITTLE_WINDS] = FAN[LITTLE_WINDS]
-            if not found or better(cand, items):
-                for i in range(N_ITEMS):
-                    items[i] = cand[i]
-                work.choice[0] = s
-                work.choice[1] = w
-                found = True
-    total = np.int64(0)
-    for i in range(N_ITEMS):
-        total += items[i]
-    return total
+    hand = (single, fully_melded, concealed, discard_win, has_m, win_tile)
+    if not best_arrangement(
+        _score_arrangement, True, False, counts, n_melds, win_tile, discard_win, mt, t, work, items, N_ITEMS, hand,
+    ):
+        return np.int64(-1)
+    return item_total(items, np.int64(0))
+
+
+@jit(inline="always")
+def _score_row(i, work, rows):  # pragma: no cover - compiled
+    """Hand ``i`` of a batch (:func:`score_batch_kernel`'s arrays) through :func:`score_kernel`."""
+    counts, win_tile, melds, n_melds, self_drawn, last_tile, last_discard, t, p, items = rows
+    return score_kernel(
+        counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], last_tile[i], last_discard[i], t, p, work, items[i],
+    )
 
 
 @pjit
 def score_batch_kernel(
     counts, win_tile, melds, n_melds, self_drawn, last_tile, last_discard, t, p, items, fan,
 ):  # pragma: no cover - compiled
-    """Score N hands on all cores: arrays of length N (``counts`` (N, 34), ``melds`` (N, 4, 2)),
-    ``items`` int16[N, N_ITEMS] and ``fan`` int16[N] out (-1 for a hand that is not complete)."""
-    n = counts.shape[0]
-    chunk = 256
-    for c in prange((n + chunk - 1) // chunk):
-        work = ScoreWork(
-            np.zeros((MAX_SPLITS, 5, 2), np.int8),
-            np.zeros(N_ITEMS, np.int64),
-            np.zeros(34, np.uint8),
-            np.zeros(34, np.uint8),
-            np.zeros(2, np.int64),
-            np.zeros(SCRATCH, np.int64),
-        )
-        for i in range(c * chunk, min(n, (c + 1) * chunk)):
-            fan[i] = score_kernel(
-                counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], last_tile[i], last_discard[i],
-                t, p, work, items[i],
-            )
+    """Score N night_market hands on all cores (the batch layout of :mod:`simkit.scoring.core`)."""
+    for c in prange(batch_chunks(counts.shape[0])):
+        rows = (counts, win_tile, melds, n_melds, self_drawn, last_tile, last_discard, t, p, items)
+        score_chunk(_score_row, c, counts.shape[0], np.zeros(N_ITEMS, np.int64), rows, fan)
