@@ -281,8 +281,10 @@ class Policy:
         return dataclasses.replace(self, label=_check_label(label))
 
     def runnable(self) -> tuple:
-        """``(function, params)`` as the engine takes it (the vector itself: a policy may use a
-        vector it was given as scratch, as the tests' scripted players count their calls)."""
+        """``(function, params)`` as :func:`simkit.simulate_matches` takes it (the vector itself: a
+        policy may use a vector it was given as scratch, as the tests' scripted players count their
+        calls); the engine appends what a ``rules_data`` policy reads from the rule set
+        (:meth:`engine_params`)."""
         return self.function, self.params
 
     def engine_params(self, rules) -> np.ndarray:
