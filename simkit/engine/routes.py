@@ -50,6 +50,7 @@ __all__ = [
     "route_values",
     "route_values_table",
     "meld_flags",
+    "outside",
     "route_distances",
 ]
 
@@ -185,11 +186,16 @@ def meld_flags(melds, n_melds):  # pragma: no cover - compiled
             opened = True
         if code == MELD_CHOW:
             chow = True
-        if kind >= 9:
-            out_m = True
-            if kind < _HONORS:
-                out_mz = True
+        m, mz = outside(kind)
+        out_m |= m
+        out_mz |= mz
     return opened, chow, out_m, out_mz
+
+
+@jit(inline="always")
+def outside(kind):  # pragma: no cover - compiled
+    """``(outside_characters, outside_characters_and_honors)`` of one kind (as :func:`meld_flags`)."""
+    return kind >= _CHARACTERS + 9, _CHARACTERS + 9 <= kind < _HONORS
 
 
 @jit

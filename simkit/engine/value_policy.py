@@ -42,7 +42,8 @@ from ..hand.waits import waits_kernel
 from . import actions as A
 from .policies import POLICIES, bid_or_follow, bid_params
 from .policy_spec import BUILT_IN, Param, policy, spec_of
-from .routes import FAR, N_ROUTES, PLAIN, VALUE_FIELDS, meld_flags, route_distances, route_values
+from ..melds import MELD_CHOW
+from .routes import FAR, N_ROUTES, PLAIN, VALUE_FIELDS, meld_flags, outside, route_distances, route_values
 from .toolkit import (
     first_legal, hidden_counts, is_bid, is_follow, is_reaction, move_chow_tiles, own_meld_counts, runs_through, safe_against_discard_win,
     visible_counts,
@@ -89,7 +90,7 @@ def _honor_bonus(hand, melds, n_melds, view, params):  # pragma: no cover - comp
             continue
         held = np.int64(hand[k])
         for m in range(n_melds):
-            if melds[m, 1] == k and melds[m, 0] != 4:
+            if melds[m, 1] == k and melds[m, 0] != MELD_CHOW:
                 held = 3
         if held >= 3:
             total += per
@@ -216,8 +217,9 @@ def _react(view, legal, params, hand):  # pragma: no cover - compiled
     sh = np.empty(34, np.int64)
     live = np.empty(34, np.int64)
     k1 = view.n_melds + 1
-    m_out = out_m or x >= 9
-    mz_out = out_mz or (9 <= x < 27)
+    x_m, x_mz = outside(x)
+    m_out = out_m or x_m
+    mz_out = out_mz or x_mz
     if legal[A.KONG] and params[_KONG] != 0:
         hand[x] -= 3
         after = shanten_kernel(hand, k1, t, work)
@@ -260,8 +262,9 @@ def _best_kong(view, legal, params, hand, opened, chow, out_m, out_mz, bonus, ke
                 concealed_kong = base == A.CONCEALED_KONG
                 removed = 4 if concealed_kong else 1
                 k1 = view.n_melds + (1 if concealed_kong else 0)
-                m_out = out_m or (concealed_kong and x >= 9)
-                mz_out = out_mz or (concealed_kong and 9 <= x < 27)
+                x_m, x_mz = outside(x)
+                m_out = out_m or (concealed_kong and x_m)
+                mz_out = out_mz or (concealed_kong and x_mz)
                 hand[x] -= removed
                 after = shanten_kernel(hand, k1, t, work)
                 ev = _worth(hand, k1, not opened, chow, m_out, mz_out, after + 1, view, params, bonus, dist)
