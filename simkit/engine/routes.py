@@ -20,8 +20,8 @@ what a declaration (douque's Declare Ready and MIGI), a valued honor pung (douqu
 pungs), a dealer's streak and a kong add. Those numbers are the only thing the value-aware policy
 (:mod:`simkit.engine.value_policy`) knows about scoring, so it plays every rule set from its own
 table: a rule option that changes a value (e.g. ``migi_tai``) changes its play. A route a rule set
-does not pay for is worth what a plain hand is (so the policy never goes out of its way for it);
-one that cannot occur (seven pairs in douque) is worth -1.
+does not pay for is worth what its typical hand scores there, no more than a plain hand (so the
+policy never goes out of its way for it); one that cannot occur (seven pairs in douque) is worth -1.
 """
 
 from __future__ import annotations
@@ -105,11 +105,12 @@ _VALUED_HONOR = ("123m456m789m555z11p", "4m")  #: douque: plain with a White Dra
 
 
 def _points(hand, melds, win, rules, self_drawn, **flags) -> float:
+    from ..errors import SimkitError
     from ..scoring import score
 
     try:
         return float(score(hand, win, melds, rules=rules, self_drawn=self_drawn, **flags).points)
-    except Exception:  # the hand cannot occur in this rule set (no seven pairs, no such tiles)
+    except SimkitError:  # the hand cannot occur in this rule set (no seven pairs, no such tiles)
         return math.nan
 
 
