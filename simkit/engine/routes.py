@@ -15,7 +15,7 @@ replacing one of its tiles) to complete it -- the same distance as shanten + 1, 
 route's targets -- from the per-suit distance rows of :mod:`simkit.hand.tables`.
 
 :func:`route_values` asks the rule set's own scorer (:func:`simkit.scoring.score`, with the run's
-options) what a typical hand of each route pays, concealed or not, self-drawn or on a discard, and
+options; it reads the item tables of ``simkit/scoring/items/``) what a typical hand of each route pays, concealed or not, self-drawn or on a discard, and
 what a declaration (douque's Declare Ready and MIGI), a valued honor pung (douque's dragon and wind
 pungs), a dealer's streak and a kong add. Those numbers are the only thing the value-aware policy
 (:mod:`simkit.engine.value_policy`) knows about scoring, so it plays every rule set from its own
