@@ -55,6 +55,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import borrow, jit
+from ..melds import MELD_ADDED_KONG, MELD_CHOW, MELD_CONCEALED_KONG, MELD_KONG, MELD_PUNG
+from ..tiles import EAST, WHITE
 from ..hand.split import MAX_SPLITS, PART_CHOW, PART_PAIR, SCRATCH, splits_kernel
 from ..hand.win import is_seven_pairs
 
@@ -110,9 +112,10 @@ RULE_SET_SCORING = (
     "score_batch_kernel",
 )
 
-MELD_PUNG, MELD_KONG, MELD_ADDED, MELD_CONCEALED, MELD_CHOW = 0, 1, 2, 3, 4  #: simkit.melds codes
-EAST = 27  #: first wind kind (East South West North = 27-30)
-WHITE = 31  #: first dragon kind (White Green Red = 31-33)
+# the meld type codes of simkit.melds (MELD_ADDED, MELD_CONCEALED: its added and concealed kongs) and
+# the first wind (East, 27) and dragon (White, 31) kinds of simkit.tiles, under the core's names
+MELD_ADDED = MELD_ADDED_KONG
+MELD_CONCEALED = MELD_CONCEALED_KONG
 
 
 class Item(NamedTuple):
@@ -159,11 +162,11 @@ def item_table(rule_set: str, dtype=np.int64) -> tuple:
 def work_factory(n_items: int, dtype):
     """A rule set's ``new_work()``: fresh scratch for its kernel, ``n_items`` items of ``dtype``."""
 
-    def new_work() -> ScoreWork:
+    def rule_set_new_work() -> ScoreWork:
         """Fresh scratch arrays for the rule set's ``score_kernel``."""
-        return work_of(np.zeros(n_items, dtype))
+        return new_work(n_items, dtype)
 
-    return new_work
+    return rule_set_new_work
 
 
 def fixed_values(values: np.ndarray):
