@@ -203,6 +203,8 @@ def _claim_worth(view, params, hand, n_melds, chow, out_m, out_mz, bonus, dist, 
 @jit
 def _react(view, legal, params, hand):  # pragma: no cover - compiled
     """On the opponent's discard: the claim worth most, if it beats passing by ``claim_margin``."""
+    if not (legal[A.PUNG] or legal[A.KONG] or legal[A.CHOW] or legal[A.CHOW + 1] or legal[A.CHOW + 2]):
+        return A.PASS  # nothing to weigh (an added kong to rob, when not a win, is only passed)
     t = view.tables
     x = view.tile
     opened, chow, out_m, out_mz = meld_flags(view.melds, view.n_melds)
