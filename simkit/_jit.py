@@ -8,7 +8,7 @@ results must be bit-identical across machines and thread counts.
 
 import numba
 
-__all__ = ["jit", "pjit", "prange", "threading_layer", "borrow", "REFCOUNT_FREE", "INLINE_COPY"]
+__all__ = ["jit", "pjit", "prange", "threading_layer", "borrow", "stack_empty", "REFCOUNT_FREE", "INLINE_COPY"]
 
 _OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
 
@@ -110,6 +110,41 @@ def borrow(typingctx, arr):
         return dst._getvalue()
 
     return arr(arr), codegen
+
+
+@intrinsic
+def stack_empty(typingctx, n, dtype):
+    """``np.empty(n, dtype)`` in the calling function's stack frame: an uninitialised 1-d array of
+    ``n`` elements (an integer literal) that costs no allocation and no reference counts (meminfo
+    NULL, as :func:`borrow`'s views).
+
+    It lives until the function that called ``stack_empty`` returns (one slot per call site, made
+    at the function's entry: a call in a loop reuses it), so it must not escape: never return it,
+    store it in an array or tuple that outlives the call, or keep a view of it. Scratch of a kernel
+    called many times a second (a policy's tables of discards, the discard evaluation's buffer) is
+    its use: such kernels then allocate nothing and may be compiled with ``refcounts=False``.
+    """
+    if not isinstance(n, types.IntegerLiteral) or n.literal_value < 1:
+        return None
+    if isinstance(dtype, types.NumberClass):
+        dt = dtype.instance_type
+    elif isinstance(dtype, types.DType):
+        dt = dtype.dtype
+    else:
+        return None
+    size = n.literal_value
+    arrty = types.Array(dt, 1, "C")
+
+    def codegen(context, builder, sig, args):
+        llty = context.get_data_type(dt)
+        count = context.get_constant(types.intp, size)
+        data = cgutils.alloca_once(builder, llty, size=count)  # in the entry block
+        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(llty))
+        arr = context.make_array(arrty)(context, builder)
+        context.populate_array(arr, data=data, shape=[count], strides=[itemsize], itemsize=itemsize, meminfo=None)
+        return arr._getvalue()
+
+    return arrty(n, dtype), codegen
 
 
 def _refcount_free_marker(fn) -> str:

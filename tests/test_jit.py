@@ -162,6 +162,46 @@ else:
     leaky(3)
     alloc, free = delta(lambda: [leaky(3) for _ in range(10)])
     print("leaky", "-", "-", alloc, free)
+    # scratch on the stack: a refcount-free function with stack_empty arrays allocates nothing
+    from simkit._jit import stack_empty
+
+    @jit(cache=False, refcounts=False)
+    def on_stack(n):
+        a = stack_empty(40, np.int64)
+        s = 0
+        for r in range(n):
+            b = stack_empty(8, np.uint8)  # one slot per call site, reused by every iteration
+            for i in range(40):
+                a[i] = i + r
+            for i in range(8):
+                b[i] = i
+            s += a.sum() + b.sum()
+        return s
+    on_stack(1)
+    alloc, free = delta(lambda: [on_stack(5) for _ in range(10)])
+    print("stack", on_stack(5), "-", alloc, free)
+    # greedy (and the toolkit's discard table under it) keeps its scratch on the stack
+    import simkit
+    from simkit.engine.policies import GREEDY_DEFAULTS, greedy_policy
+
+    @jit(cache=False)
+    def ask(view, legal, params, rng, times):  # the decision asked `times` times from compiled code
+        a = -1
+        for _ in range(times):
+            a = greedy_policy(view, legal, params, rng)
+        return a
+
+    for rules in ("douque", "for_two"):
+        st = simkit.GameState.new_match(rules, seed=3)
+        ask(st.view(), st.legal, GREEDY_DEFAULTS, st.policy_stream(), 1)  # compile / load first
+        n = alloc = free = 0
+        while not st.over:
+            view, legal, stream = st.view(), st.legal, st.policy_stream()
+            once = delta(lambda: ask(view, legal, GREEDY_DEFAULTS, stream, 1))  # the wrapper's unboxing
+            more = delta(lambda: ask(view, legal, GREEDY_DEFAULTS, stream, 11))
+            n, alloc, free = n + 1, alloc + more[0] - once[0], free + more[1] - once[1]
+            st.apply(int(ask(view, legal, GREEDY_DEFAULTS, stream, 1)))
+        print("greedy", rules, n, alloc, free)
 """
 
 
@@ -182,14 +222,21 @@ def test_engine_frees_everything_it_allocates():
     calls such a policy through its function pointer), when replaying, and when playing a hand
     from a given state (the kernel copies the caller's table).
     The same check passes for a refcount-free function called from Python (its wrapper keeps
-    its reference counts) and catches a planted refcount-free function that allocates."""
+    its reference counts) and catches a planted refcount-free function that allocates; arrays
+    from ``stack_empty`` (in a loop too) hold their values and allocate nothing, and neither does
+    ``greedy`` (compiled refcount-free, its scratch on the stack) at any decision of a hand."""
     rows = _nrt_balance("engine")
     assert len(rows) == 7
     for rules, p0, p1, alloc, free in rows:
         assert int(alloc) > 0 and int(alloc) == int(free), (rules, p0, p1, alloc, free)
-    (_, _, _, mi_alloc, mi_free), (_, _, _, alloc, free) = _nrt_balance("planted")
+    (_, _, _, mi_alloc, mi_free), (_, _, _, alloc, free), stack, *greedy = _nrt_balance("planted")
     assert int(mi_alloc) == int(mi_free) == 20  # the two arrays unboxed per call, released
     assert int(alloc) == 10 and int(free) == 0
+    # stack_empty: the right values, nothing allocated (5 rounds of 780 + 40 r + 28)
+    assert stack == ["stack", str(5 * 808 + 40 * 10), "-", "0", "0"]
+    assert [row[1] for row in greedy] == ["douque", "for_two"]
+    for _, rules, n, alloc, free in greedy:
+        assert int(n) >= 20 and (int(alloc), int(free)) == (0, 0), (rules, n, alloc, free)
 
 
 _INLINE_BODY = """

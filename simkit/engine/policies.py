@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit
+from .._jit import jit, stack_empty
 from ..hand.shanten import discard_eval_kernel, shanten_kernel
 from . import actions as A
 from .policy_spec import BUILT_IN, Param, policy
@@ -89,15 +89,15 @@ def count_waits_after(view, k):  # pragma: no cover - compiled
     return popcount(waits_after_discard(view, k))
 
 
-@jit
+@jit(inline="always")
 def _best_discard(view, legal):  # pragma: no cover - compiled
     """(discard kind, shanten after it): least shanten, then most live improving tiles, then lowest kind.
 
     Live improving tiles are counted only when two or more discards tie for least shanten
     (:func:`~simkit.engine.toolkit.discard_table` with ``LIVE_TIES``).
     """
-    sh = np.empty(34, np.int64)
-    live = np.empty(34, np.int64)
+    sh = stack_empty(34, np.int64)
+    live = stack_empty(34, np.int64)
     discard_table(view, sh, live, LIVE_TIES)
     best = -1
     best_sh = 99
@@ -121,7 +121,7 @@ def _any_kong(legal):  # pragma: no cover - compiled
     return False
 
 
-@jit
+@jit(inline="always")
 def _chow_or(choice, best_sh, view, legal, hand, sh, live):  # pragma: no cover - compiled
     """The legal chow of the discard ``view.tile`` leaving the least shanten after its discard, if
     that is below ``best_sh``; otherwise ``choice``."""
@@ -137,7 +137,7 @@ def _chow_or(choice, best_sh, view, legal, hand, sh, live):  # pragma: no cover 
     return choice
 
 
-@jit
+@jit(inline="always")
 def bid_or_follow(view, three, two, fold_at):  # pragma: no cover - compiled
     """for_two's bid and follow by the hand's shanten: bid 3 when the dealt 14 tiles are at most
     ``three`` from ready, 2 when at most ``two``, else 1; fold when the 13 tiles' shanten plus the
@@ -159,7 +159,7 @@ def bid_params(bid3_at: int, bid2_at: int, fold_at: int) -> dict:
     )
 
 
-@jit
+@jit(inline="always")
 def _bid_or_follow(view, legal, params):  # pragma: no cover - compiled
     """greedy's for_two decisions: :func:`bid_or_follow` at ``params[3:6]`` (by default bid 3 at
     shanten 1, 2 at shanten 2; fold at shanten 4 against a bid of 3, 5 against 2, 6 against 1)."""
@@ -176,7 +176,7 @@ def _bid_or_follow(view, legal, params):  # pragma: no cover - compiled
     kong=Param(True, bool, doc="make concealed and added kongs that do not worsen shanten"),
     **bid_params(bid3_at=1, bid2_at=2, fold_at=7),
 )
-@jit
+@jit(refcounts=False)  # it allocates nothing (its scratch is on the stack) and owns no array
 def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
     """Win whenever possible; discard to the least shanten (ties: most live tiles that improve);
     claim a pung, chow or kong, or make a kong, only when it does not worsen shanten (between a
@@ -201,8 +201,9 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
         chows = legal[A.CHOW] or legal[A.CHOW + 1] or legal[A.CHOW + 2]
         if not (legal[A.PUNG] or legal[A.KONG] or chows):
             return A.PASS
-        work = np.empty(20, np.int64)  # allocated only past the common answers (a pass)
-        hand = view.hand.copy()
+        work = stack_empty(20, np.int64)
+        hand = stack_empty(34, np.uint8)
+        hand[:] = view.hand
         x = view.tile
         now = shanten_of(view)
         if legal[A.KONG] and kong:
@@ -213,8 +214,8 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
                 return A.KONG
         choice = A.PASS
         best_sh = now + 1  # a claim must not worsen shanten
-        sh = np.empty(34, np.int64)
-        live = np.empty(34, np.int64)
+        sh = stack_empty(34, np.int64)
+        live = stack_empty(34, np.int64)
         if legal[A.PUNG]:
             hand[x] -= 2
             best = discard_eval_kernel(hand, view.n_melds + 1, t, live, sh, live, np.int64(LIVE_NONE))  # `visible` unused (one compiled version)
@@ -232,8 +233,9 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
         return first  # locked hand: the drawn tile goes out (or the automatic added kong)
     k, sh = _best_discard(view, legal)
     if kong and _any_kong(legal):
-        work = np.empty(20, np.int64)
-        hand = view.hand.copy()
+        work = stack_empty(20, np.int64)
+        hand = stack_empty(34, np.uint8)
+        hand[:] = view.hand
         for x in range(34):
             for base in (A.CONCEALED_KONG, A.ADDED_KONG):
                 if legal[base + x]:

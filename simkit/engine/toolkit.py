@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit
+from .._jit import jit, stack_empty
 from ..hand.shanten import LIVE_ALL, LIVE_BEST, LIVE_NONE, LIVE_TIES, discard_eval_kernel, shanten_kernel
 from ..hand.waits import popcount, waits_kernel
 from . import actions as A
@@ -76,7 +76,7 @@ def _add_meld_tiles(melds, n_melds, out):  # pragma: no cover - compiled
             out[kind] += 3 if code == 0 else 4
 
 
-@jit
+@jit(inline="always")
 def visible_counts(view, out):  # pragma: no cover - compiled
     """Copies of each kind the player can see: own hand and melds, both players' melds, both rivers.
 
@@ -146,7 +146,9 @@ def hidden_counts(view, out):  # pragma: no cover - compiled
     visible_counts(view, out)
     _uncount_claims(view.melds, view.n_melds, view.opp_river, view.opp_n_river, out)
     _uncount_claims(view.opp_melds, view.opp_n_melds, view.river, view.n_river, out)
-    in_set = np.zeros(34, np.bool_)
+    in_set = stack_empty(34, np.bool_)
+    for k in range(34):
+        in_set[k] = False
     t = view.tables
     for i in range(t.kinds.shape[0]):
         in_set[t.kinds[i]] = True
@@ -178,18 +180,18 @@ def opponent_discarded(view, out):  # pragma: no cover - compiled
     return view.opp_n_river
 
 
-@jit
+@jit(inline="always")
 def shanten_of(view):  # pragma: no cover - compiled
     """Shanten of the player's concealed hand with their melds: -1 complete, 0 ready, ...
 
     Counts seven pairs where the rule set has them. The hand has 14 - 3k tiles on the player's
     turn and 13 - 3k otherwise (both are valid).
     """
-    work = np.empty(20, np.int64)
+    work = stack_empty(20, np.int64)
     return shanten_kernel(view.hand, view.n_melds, view.tables, work)
 
 
-@jit
+@jit(inline="always")
 def discard_table(view, sh_out, live_out, live_mode=LIVE_ALL):  # pragma: no cover - compiled
     """For every kind, the shanten after discarding it and the live tiles that would then lower it.
 
@@ -216,7 +218,7 @@ def discard_table(view, sh_out, live_out, live_mode=LIVE_ALL):  # pragma: no cov
     Wraps :func:`~simkit.hand.shanten.discard_eval_kernel` with :func:`visible_counts`. Whether a
     discard is legal is ``legal[DISCARD + k]``, not this table.
     """
-    visible = np.empty(34, np.int64)
+    visible = stack_empty(34, np.int64)
     visible_counts(view, visible)
     return discard_eval_kernel(view.hand, view.n_melds, view.tables, visible, sh_out, live_out, np.int64(live_mode))
 
@@ -229,7 +231,7 @@ def hand_waits(view):  # pragma: no cover - compiled
     turn: use :func:`waits_after_discard`). A kind of which the player holds all 4 copies (hand
     and own melds) is never a winning tile. Count the kinds with :func:`popcount`.
     """
-    mc = np.empty(34, np.uint8)
+    mc = stack_empty(34, np.uint8)
     own_meld_counts(view, mc)
     return waits_kernel(view.hand, view.n_melds, mc, view.tables)
 
@@ -240,9 +242,10 @@ def waits_after_discard(view, k):  # pragma: no cover - compiled
     is not held, or when the hand is not ready after that discard)."""
     if view.hand[k] == 0:
         return np.int64(0)
-    hand = view.hand.copy()
+    hand = stack_empty(34, np.uint8)
+    hand[:] = view.hand
     hand[k] -= 1
-    mc = np.empty(34, np.uint8)
+    mc = stack_empty(34, np.uint8)
     own_meld_counts(view, mc)
     return waits_kernel(hand, view.n_melds, mc, view.tables)
 
@@ -272,7 +275,7 @@ def safe_against_discard_win(view, k):  # pragma: no cover - compiled
     the view does not show either. So those are strong hints (see :func:`opponent_discarded`,
     :func:`opponent_declaration`), not guarantees.
     """
-    hidden = np.empty(34, np.int64)
+    hidden = stack_empty(34, np.int64)
     hidden_counts(view, hidden)
     if hidden[k] > 0:
         return False  # the opponent may hold a k: a pair or seven-pairs wait on k is possible
@@ -317,34 +320,34 @@ def opponent_declaration(view):  # pragma: no cover - compiled
     return view.opp_declared
 
 
-@jit
+@jit(inline="always")
 def is_own_turn(view):  # pragma: no cover - compiled
     """Whether the player is on their turn with 14 - 3k tiles (after a draw or a replacement:
     ``PHASE_DRAW``; after a pung or chow: ``PHASE_PUNG``): win, kong, discard or declare."""
     return view.phase == A.PHASE_DRAW or view.phase == A.PHASE_PUNG
 
 
-@jit
+@jit(inline="always")
 def is_reaction(view):  # pragma: no cover - compiled
     """Whether the player is asked about the opponent's tile ``view.tile``: their discard
     (``PHASE_REACT``: win, pung, chow, kong or pass) or added kong (``PHASE_ROB``: win or pass)."""
     return view.phase == A.PHASE_REACT or view.phase == A.PHASE_ROB
 
 
-@jit
+@jit(inline="always")
 def is_bid(view):  # pragma: no cover - compiled
     """Whether the player is the for_two banker bidding (``PHASE_BID``: ``BID + b`` bids b + 1)."""
     return view.phase == A.PHASE_BID
 
 
-@jit
+@jit(inline="always")
 def is_follow(view):  # pragma: no cover - compiled
     """Whether the player answers the for_two banker's bid ``view.bid`` (``PHASE_FOLLOW``:
     ``FOLLOW`` or ``FOLD``)."""
     return view.phase == A.PHASE_FOLLOW
 
 
-@jit
+@jit(inline="always")
 def first_legal(legal):  # pragma: no cover - compiled
     """The lowest legal action code (-1 when none): on a declared, locked hand the only choice --
     the drawn tile's discard, or the automatic added kong."""

@@ -12,7 +12,7 @@ The regular form is a min-plus combination, over the groups, of the per-group di
 
 import numpy as np
 
-from .._jit import borrow, jit, pjit, prange
+from .._jit import borrow, jit, pjit, prange, stack_empty
 from .tables import DIST_MASK, DIST_SHIFT, INF, borrowed_hand_tables
 from .win import pung_group, suit_code
 
@@ -345,7 +345,7 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
     need = 4 - n_melds
     n_suits = t.n_suits
     n_groups = 1 + n_suits  # group 0: the pung-only group; 1..: the suits
-    buf = np.empty(_BUF, np.int64)
+    buf = stack_empty(_BUF, np.int64)
     h0, _ = pung_group(counts, t)
     buf[_CODES] = h0
     for j in range(10):
