@@ -152,35 +152,34 @@ def shanten_batch_kernel(counts, n_melds, t, out):  # pragma: no cover - compile
 # ---------------------------------------------------------------------------------------------
 # every discard at once: shanten after it and the live tiles that would improve it
 #
-# All scratch of discard_eval_kernel sits in one int64 buffer (one allocation per call). Distance
+# All scratch of discard_eval_kernel sits in one int64 buffer on its stack (stack_empty). Distance
 # rows are 10 consecutive entries (entry j = 2m + p); "slot masks" have bit j set for row entry j.
 _ROWS = 0  #: rows of the hand's groups (group 0: pung-only, 1..: suits), 4 rows
 _REST = 40  #: leave-one-out: min-plus combination of every group's row but g's, 4 rows
 _PAIR = 80  #: leave-two-out: every group's row but g's and h's, row 4 * g + h for g < h (16 rows)
-_OPT = 240  #: row 4 * g + h, entry s: slot mask of h's row entries used by some least-distance
-#: assignment of the groups other than g to the (melds, pair) state s, i.e. rest[g][s] (16 rows,
-#: filled on demand)
-_KROW = 400  #: row of the discard's group after the discard
-_TMP = 410  #: combination scratch
-_CODES = 420  #: group codes of the hand (histogram code, then base-5 suit codes), 4 entries
-_MASK = 424  #: per group: slots its row is given by some least-distance assignment, 4 entries
-_HDROP = 428  #: pung-only group: slot mask adding a tile to a kind of c tiles lowers (where _HW[c] != 0)
-_HW = 432  #: pung-only group: summed weights (_WT) of its kinds of c tiles, c = 0..3
-_XDIFF = 436  #: per suit kind x: packed row of its suit minus that row after adding x (each field
+_KROW = 240  #: row of the discard's group after the discard
+_TMP = 250  #: combination scratch
+_CODES = 260  #: group codes of the hand (histogram code, then base-5 suit codes), 4 entries
+_MASK = 264  #: per group: slots its row is given by some least-distance assignment, 4 entries
+_HDROP = 268  #: pung-only group: slot mask adding a tile to a kind of c tiles lowers (where _HW[c] != 0)
+_HW = 272  #: pung-only group: summed weights (_WT) of its kinds of c tiles, c = 0..3
+_XDIFF = 276  #: per suit kind x: packed row of its suit minus that row after adding x (each field
 #: 0 or 1: whether adding x lowers that entry), 34 entries
-_WT = 470  #: per kind x: 4 - visible[x] when x may be added (visible[x] < 4, hand[x] < 4), else 0
-_MEMO = 504  #: per group h: key (slot mask, seven pairs) of its last live count for a discard outside
+_WT = 310  #: per kind x: 4 - visible[x] when x may be added (visible[x] < 4, hand[x] < 4), else 0
+_MEMO = 344  #: per group h: key (slot mask, seven pairs) of its last live count for a discard outside
 #: h, then (at _MEMO + 4 + h) that count
-_DREG = 512  #: per kind k: regular-form distance after discarding k, 34 entries
-_PRE = 546  #: row i (1..): prefix product, the combination of group rows 0..i-1 (row 0 unused)
-_SUF = 586  #: row i (1..): suffix product, the combination of group rows i.. (row 0 unused)
-_KNOWN = 626  #: entry 4 * g + h: bit s set once _OPT row 4 * g + h entry s is computed
-_KW = 642  #: as _HW after the discard (when the discard is in the pung-only group)
-_KSH = 646  #: round 1, entry c: shanten after discarding a pung-only kind of c tiles (99 for c = 0),
+_DREG = 352  #: per kind k: regular-form distance after discarding k, 34 entries
+_PRE = 386  #: row i (1..): prefix product, the combination of group rows 0..i-1 (row 0 unused)
+_SUF = 426  #: row i (1..): suffix product, the combination of group rows i.. (row 0 unused)
+_PAIR_MADE = 466  #: entry 4 * g + h (g < h): 1 once the _PAIR row 4 * g + h is made (16 entries)
+_KW = 482  #: as _HW after the discard (when the discard is in the pung-only group)
+_KSH = 486  #: round 1, entry c: shanten after discarding a pung-only kind of c tiles (99 for c = 0),
 #: entry 4 + c: its regular-form distance
-_COMP = 655  #: row g: rest[g] reversed, entry j = rest[g][2 * need + 1 - j] (INF past it)
-_SEL = 695  #: scratch list of kinds (round 1: held ranks of a suit; round 2: discards to count for)
-_BUF = 729
+_COMP = 495  #: row g: rest[g] reversed, entry j = rest[g][2 * need + 1 - j] (INF past it)
+_SEL = 535  #: scratch list of kinds (round 1: held ranks of a suit; round 2: discards to count for)
+_GMEMO = 569  #: per group g: the row key of its last discard evaluated (-1: none), then the other
+#: groups' slot masks for it (4 entries): they depend on the discard only through g's new row
+_BUF = 589
 
 _POW5 = np.array([5**r for r in range(9)], np.int64)  #: base-5 code weight of each rank
 
@@ -216,6 +215,13 @@ def _buf_row(buf, a):  # pragma: no cover - compiled
 
 
 @jit(inline="always")
+def _put_row(buf, o, e):  # pragma: no cover - compiled
+    """``buf[o:o + 10]`` = the tuple ``e``."""
+    buf[o], buf[o + 1], buf[o + 2], buf[o + 3], buf[o + 4] = e[0], e[1], e[2], e[3], e[4]
+    buf[o + 5], buf[o + 6], buf[o + 7], buf[o + 8], buf[o + 9] = e[5], e[6], e[7], e[8], e[9]
+
+
+@jit(inline="always")
 def _times(buf, o, src, empty, need):  # pragma: no cover - compiled
     """``buf[o:]`` = its combination with the row at ``src`` (a copy of it when ``empty``); False."""
     if empty:
@@ -227,28 +233,26 @@ def _times(buf, o, src, empty, need):  # pragma: no cover - compiled
 
 
 @jit(inline="always")
-def _opt_slots(buf, g, h, s, need):  # pragma: no cover - compiled
-    """Slot mask of group ``h``'s row entries used by the least-distance assignments of the groups
-    other than ``g`` to the state ``s = 2m + p`` (whose distance is ``rest[g][s]``): ``j`` with
-    ``row_h[j] + leave-two-out(g, h)[s - j] == rest[g][s]``. Computed on first use, then kept."""
-    target = buf[_REST + 10 * g + s]
-    o = _OPT + 10 * (4 * g + h) + s
-    known = buf[_KNOWN + 4 * g + h]
-    if (known >> s) & 1:
-        return buf[o]
-    buf[_KNOWN + 4 * g + h] = known | (np.int64(1) << s)
-    mask = np.int64(0)
-    if target < INF:
-        pair = _PAIR + 10 * (4 * min(g, h) + max(g, h))
-        row = _ROWS + 10 * h
-        m = s >> 1
-        p = s & 1
-        for mj in range(m + 1):
-            for pj in range(p + 1):
-                if buf[row + 2 * mj + pj] + buf[pair + 2 * (m - mj) + p - pj] == target:
-                    mask |= np.int64(1) << (2 * mj + pj)
-    buf[o] = mask
-    return mask
+def _pair_row(buf, g, h, n_groups, need):  # pragma: no cover - compiled
+    """Offset of the leave-two-out row of groups ``g < h`` (every group's row but theirs: ``P_g``,
+    rows ``g+1 .. h-1``, ``S_(h+1)``), combined on first use and then kept: a call needs only the
+    pairs of the groups its tied discards are in."""
+    o = _PAIR + 10 * (4 * g + h)
+    if buf[_PAIR_MADE + 4 * g + h]:
+        return o
+    buf[_PAIR_MADE + 4 * g + h] = 1
+    empty = True
+    if g > 0:
+        empty = _times(buf, o, _PRE + 10 * g, empty, need)
+    for u in range(g + 1, h):
+        empty = _times(buf, o, _ROWS + 10 * u, empty, need)
+    if h + 1 < n_groups:
+        empty = _times(buf, o, _SUF + 10 * (h + 1), empty, need)
+    if empty:  # no other group: the neutral row
+        buf[o] = 0
+        for j in range(1, 10):
+            buf[o + j] = INF
+    return o
 
 
 @jit(inline="always")
@@ -327,10 +331,10 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
       other rows alone. So if ``D`` is the regular distance after the discard, adding ``x`` gives
       ``D - 1`` iff some assignment of (melds, pair) slots to the groups that reaches ``D`` gives
       ``x``'s group a slot its row is lowered at. ``g``'s slots in such assignments are the ``b``
-      with ``row_g[b] + rest[g][complement of b] == D``; another group ``h``'s are, over those
-      ``b``, its slots in the least assignments of the groups but ``g`` to the complement of ``b``
-      (``row_h[j] + leave-two-out(g, h)[complement of b - j] == rest[g][complement of b]``, kept
-      once computed). Which slots adding ``x`` lowers is one table lookup (suits: the packed row
+      with ``row_g[b] + rest[g][complement of b] == D``; another group ``h``'s are the ``j`` with
+      ``row_h[j] + (g's new row x leave-two-out(g, h))[complement of j] == D`` (a min-plus
+      product: every group but ``h`` after the discard; the leave-two-out rows are made on first
+      use, and discards leaving ``g`` the same row share these slots). Which slots adding ``x`` lowers is one table lookup (suits: the packed row
       difference, whose fields are 0 or 1; pung-only kinds: per count), made once per call for the
       groups a discard leaves alone, whose live count is also reused while their slots and the
       seven pairs case stay the same. Seven pairs drops by one iff it is above 0 and ``x`` has an
@@ -434,24 +438,11 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
             n_best += sh_out[k] == best
         if n_best < 2:
             return best
-    for g in range(n_groups):  # leave-two-out rows: P_g, rows g+1..h-1, S_(h+1)
-        for h in range(g + 1, n_groups):
-            o = _PAIR + 10 * (4 * g + h)
-            empty = True
-            if g > 0:
-                empty = _times(buf, o, _PRE + 10 * g, empty, need)
-            for u in range(g + 1, h):
-                empty = _times(buf, o, _ROWS + 10 * u, empty, need)
-            if h + 1 < n_groups:
-                empty = _times(buf, o, _SUF + 10 * (h + 1), empty, need)
-            if empty:  # no other group: the neutral row
-                buf[o] = 0
-                for j in range(1, 10):
-                    buf[o + j] = INF
-    for g in range(n_groups):
+    for g in range(n_groups):  # (the leave-two-out rows are made on first use: _pair_row)
         buf[_MEMO + g] = -1
+        buf[_GMEMO + 5 * g] = -1
         for h in range(n_groups):
-            buf[_KNOWN + 4 * g + h] = 0
+            buf[_PAIR_MADE + 4 * g + h] = 0
     for c in range(4):
         buf[_HW + c] = 0
     for u in range(t.n_pung):  # weights of the pung-only kinds, by count
@@ -490,6 +481,7 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
         k = t.pung_kinds[i] if g == 0 else t.suit_base[g - 1] + i
         c = np.int64(counts[k])
         hk = _discard_row(counts, t, buf, g, i)
+        hk_row = hk if g == 0 else np.int64(t.dist[hk])  # determines g's new row (suits: the packed row)
         m = sh_out[k] + 1
         d = buf[_DREG + k]
         for h in range(n_groups):
@@ -504,15 +496,23 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
                 for j in range(top + 1):
                     mh |= ((mg >> j) & np.int64(buf[_COMP + 10 * g + j] < INF)) << (top - j)
                 buf[_MASK + 1 - g] = mh
-            else:
+            elif buf[_GMEMO + 5 * g] == hk_row:  # the same new row of g as its last discard: same slots
+                for h in range(n_groups):
+                    if h != g:
+                        buf[_MASK + h] = buf[_GMEMO + 5 * g + 1 + h]
+            else:  # h's slots: j with row_h[j] + (every group but h, g's new row included)[top - j] == d
+                buf[_GMEMO + 5 * g] = hk_row
+                rg = _buf_row(buf, _KROW)
                 for h in range(n_groups):
                     if h == g:
                         continue
+                    _put_row(buf, _TMP, _row_product(rg, _buf_row(buf, _pair_row(buf, min(g, h), max(g, h), n_groups, need))))
+                    row = _ROWS + 10 * h
                     mh = np.int64(0)
                     for j in range(top + 1):
-                        if (mg >> j) & 1:
-                            mh |= _opt_slots(buf, g, h, top - j, need)
+                        mh |= np.int64(buf[row + j] + buf[_TMP + top - j] == d) << j
                     buf[_MASK + h] = mh
+                    buf[_GMEMO + 5 * g + 1 + h] = mh
         sev = False
         all7 = False
         odd_sev = np.int64(0)  # 1 where an odd count (after the discard) means x lowers seven pairs
