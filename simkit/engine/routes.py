@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from .._jit import jit
+from .._jit import jit, stack_empty
 from ..hand.shanten import seven_pairs_distance
 from ..hand.tables import DIST_MASK, DIST_SHIFT, INF
 from ..melds import MELD_CHOW, MELD_CONCEALED_KONG
@@ -212,7 +212,8 @@ def route_distances(hand, n_melds, chow, out_m, out_mz, plain_distance, t, out):
     if chow:
         out[ALL_PUNGS] = FAR
     else:
-        top = np.zeros(5, np.int64)
+        top = stack_empty(5, np.int64)
+        top[:] = 0
         for i in range(t.kinds.shape[0]):
             c = np.int64(hand[t.kinds[i]])
             if c > 3:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit
+from .._jit import jit, stack_empty
 from ..hand.shanten import LIVE_BEST, LIVE_NONE, discard_eval_kernel, shanten_kernel
 from ..hand.waits import waits_kernel
 from . import actions as A
@@ -142,13 +142,13 @@ def _danger(view, k, hidden):  # pragma: no cover - compiled
 def _best_discard(view, legal, params, hand, n_melds, concealed, chow, out_m, out_mz, bonus, defend):  # pragma: no cover - compiled
     """(discard kind, shanten after it, its estimate) of a 14 - 3k tile ``hand``."""
     t = view.tables
-    visible = np.empty(34, np.int64)
+    visible = stack_empty(34, np.int64)
     visible_counts(view, visible)
-    sh = np.empty(34, np.int64)
-    live = np.empty(34, np.int64)
+    sh = stack_empty(34, np.int64)
+    live = stack_empty(34, np.int64)
     least = discard_eval_kernel(hand, n_melds, t, visible, sh, live, np.int64(LIVE_BEST))
-    dist = np.empty(N_ROUTES, np.int64)
-    hidden = np.empty(34, np.int64)
+    dist = stack_empty(N_ROUTES, np.int64)
+    hidden = stack_empty(34, np.int64)
     defending = False
     if defend and least >= params[_DEFEND_AT]:
         defending = True
@@ -208,16 +208,16 @@ def _react(view, legal, params, hand):  # pragma: no cover - compiled
     t = view.tables
     x = view.tile
     opened, chow, out_m, out_mz = meld_flags(view.melds, view.n_melds)
-    work = np.empty(20, np.int64)
-    dist = np.empty(N_ROUTES, np.int64)
+    work = stack_empty(20, np.int64)
+    dist = stack_empty(N_ROUTES, np.int64)
     now = shanten_kernel(hand, view.n_melds, t, work)
     bonus = _honor_bonus(hand, view.melds, view.n_melds, view, params)
     keep = _worth(hand, view.n_melds, not opened, chow, out_m, out_mz, now + 1, view, params, bonus, dist)
     bar = keep * (1.0 + params[_CLAIM_MARGIN])
     choice = A.PASS
     best = bar
-    sh = np.empty(34, np.int64)
-    live = np.empty(34, np.int64)
+    sh = stack_empty(34, np.int64)
+    live = stack_empty(34, np.int64)
     k1 = view.n_melds + 1
     x_m, x_mz = outside(x)
     m_out = out_m or x_m
@@ -254,8 +254,8 @@ def _best_kong(view, legal, params, hand, opened, chow, out_m, out_mz, bonus, ke
     """The concealed or added kong whose hand after it (before the replacement draw), plus the
     kong's payment (duel), is worth at least ``keep`` (the best discard's estimate), or -1."""
     t = view.tables
-    work = np.empty(20, np.int64)
-    dist = np.empty(N_ROUTES, np.int64)
+    work = stack_empty(20, np.int64)
+    dist = stack_empty(N_ROUTES, np.int64)
     best = -1
     best_ev = keep
     for x in range(34):
@@ -281,9 +281,10 @@ def _best_kong(view, legal, params, hand, opened, chow, out_m, out_mz, bonus, ke
 @jit
 def _live_waits(view, k, hidden):  # pragma: no cover - compiled
     """Unseen copies of the kinds that win after discarding ``k`` (0 when not ready)."""
-    h = view.hand.copy()
+    h = stack_empty(34, np.uint8)
+    h[:] = view.hand
     h[k] -= 1
-    mc = np.empty(34, np.uint8)
+    mc = stack_empty(34, np.uint8)
     own_meld_counts(view, mc)
     w = waits_kernel(h, view.n_melds, mc, view.tables)
     n = 0
@@ -305,7 +306,7 @@ def _declare(view, params, k, ev, bonus, concealed):  # pragma: no cover - compi
     extra = (1.0 - share) * params[at] + share * params[at + 1]
     if extra <= 0:
         return False
-    hidden = np.empty(34, np.int64)
+    hidden = stack_empty(34, np.int64)
     hidden_counts(view, hidden)
     if _live_waits(view, k, hidden) < (1 if migi else params[_DECLARE_LIVE]):
         return False
@@ -331,7 +332,8 @@ def value_policy(view, legal, params, rng):  # pragma: no cover - compiled
     (module docstring). ``params``: the named parameters, then the rule set's route values."""
     if legal[A.WIN]:
         return A.WIN
-    hand = view.hand.copy()
+    hand = stack_empty(34, np.uint8)
+    hand[:] = view.hand
     if is_reaction(view):
         return _react(view, legal, params, hand)
     if is_bid(view) or is_follow(view):
