@@ -124,3 +124,61 @@ def test_instance_names_change_with_simkit_sources(monkeypatch):
     before = compiled._digest(ref)
     monkeypatch.setattr(compiled, "_source_hash", "another version of simkit")
     assert compiled._digest(ref) != before
+
+
+class _NeverCompiled:
+    """A stand-in for an engine kernel neither compiled here nor in numba's cache."""
+
+    signatures: list = []
+
+    def __init__(self, tmp_path):
+        index = type("Index", (), {"_index_path": str(tmp_path / "missing.nbi")})()
+        self._cache = type("Cache", (), {"_cache_file": index})()
+
+
+def test_compile_ahead_waits_for_its_helper_and_then_steps_aside(tmp_path):
+    """On a cold start the greedy policy's cache lookup waits for the helper process (which
+    compiles greedy for the engine into numba's cache); after the engine's compile the lookup is
+    numba's own again. A cached engine, one core or SIMKIT_COMPILE_AHEAD=0 start no helper."""
+    cache = greedy_policy._cache
+    kernel = _NeverCompiled(tmp_path)
+    with compiled.compile_ahead(kernel, "douque"):
+        hook = vars(cache).get("load_overload")
+        assert hook is not None and hook.__name__ == "load_after_helper"
+        with compiled.compile_ahead(kernel, "douque"):  # one helper at a time
+            assert vars(cache).get("load_overload") is hook
+    assert "load_overload" not in vars(cache)
+    simulate_matches("douque", ("greedy", "greedy"), 1, seed=0)  # compiled or loaded by now
+    cached = matches.engine_for(engine_spec("douque")).play_matches_kernel
+    for kern, env in ((cached, "1"), (kernel, "0")):
+        os.environ["SIMKIT_COMPILE_AHEAD"] = env
+        try:
+            with compiled.compile_ahead(kern, "douque"):
+                assert "load_overload" not in vars(cache)
+        finally:
+            del os.environ["SIMKIT_COMPILE_AHEAD"]
+
+
+@pytest.mark.slow
+def test_a_cold_start_with_the_helper_plays_the_same_games(tmp_path):
+    """A fresh cache: the engine compiled while greedy compiles in the helper plays the same games
+    as the engine of this checkout's cache (which the digests pin). Slow (a whole cold compile);
+    the default run covers the same path when a fresh clone's first test compiles the engine and
+    the frozen digests then pass."""
+    code = textwrap.dedent(
+        """
+        import json
+        from simkit.engine.matches import simulate_matches
+        from simkit.engine.policies import greedy_policy
+        r = simulate_matches("douque", ("greedy", "random"), 5, seed=4)
+        print(json.dumps({"score_0": r["score_0"].tolist(), "greedy_hits": sum(greedy_policy.stats.cache_hits.values())}))
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               SIMKIT_CACHE_DIR=str(tmp_path / "cache"), NUMBA_CACHE_DIR=str(tmp_path / "numba"), SIMKIT_COMPILE_AHEAD="1")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["score_0"] == simulate_matches("douque", ("greedy", "random"), 5, seed=4)["score_0"].tolist()
+    if (os.cpu_count() or 1) >= 2:
+        assert got["greedy_hits"] >= 1  # loaded from the helper's compile, not compiled again

@@ -17,7 +17,7 @@ from ..hand.tables import hand_tables
 from ..rules import resolve_rules
 from . import game as eng
 from .actions import N_ACTIONS, View
-from .compiled import engine_of, prepared
+from .compiled import compile_ahead, engine_of, prepared
 from .deal import wall_template
 from .policies import POLICIES, greedy_policy, random_policy
 from .rulesets import engine_spec
@@ -204,11 +204,14 @@ def policy_type(spec):
 
     name = spec.rules.name
     if name not in _policy_types:
-        T = eng.new_table(len(wall_template(spec.rules)), spec.items_proto)
-        t = hand_tables(spec.rules)
+        # arrays of the types of the Table's rows the engine's views are made of (game.new_table:
+        # hand uint8[2, 34], melds int8[2, 4, 2], river int8[2, MAX_RIVER], counters float64[2, N_COUNTERS]);
+        # plain numpy here, so that the type costs no compile (the compile-ahead helper starts with it)
+        hand, melds = np.zeros(34, np.uint8), np.zeros((4, 2), np.int8)
+        river, counters = np.zeros(eng.MAX_RIVER, np.int8), np.zeros(eng.N_COUNTERS, np.float64)
         view = View(
-            0, 0, T.hand[0], T.melds[0], 0, T.melds[1], 0, T.river[0], 0, T.river[1], 0, 0, 0, 0, 27, 27, True, 0, 0,
-            t, 0, T.counters[0],
+            0, 0, hand, melds, 0, melds, 0, river, 0, river, 0, 0, 0, 0, 27, 27, True, 0, 0,
+            hand_tables(spec.rules), 0, counters,
         )
         _policy_types[name] = types.FunctionType(
             types.int64(numba.typeof(view), types.bool_[::1], types.float64[::1], types.uint64[::1])
@@ -295,7 +298,8 @@ def _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-
             error_legal[a:b], wall, log, n_log,
         )
 
-    kernel = prepared(engine.play_matches_kernel, args_of(0, 1), (9, 10), policy_type(spec))  # compiles or loads, once
+    with compile_ahead(engine.play_matches_kernel, spec.rules.name):  # greedy on the other core, on a cold start
+        kernel = prepared(engine.play_matches_kernel, args_of(0, 1), (9, 10), policy_type(spec))  # compiles or loads, once
 
     def run(a: int, b: int):
         if not decisions:
