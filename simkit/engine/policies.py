@@ -54,7 +54,7 @@ from . import actions as A
 from .policy_spec import BUILT_IN, Param, policy
 from .rng import bounded
 from .toolkit import (
-    LIVE_NONE, LIVE_TIES, discard_table, first_legal, is_bid, is_follow, is_reaction, move_chow_tiles, popcount, shanten_of,
+    LIVE_NONE, LIVE_TIES, copy_hand, discard_table, first_legal, is_bid, is_follow, is_reaction, move_chow_tiles, popcount, shanten_of,
     waits_after_discard,
 )
 
@@ -203,7 +203,7 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
             return A.PASS
         work = stack_empty(20, np.int64)
         hand = stack_empty(34, np.uint8)
-        hand[:] = view.hand
+        copy_hand(view, hand)
         x = view.tile
         now = shanten_of(view)
         if legal[A.KONG] and kong:
@@ -235,7 +235,7 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
     if kong and _any_kong(legal):
         work = stack_empty(20, np.int64)
         hand = stack_empty(34, np.uint8)
-        hand[:] = view.hand
+        copy_hand(view, hand)
         for x in range(34):
             for base in (A.CONCEALED_KONG, A.ADDED_KONG):
                 if legal[base + x]:

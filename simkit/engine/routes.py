@@ -213,7 +213,8 @@ def route_distances(hand, n_melds, chow, out_m, out_mz, plain_distance, t, out):
         out[ALL_PUNGS] = FAR
     else:
         top = stack_empty(5, np.int64)
-        top[:] = 0
+        for j in range(5):
+            top[j] = 0
         for i in range(t.kinds.shape[0]):
             c = np.int64(hand[t.kinds[i]])
             if c > 3:

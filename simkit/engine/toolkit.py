@@ -3,12 +3,15 @@
 Every helper is jitted (:func:`simkit._jit.jit`), so it can be called inside a jitted policy, and
 from plain Python with a view of :meth:`simkit.GameState.view` (the first call with such a view
 compiles a version for it). The built-in policies (:mod:`simkit.engine.policies`) use these same
-helpers. Arrays passed as ``out`` are filled in place: 34 entries, one per tile kind.
+helpers. Arrays passed as ``out`` are filled in place: 34 entries, one per tile kind. None of them
+allocates: their own scratch is on the stack (:func:`simkit._jit.stack_empty`), which a policy
+called at every decision can use too (``hand = stack_empty(34, np.uint8); copy_hand(view, hand)``).
 
 ==================================  ===============================================================
 :func:`visible_counts`              copies of each kind in the player's sight (hand, melds, rivers)
 :func:`hidden_counts`               at most how many copies of each kind the player cannot see
 :func:`own_meld_counts`             tiles of each kind in the player's own melds
+:func:`copy_hand`                   a scratch copy of the player's concealed tiles, to change
 :func:`opponent_discarded`          copies of each kind in the opponent's river
 :func:`shanten_of`                  shanten of the player's concealed hand (with their melds)
 :func:`discard_table`               per discard: shanten after it and live tiles that improve it
@@ -42,6 +45,7 @@ __all__ = [
     "LIVE_TIES",
     "visible_counts",
     "hidden_counts",
+    "copy_hand",
     "own_meld_counts",
     "opponent_discarded",
     "shanten_of",
@@ -181,6 +185,15 @@ def opponent_discarded(view, out):  # pragma: no cover - compiled
 
 
 @jit(inline="always")
+def copy_hand(view, out):  # pragma: no cover - compiled
+    """``out[k] = view.hand[k]`` for the 34 kinds: a scratch copy of the hand to change (e.g.
+    ``stack_empty(34, np.uint8)``), element by element (a slice assignment compiles numba's shape
+    checks into every caller)."""
+    for k in range(34):
+        out[k] = view.hand[k]
+
+
+@jit(inline="always")
 def shanten_of(view):  # pragma: no cover - compiled
     """Shanten of the player's concealed hand with their melds: -1 complete, 0 ready, ...
 
@@ -243,7 +256,7 @@ def waits_after_discard(view, k):  # pragma: no cover - compiled
     if view.hand[k] == 0:
         return np.int64(0)
     hand = stack_empty(34, np.uint8)
-    hand[:] = view.hand
+    copy_hand(view, hand)
     hand[k] -= 1
     mc = stack_empty(34, np.uint8)
     own_meld_counts(view, mc)

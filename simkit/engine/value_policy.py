@@ -45,7 +45,7 @@ from .policy_spec import BUILT_IN, Param, policy, spec_of
 from ..melds import MELD_CHOW
 from .routes import FAR, N_ROUTES, PLAIN, VALUE_FIELDS, meld_flags, outside, route_distances, route_values
 from .toolkit import (
-    first_legal, hidden_counts, is_bid, is_follow, is_reaction, move_chow_tiles, own_meld_counts, runs_through, safe_against_discard_win,
+    copy_hand, first_legal, hidden_counts, is_bid, is_follow, is_reaction, move_chow_tiles, own_meld_counts, runs_through, safe_against_discard_win,
     visible_counts,
 )
 
@@ -282,7 +282,7 @@ def _best_kong(view, legal, params, hand, opened, chow, out_m, out_mz, bonus, ke
 def _live_waits(view, k, hidden):  # pragma: no cover - compiled
     """Unseen copies of the kinds that win after discarding ``k`` (0 when not ready)."""
     h = stack_empty(34, np.uint8)
-    h[:] = view.hand
+    copy_hand(view, h)
     h[k] -= 1
     mc = stack_empty(34, np.uint8)
     own_meld_counts(view, mc)
@@ -333,7 +333,7 @@ def value_policy(view, legal, params, rng):  # pragma: no cover - compiled
     if legal[A.WIN]:
         return A.WIN
     hand = stack_empty(34, np.uint8)
-    hand[:] = view.hand
+    copy_hand(view, hand)
     if is_reaction(view):
         return _react(view, legal, params, hand)
     if is_bid(view) or is_follow(view):
