@@ -259,11 +259,9 @@ def _pair_row(buf, g, h, n_groups, need):  # pragma: no cover - compiled
 def _packed_bits(mask):  # pragma: no cover - compiled
     """Slot mask -> the lowest bit of each of its slots' fields in a packed suit row (slot 0 has no
     field: its distance is always 0, so no tile lowers it)."""
-    bits = np.int64(0)
-    for j in range(1, 10):
-        if (mask >> j) & 1:
-            bits |= np.int64(1) << DIST_SHIFT[j]
-    return bits
+    return (((mask >> 1) & 1) << _S1 | ((mask >> 2) & 1) << _S2 | ((mask >> 3) & 1) << _S3 | ((mask >> 4) & 1) << _S4
+            | ((mask >> 5) & 1) << _S5 | ((mask >> 6) & 1) << _S6 | ((mask >> 7) & 1) << _S7 | ((mask >> 8) & 1) << _S8
+            | ((mask >> 9) & 1) << _S9)  # branch-free: which slots are set is unpredictable
 
 
 @jit(inline="always")
