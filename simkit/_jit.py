@@ -7,6 +7,7 @@ results must be bit-identical across machines and thread counts.
 """
 
 import numba
+import numpy as np
 
 __all__ = ["jit", "pjit", "prange", "threading_layer", "borrow", "stack_empty", "REFCOUNT_FREE", "INLINE_COPY"]
 
@@ -85,7 +86,7 @@ def _touch_parallel(n):
 
 
 from numba.core import cgutils, types  # noqa: E402
-from numba.extending import intrinsic  # noqa: E402
+from numba.extending import intrinsic, overload  # noqa: E402
 
 
 @intrinsic
@@ -112,18 +113,26 @@ def borrow(typingctx, arr):
     return arr(arr), codegen
 
 
-@intrinsic
-def stack_empty(typingctx, n, dtype):
+def stack_empty(n, dtype):
     """``np.empty(n, dtype)`` in the calling function's stack frame: an uninitialised 1-d array of
     ``n`` elements (an integer literal) that costs no allocation and no reference counts (meminfo
     NULL, as :func:`borrow`'s views).
 
-    It lives until the function that called ``stack_empty`` returns (one slot per call site, made
-    at the function's entry: a call in a loop reuses it), so it must not escape: never return it,
-    store it in an array or tuple that outlives the call, or keep a view of it. Scratch of a kernel
-    called many times a second (a policy's tables of discards, the discard evaluation's buffer) is
-    its use: such kernels then allocate nothing and may be compiled with ``refcounts=False``.
+    It lives until the jitted function that called ``stack_empty`` returns (one slot per call
+    site, made at the function's entry: a call in a loop reuses it), so it must not escape: never
+    return it, store it in an array or tuple that outlives the call, or keep a view of it. Scratch
+    of a kernel called many times a second (a policy's tables of discards, the discard
+    evaluation's buffer) is its use: such kernels then allocate nothing and may be compiled with
+    ``refcounts=False``. Called from plain Python (a policy's source run without numba) it is
+    ``np.empty``.
     """
+    return np.empty(n, dtype)
+
+
+@intrinsic
+def _stack_alloca(typingctx, n, dtype):
+    """The array of :func:`stack_empty`, allocated (``alloca``) in the frame of the function its
+    code ends up in: :func:`stack_empty` is inlined into its caller's IR so that this is the caller."""
     if not isinstance(n, types.IntegerLiteral) or n.literal_value < 1:
         return None
     if isinstance(dtype, types.NumberClass):
@@ -145,6 +154,13 @@ def stack_empty(typingctx, n, dtype):
         return arr._getvalue()
 
     return arrty(n, dtype), codegen
+
+
+@overload(stack_empty, inline="always")  # inlined: the alloca must be in the caller's frame
+def _stack_empty_jitted(n, dtype):
+    if isinstance(n, types.IntegerLiteral):  # (numba asks again with literal types when this declines)
+        return lambda n, dtype: _stack_alloca(n, dtype)
+    return None
 
 
 def _refcount_free_marker(fn) -> str:
