@@ -86,7 +86,7 @@ def _touch_parallel(n):
 
 
 from numba.core import cgutils, types  # noqa: E402
-from numba.extending import intrinsic, overload  # noqa: E402
+from numba.extending import intrinsic, lower_builtin, type_callable  # noqa: E402
 
 
 @intrinsic
@@ -129,38 +129,37 @@ def stack_empty(n, dtype):
     return np.empty(n, dtype)
 
 
-@intrinsic
-def _stack_alloca(typingctx, n, dtype):
-    """The array of :func:`stack_empty`, allocated (``alloca``) in the frame of the function its
-    code ends up in: :func:`stack_empty` is inlined into its caller's IR so that this is the caller."""
+def _stack_dtype(n, dtype):
+    """The element type of ``stack_empty(n, dtype)`` for these argument types, or None."""
     if not isinstance(n, types.IntegerLiteral) or n.literal_value < 1:
         return None
     if isinstance(dtype, types.NumberClass):
-        dt = dtype.instance_type
-    elif isinstance(dtype, types.DType):
-        dt = dtype.dtype
-    else:
-        return None
-    size = n.literal_value
-    arrty = types.Array(dt, 1, "C")
-
-    def codegen(context, builder, sig, args):
-        llty = context.get_data_type(dt)
-        count = context.get_constant(types.intp, size)
-        data = cgutils.alloca_once(builder, llty, size=count)  # in the entry block
-        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(llty))
-        arr = context.make_array(arrty)(context, builder)
-        context.populate_array(arr, data=data, shape=[count], strides=[itemsize], itemsize=itemsize, meminfo=None)
-        return arr._getvalue()
-
-    return arrty(n, dtype), codegen
-
-
-@overload(stack_empty, inline="always")  # inlined: the alloca must be in the caller's frame
-def _stack_empty_jitted(n, dtype):
-    if isinstance(n, types.IntegerLiteral):  # (numba asks again with literal types when this declines)
-        return lambda n, dtype: _stack_alloca(n, dtype)
+        return dtype.instance_type
+    if isinstance(dtype, types.DType):
+        return dtype.dtype
     return None
+
+
+@type_callable(stack_empty)
+def _type_stack_empty(context):
+    def typer(n, dtype):  # (numba asks again with literal types when this declines)
+        dt = _stack_dtype(n, dtype)
+        return None if dt is None else types.Array(dt, 1, "C")
+
+    return typer
+
+
+@lower_builtin(stack_empty, types.IntegerLiteral, types.Any)
+def _lower_stack_empty(context, builder, sig, args):
+    # lowered at the call site, so the alloca is in the calling function's own frame
+    dt = sig.return_type.dtype
+    llty = context.get_data_type(dt)
+    count = context.get_constant(types.intp, sig.args[0].literal_value)
+    data = cgutils.alloca_once(builder, llty, size=count)  # in the entry block: one slot per call site
+    itemsize = context.get_constant(types.intp, context.get_abi_sizeof(llty))
+    arr = context.make_array(sig.return_type)(context, builder)
+    context.populate_array(arr, data=data, shape=[count], strides=[itemsize], itemsize=itemsize, meminfo=None)
+    return arr._getvalue()
 
 
 def _refcount_free_marker(fn) -> str:

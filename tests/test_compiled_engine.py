@@ -136,10 +136,12 @@ class _NeverCompiled:
         self._cache = type("Cache", (), {"_cache_file": index})()
 
 
-def test_compile_ahead_waits_for_its_helper_and_then_steps_aside(tmp_path):
+def test_compile_ahead_waits_for_its_helper_and_then_steps_aside(tmp_path, monkeypatch):
     """On a cold start the greedy policy's cache lookup waits for the helper process (which
     compiles greedy for the engine into numba's cache); after the engine's compile the lookup is
-    numba's own again. A cached engine, one core or SIMKIT_COMPILE_AHEAD=0 start no helper."""
+    numba's own again. A cached engine or SIMKIT_COMPILE_AHEAD=0 start no helper."""
+    monkeypatch.setenv("SIMKIT_COMPILE_AHEAD", "1")
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)  # the helper's premise: a second core
     cache = greedy_policy._cache
     kernel = _NeverCompiled(tmp_path)
     with compiled.compile_ahead(kernel, "douque"):
@@ -151,12 +153,9 @@ def test_compile_ahead_waits_for_its_helper_and_then_steps_aside(tmp_path):
     simulate_matches("douque", ("greedy", "greedy"), 1, seed=0)  # compiled or loaded by now
     cached = matches.engine_for(engine_spec("douque")).play_matches_kernel
     for kern, env in ((cached, "1"), (kernel, "0")):
-        os.environ["SIMKIT_COMPILE_AHEAD"] = env
-        try:
-            with compiled.compile_ahead(kern, "douque"):
-                assert "load_overload" not in vars(cache)
-        finally:
-            del os.environ["SIMKIT_COMPILE_AHEAD"]
+        monkeypatch.setenv("SIMKIT_COMPILE_AHEAD", env)
+        with compiled.compile_ahead(kern, "douque"):
+            assert "load_overload" not in vars(cache)
 
 
 @pytest.mark.slow
