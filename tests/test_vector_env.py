@@ -27,7 +27,7 @@ def _choose(masks, step, tables):
 
 
 def test_self_play_is_the_step_api_and_the_encoders_are_the_references():
-    self_play_is_the_step_api("douque")  # for_two: tests/test_vector_env_rule_sets.py
+    self_play_is_the_step_api("douque")  # for_two: tests/test_envs_vector_rule_sets.py
 
 
 def self_play_is_the_step_api(rules):

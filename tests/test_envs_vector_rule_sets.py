@@ -1,6 +1,7 @@
-"""simkit.envs.VectorEnv on the rule sets besides douque (a file of its own, so that the test
-workers compile these rule sets' vector kernels side by side with test_vector_env.py's): for_two
-self-play is the step API, and duel's tables are reproducible whatever the batch and threads."""
+"""simkit.envs.VectorEnv on the rule sets besides douque: for_two self-play is the step API, and
+duel's tables are reproducible whatever the batch and threads. A file of its own, named to come
+early (the test workers take files in name order), so that these vector kernels compile side by
+side with test_vector_env.py's and not at the end of the run."""
 
 from __future__ import annotations
 
