@@ -225,7 +225,8 @@ def _will_compile(kernel) -> bool:
 
 def compile_ahead(kernel, rules_name: str):
     """Before the engine ``kernel`` of ``rules_name`` compiles (on a machine with two or more
-    cores): compile the built-in greedy policy for the engine in a helper process at the same time.
+    cores): compile the built-in greedy and random policies for the engine in a helper process at
+    the same time.
     Use it as a context manager around the compile: ``with compile_ahead(kernel, name): ...``.
 
     The engine calls greedy directly, so compiling the engine compiles greedy (about a quarter of
@@ -234,8 +235,9 @@ def compile_ahead(kernel, rules_name: str):
     signature (the one the engine calls them with); when the engine's compile reaches greedy it
     waits for the helper to finish and loads both from the cache (if the helper failed, it compiles
     them itself, as without a helper). The code is the same either way: a cold start of the douque
-    engine went from 44 to 34 s on the 2-core machine. Off with ``SIMKIT_COMPILE_AHEAD=0``, on one core, with ``NUMBA_DISABLE_JIT``, or when
-    numba's internals differ (then the context does nothing).
+    engine went from 44 to 33-35 s on the 2-core machine (README, Speed). Off with
+    ``SIMKIT_COMPILE_AHEAD=0``, on one core, with ``NUMBA_DISABLE_JIT``, or when numba's internals
+    differ (then the context does nothing).
     """
     import contextlib
     import subprocess
