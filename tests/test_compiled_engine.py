@@ -21,6 +21,7 @@ from simkit.engine import compiled, matches
 from simkit.engine.matches import simulate_matches
 from simkit.engine.policies import greedy_policy, random_policy
 from simkit.engine.rulesets import engine_spec, settle_douque, settle_duel
+from simkit.hand.shanten import shanten_kernel
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -137,30 +138,36 @@ class _NeverCompiled:
 
 
 def test_compile_ahead_waits_for_its_helper_and_then_steps_aside(tmp_path, monkeypatch):
-    """On a cold start the greedy policy's cache lookup waits for the helper process (which
-    compiles greedy for the engine into numba's cache); after the engine's compile the lookup is
-    numba's own again. A cached engine or SIMKIT_COMPILE_AHEAD=0 start no helper."""
+    """On a cold start the cache lookups of what the helper process compiles (the shanten kernel,
+    the settle function and greedy, for the engine's argument types) wait for the helper; after the
+    context they are numba's own again. A cached engine or SIMKIT_COMPILE_AHEAD=0 start no
+    helper; without greedy playing, the helper leaves it out."""
     monkeypatch.setenv("SIMKIT_COMPILE_AHEAD", "1")
     monkeypatch.setattr(os, "cpu_count", lambda: 2)  # the helper's premise: a second core
-    cache = greedy_policy._cache
+    items = compiled.ahead_of_the_engine("douque", True)
+    assert [(name, dispatcher) for name, dispatcher, _ in items] == [
+        ("shanten", shanten_kernel), ("settle", settle_douque), ("greedy", greedy_policy)]
+    assert [name for name, _, _ in compiled.ahead_of_the_engine("douque", False)] == ["shanten", "settle"]
+    caches = [dispatcher._cache for _, dispatcher, _ in items]
     kernel = _NeverCompiled(tmp_path)
-    with compiled.compile_ahead(kernel, "douque"):
-        hook = vars(cache).get("load_overload")
-        assert hook is not None and hook.__name__ == "load_after_helper"
-        with compiled.compile_ahead(kernel, "douque"):  # one helper at a time
-            assert vars(cache).get("load_overload") is hook
-    assert "load_overload" not in vars(cache)
+    with compiled.compile_ahead(kernel, "douque", True):
+        hooks = [vars(cache).get("load_overload") for cache in caches]
+        assert all(hook is not None and hook.__name__ == "load_after_helper" for hook in hooks)
+        with compiled.compile_ahead(kernel, "douque", True):  # one helper at a time
+            assert [vars(cache).get("load_overload") for cache in caches] == hooks
+    assert all("load_overload" not in vars(cache) for cache in caches)
     simulate_matches("douque", ("greedy", "greedy"), 1, seed=0)  # compiled or loaded by now
     cached = matches.engine_for(engine_spec("douque")).play_matches_kernel
     for kern, env in ((cached, "1"), (kernel, "0")):
         monkeypatch.setenv("SIMKIT_COMPILE_AHEAD", env)
-        with compiled.compile_ahead(kern, "douque"):
-            assert "load_overload" not in vars(cache)
+        with compiled.compile_ahead(kern, "douque", True):
+            assert all("load_overload" not in vars(cache) for cache in caches)
 
 
 @pytest.mark.slow
 def test_a_cold_start_with_the_helper_plays_the_same_games(tmp_path):
-    """A fresh cache: the engine compiled while greedy compiles in the helper plays the same games
+    """A fresh cache: the engine compiled while the helper compiles shanten, settle and greedy
+    (each then loaded from the cache: the helper's signatures are the engine's) plays the same games
     as the engine of this checkout's cache (which the digests pin). Slow (a whole cold compile);
     the default run covers the same path when a fresh clone's first test compiles the engine and
     the frozen digests then pass."""
@@ -169,8 +176,11 @@ def test_a_cold_start_with_the_helper_plays_the_same_games(tmp_path):
         import json
         from simkit.engine.matches import simulate_matches
         from simkit.engine.policies import greedy_policy
+        from simkit.engine.rulesets import settle_douque
+        from simkit.hand.shanten import shanten_kernel
         r = simulate_matches("douque", ("greedy", "random"), 5, seed=4)
-        print(json.dumps({"score_0": r["score_0"].tolist(), "greedy_hits": sum(greedy_policy.stats.cache_hits.values())}))
+        hits = {f.__name__: sum(f.stats.cache_hits.values()) for f in (shanten_kernel, settle_douque, greedy_policy)}
+        print(json.dumps({"score_0": r["score_0"].tolist(), "hits": hits}))
         """
     )
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
@@ -179,5 +189,5 @@ def test_a_cold_start_with_the_helper_plays_the_same_games(tmp_path):
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["score_0"] == simulate_matches("douque", ("greedy", "random"), 5, seed=4)["score_0"].tolist()
-    if (os.cpu_count() or 1) >= 2:
-        assert got["greedy_hits"] >= 1  # loaded from the helper's compile, not compiled again
+    if (os.cpu_count() or 1) >= 2:  # each loaded from the helper's compile, not compiled again
+        assert got["hits"] == {"shanten_kernel": 1, "settle_douque": 1, "greedy_policy": 1}

@@ -34,7 +34,7 @@ from pathlib import Path
 from .._cache import cache_dir
 
 __all__ = [
-    "engine_of", "prepared", "function_pointer", "compile_ahead", "cache_root", "source_hash", "start_up_message",
+    "engine_of", "prepared", "function_pointer", "compile_ahead", "ahead_of_the_engine", "cache_root", "source_hash", "start_up_message",
     "record_start_up",
 ]
 
@@ -198,18 +198,49 @@ def prepared(kernel, args, function_positions, function_type):
 
 
 # ---------------------------------------------------------------------------------------------
-# compiling on two cores: the built-in greedy policy in a helper process while the engine compiles
+# compiling on two cores: the rule set's settle function and the greedy policy in a helper process
+# while the engine compiles
 
 _AHEAD = """
 import sys
-from simkit.engine.matches import policy_type
-from simkit.engine.policies import greedy_policy, random_policy
-from simkit.engine.rulesets import engine_spec
-from simkit.rules import resolve_rules
-signature = policy_type(engine_spec(resolve_rules(sys.argv[1]), None, None)).signature.args
-greedy_policy.compile(signature)
-random_policy.compile(signature)  # the engine compiles it right after greedy
+from simkit.engine.compiled import ahead_of_the_engine
+for name, dispatcher, signature in ahead_of_the_engine(sys.argv[1], sys.argv[2] == "greedy"):
+    dispatcher.compile(signature)
+    print(name, flush=True)
 """
+
+
+def ahead_of_the_engine(rules_name: str, greedy: bool) -> list:
+    """``[(name, dispatcher, signature)]``: what the helper of :func:`compile_ahead` compiles, in
+    the order the engine's compile needs it, for the argument types the engine calls it with: the
+    shanten kernel (the engine's legal-action checks call it; so does greedy), the rule set's
+    settle function (about a sixth of the engine's compile), then, when ``greedy`` plays, the greedy
+    policy for the engine's policy signature (its pointer is taken once the engine is compiled)."""
+    import numba
+    from numba import types
+
+    from ..hand.shanten import shanten_kernel
+    from ..hand.tables import hand_tables
+    from .deal import wall_template
+    from .game import new_table
+    from .matches import policy_type
+    from .policies import greedy_policy
+    from .rulesets import engine_spec
+    from ..rules import resolve_rules
+
+    spec = engine_spec(resolve_rules(rules_name), None, None)
+    T = new_table(len(wall_template(spec.rules)), spec.items_proto)
+    i, b = types.int64, types.boolean
+    t = numba.typeof(hand_tables(spec.rules))
+    settle_args = (  # settle(T, winner, win_type, win_tile, replacement, last_tile, last_discard, t, sp, row, floats)
+        numba.typeof(T), i, i, i, b, b, b, t, numba.typeof(spec.sp),
+        numba.typeof(T.row), numba.typeof(T.row_floats),
+    )
+    row, scratch = numba.typeof(T.hand[0]), numba.typeof(T.swork)
+    items = [("shanten", shanten_kernel, (row, i, t, scratch)), ("settle", spec.settle, settle_args)]
+    if greedy:
+        items.append(("greedy", greedy_policy, policy_type(spec).signature.args))
+    return items
 
 
 def _will_compile(kernel) -> bool:
@@ -223,51 +254,65 @@ def _will_compile(kernel) -> bool:
         return False
 
 
-def compile_ahead(kernel, rules_name: str):
+def compile_ahead(kernel, rules_name: str, greedy: bool = False):
     """Before the engine ``kernel`` of ``rules_name`` compiles (on a machine with two or more
-    cores): compile the built-in greedy and random policies for the engine in a helper process at
-    the same time.
-    Use it as a context manager around the compile: ``with compile_ahead(kernel, name): ...``.
+    cores): compile what :func:`ahead_of_the_engine` lists -- the rule set's settle function, and
+    the greedy policy when ``greedy`` plays -- in a helper process at the same time. Use it as a
+    context manager around the compile of the engine and then of greedy (for the engine's policy
+    signature, ``greedy_policy.compile(policy_type(spec).signature.args)``):
+    ``with compile_ahead(kernel, name, greedy): ...``.
 
-    The engine calls greedy directly, so compiling the engine compiles greedy (about a quarter of
-    the engine's compile) unless numba's cache holds it. The helper compiles it (and then the
-    random policy, which the engine compiles next) into that cache for the engine's policy
-    signature (the one the engine calls them with); when the engine's compile reaches greedy it
-    waits for the helper to finish and loads both from the cache (if the helper failed, it compiles
-    them itself, as without a helper). The code is the same either way: a cold start of the douque
-    engine went from 44 to 33-35 s on the 2-core machine (README, Speed). Off with
-    ``SIMKIT_COMPILE_AHEAD=0``, on one core, with ``NUMBA_DISABLE_JIT``, or when numba's internals
-    differ (then the context does nothing).
+    The helper compiles each into numba's cache and says so on its output. When this process's
+    compile reaches one of them (the engine's compile reaches settle; greedy, called through its
+    pointer, compiles after the engine), it waits for the helper to have finished that one and
+    loads it from the cache; if the helper failed, it compiles it itself, as without a helper. The
+    code is the same either way. Off with ``SIMKIT_COMPILE_AHEAD=0``, on one core, with
+    ``NUMBA_DISABLE_JIT``, or when numba's internals differ (then the context does nothing).
     """
     import contextlib
     import subprocess
 
     import numba
 
-    from .policies import greedy_policy
-
     if os.environ.get("SIMKIT_COMPILE_AHEAD", "1") == "0" or (os.cpu_count() or 1) < 2 or numba.config.DISABLE_JIT:
         return contextlib.nullcontext()
     with _lock:
-        cache = getattr(greedy_policy, "_cache", None)
-        load = getattr(cache, "load_overload", None)
-        if not _will_compile(kernel) or load is None or "load_overload" in vars(cache):
-            return contextlib.nullcontext()  # loads from the cache; numba's internals differ; a helper runs
+        if not _will_compile(kernel):
+            return contextlib.nullcontext()  # the engine loads from the cache
+        try:
+            items = ahead_of_the_engine(rules_name, greedy)
+        except Exception:  # noqa: BLE001 -- the helper is an optimisation: without it, compile here
+            return contextlib.nullcontext()
+        caches = {name: getattr(dispatcher, "_cache", None) for name, dispatcher, _ in items}
+        if any(getattr(c, "load_overload", None) is None or "load_overload" in vars(c) for c in caches.values()):
+            return contextlib.nullcontext()  # numba's internals differ; a helper runs already
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([str(_PACKAGE.parent), *filter(None, [env.get("PYTHONPATH")])])
         try:
             helper = subprocess.Popen(
-                [sys.executable, "-c", _AHEAD, rules_name], env=env, stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                [sys.executable, "-c", _AHEAD, rules_name, "greedy" if greedy else "-"], env=env,
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
             )
         except OSError:
             return contextlib.nullcontext()
+        done = {name: threading.Event() for name in caches}
 
-        def load_after_helper(sig, target_context):
-            helper.wait()  # it exits once greedy is compiled and cached (or it failed)
-            return load(sig, target_context)
+        def listen():  # each line: the name of an item compiled and cached; the end: the helper exited
+            for line in helper.stdout:
+                if line.strip() in done:
+                    done[line.strip()].set()
+            helper.wait()
+            for event in done.values():
+                event.set()
 
-        cache.load_overload = load_after_helper
+        threading.Thread(target=listen, daemon=True).start()
+        hooks = {}
+        for name, cache in caches.items():
+            def load_after_helper(sig, target_context, _event=done[name], _load=cache.load_overload):
+                _event.wait()
+                return _load(sig, target_context)
+
+            cache.load_overload = hooks[name] = load_after_helper
 
     @contextlib.contextmanager
     def compiling():
@@ -275,10 +320,9 @@ def compile_ahead(kernel, rules_name: str):
             yield
         finally:
             with _lock:
-                if vars(cache).get("load_overload") is load_after_helper:
-                    del cache.load_overload  # the class's own again
-            if helper.poll() is None:  # the engine compiled without reaching greedy: let it finish
-                threading.Thread(target=helper.wait, daemon=True).start()
+                for name, cache in caches.items():
+                    if vars(cache).get("load_overload") is hooks[name]:
+                        del cache.load_overload  # the class's own again
 
     return compiling()
 

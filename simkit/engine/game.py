@@ -222,9 +222,9 @@ ERROR_MESSAGES = (
 )
 
 # how the engine calls a player's policy (simkit/engine/play.py ``_ask``)
-POLICY_FUNCTION = 0  #: through a function pointer: any jitted policy, compiled on its own
+POLICY_FUNCTION = 0  #: through a function pointer, with a copy of the legal mask: any jitted policy
 POLICY_RANDOM = 1  #: the built-in random policy, called directly
-POLICY_GREEDY = 2  #: the built-in greedy policy, called directly
+POLICY_GREEDY = 2  #: the built-in greedy policy, through its function pointer with the engine's legal mask
 
 MAX_LOG = 512  #: capacity of the event log of one hand
 # event kinds of the log (player, tile, extra)
@@ -326,12 +326,12 @@ class Table(NamedTuple):
     decision_counters: np.ndarray  #: float64[capacity, N_COUNTERS], the counters of each logged decision
 
 
-@jit
-def new_table(n_tiles, items_proto):  # pragma: no cover - compiled
+def new_table(n_tiles, items_proto):
     """A fresh :class:`Table` for a wall of ``n_tiles``; ``items_proto``: zeros of the rule set's
     item vector (length and dtype of its scoring kernel's items). Its decision log has capacity 0
     (:func:`simkit.engine.matches._run_matches` gives a block's Table a real one when decisions
-    are logged)."""
+    are logged). Plain numpy: it is only made in Python (a jitted version cost seconds of compile
+    at every cold start for nothing)."""
     return Table(
         np.zeros(n_tiles, np.int8),
         np.zeros((2, 34), np.uint8),

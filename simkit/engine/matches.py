@@ -187,10 +187,12 @@ _BUILT_IN = {random_policy: eng.POLICY_RANDOM, greedy_policy: eng.POLICY_GREEDY}
 
 
 def _calls(f0, f1):
-    """``(kinds int64[2], fn0, fn1)``: how the engine calls each player's policy (a built-in
-    directly, any other through a function pointer; an unused pointer is the random policy)."""
+    """``(kinds int64[2], fn0, fn1)``: how the engine calls each player's policy (random
+    directly, greedy and any other through its function pointer; an unused pointer is the random
+    policy)."""
     kinds = np.array([_BUILT_IN.get(f0, eng.POLICY_FUNCTION), _BUILT_IN.get(f1, eng.POLICY_FUNCTION)], np.int64)
-    return kinds, (random_policy if kinds[0] else f0), (random_policy if kinds[1] else f1)
+    unused = eng.POLICY_RANDOM
+    return kinds, (random_policy if kinds[0] == unused else f0), (random_policy if kinds[1] == unused else f1)
 
 
 _policy_types: dict = {}
@@ -298,8 +300,11 @@ def _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-
             error_legal[a:b], wall, log, n_log,
         )
 
-    with compile_ahead(engine.play_matches_kernel, spec.rules.name):  # greedy on the other core, on a cold start
+    greedy = greedy_policy in (fn0, fn1)
+    with compile_ahead(engine.play_matches_kernel, spec.rules.name, greedy):  # on a cold start, on the other core
         kernel = prepared(engine.play_matches_kernel, args_of(0, 1), (9, 10), policy_type(spec))  # compiles or loads, once
+        if greedy:  # greedy compiled on the other core meanwhile (on a cold start): loaded here
+            greedy_policy.compile(policy_type(spec).signature.args)
 
     def run(a: int, b: int):
         if not decisions:

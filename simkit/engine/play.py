@@ -20,9 +20,10 @@ given wall or position, and the Python step API (:mod:`simkit.engine.state`), wh
 
 This module is a *template* bound to one rule set's settle function (``SETTLE``):
 :mod:`simkit.engine.compiled` makes one instance per rule set, cached on disk, so the engine is
-compiled once per rule set. Policies are not compiled into it: the built-in ones are called
-directly (by kind, :data:`~simkit.engine.game.POLICY_RANDOM` / ``POLICY_GREEDY``), any other
-jitted policy through a function pointer (``POLICY_FUNCTION``), compiled on its own.
+compiled once per rule set. Policies are not compiled into it: the built-in random policy is
+called directly (by kind, :data:`~simkit.engine.game.POLICY_RANDOM`), greedy through its function
+pointer with the engine's legal mask (``POLICY_GREEDY``), any other jitted policy through its
+pointer with a copy of the mask (``POLICY_FUNCTION``); each is compiled on its own.
 
 :func:`play_matches_kernel` (with the match loop inlined), :func:`_run_hand` and
 :func:`_begin_hand` are compiled without reference counts (``refcounts=False``,
@@ -46,7 +47,7 @@ from simkit._jit import jit
 from simkit.engine import actions as A
 from simkit.engine import game as G
 from simkit.engine.observation import encode_observation_kernel, encode_state_kernel
-from simkit.engine.policies import greedy_policy, random_policy
+from simkit.engine.policies import random_policy
 from simkit.engine.rng import bounded, stream_key
 from simkit.hand.win import is_win_kernel
 from simkit.hand.waits import waits_kernel
@@ -609,7 +610,8 @@ def _next_hand_of_match(T, game):  # pragma: no cover - compiled
 def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
     """The deciding player's action. A policy called through its pointer is given a copy of the
     legal mask; the built-in ones, which only read it, the engine's own (the action is checked
-    against the engine's mask either way). A policy called through its pointer gets its user
+    against the engine's mask either way). Random is called directly, greedy through its pointer
+    (``fn0`` / ``fn1``): its compile is its own, not part of the engine's. A policy called through its pointer gets its user
     counters (``view.counters``) zeroed first, whether decisions are logged or not, so it sees the
     same view either way; the built-in ones never write theirs, which stay zero (no stores on the
     hot path of random-vs-random play)."""
@@ -622,10 +624,12 @@ def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compile
     rng = T.rng[1 + p : 2 + p]
     params = params0 if p == 0 else params1
     kind = kinds[p]
-    if kind == G.POLICY_GREEDY:
-        return greedy_policy(view, T.legal, params, rng)
     if kind == G.POLICY_RANDOM:
         return random_policy(view, T.legal, params, rng)
+    if kind == G.POLICY_GREEDY:  # through its pointer, with the engine's mask (it only reads it)
+        if p == 0:
+            return fn0(view, T.legal, params, rng)
+        return fn1(view, T.legal, params, rng)
     pl = T.policy_legal
     for a in range(A.N_ACTIONS):
         pl[a] = T.legal[a]
