@@ -16,8 +16,13 @@ _OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
 prange = numba.prange
 
 
-def jit(*args, refcounts=True, **kwargs):
+def jit(*args, refcounts=True, internal=False, **kwargs):
     """Decorate a serial kernel (``@jit`` or ``@jit(inline="always")``).
+
+    ``internal=True``: called only from other kernels, never from Python or through a function
+    pointer, so numba builds neither entry point for it (its Python wrapper, which unboxes every
+    argument, and its C wrapper): about half the compile of a small function, more for one taking a
+    whole Table. Calling one from Python is an error. Only for private helpers of the engine.
 
     ``refcounts=False`` compiles the function without reference-count operations
     (:func:`_refcount_free_patch`). Only for a function that never owns an array: every array it
@@ -26,6 +31,8 @@ def jit(*args, refcounts=True, **kwargs):
     (``inline="always"``). The engine's hand and match loops are such functions.
     """
     opts = dict(_OPTIONS, **kwargs)
+    if internal:
+        opts.update(no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
     def wrap(fn):
         if not refcounts:

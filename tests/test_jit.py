@@ -312,3 +312,24 @@ def test_inline_copy_patch_copies_each_scope_once():
     assert [c.body[0].value.value for c in copies] == [0, 1, 2]
     separate = [shim.deepcopy(b) for b in blocks]  # outside an inline_ir call: as copy.deepcopy
     assert len({id(c.scope) for c in separate}) == 3
+
+
+def test_an_internal_kernel_has_no_entry_points_and_runs_inside_kernels():
+    """``jit(internal=True)`` (the engine's private helpers): numba builds neither its Python nor its
+    C entry point (they cost about half of a small function's compile), and a kernel calls it as any
+    other."""
+
+    @jit(internal=True, cache=False)
+    def inner(a):  # pragma: no cover - compiled
+        return a[0] + 1
+
+    @jit(cache=False)
+    def outer(a):  # pragma: no cover - compiled
+        return inner(a) * 2
+
+    assert outer(np.array([3], np.int64)) == 8
+    (cres,) = inner.overloads.values()
+    assert cres.library.get_pointer_to_function(cres.fndesc.llvm_cpython_wrapper_name) == 0
+    assert cres.library.get_pointer_to_function(cres.fndesc.llvm_cfunc_wrapper_name) == 0
+    (outer_cres,) = outer.overloads.values()
+    assert outer_cres.library.get_pointer_to_function(outer_cres.fndesc.llvm_cpython_wrapper_name) != 0

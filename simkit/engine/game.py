@@ -467,7 +467,7 @@ def _bit(kind):  # pragma: no cover - compiled
     return np.int64(1) << kind
 
 
-@jit
+@jit(internal=True)
 def _waits_without(hand, n_melds, meld_counts, x, t):  # pragma: no cover - compiled
     """Waits of a 14 - 3k tile hand with one ``x`` removed."""
     hand[x] -= 1
@@ -476,7 +476,7 @@ def _waits_without(hand, n_melds, meld_counts, x, t):  # pragma: no cover - comp
     return w
 
 
-@jit
+@jit(internal=True)
 def _can_win_with(hand, n_melds, meld_counts, x, t):  # pragma: no cover - compiled
     """Whether ``x`` added to 13 - 3k concealed tiles completes the hand (ignoring Skipped Win)."""
     if hand[x] + meld_counts[x] >= 4:
@@ -502,7 +502,7 @@ def _play_tile(skip_win, p, x):  # pragma: no cover - compiled
         skip_win[p] = 0
 
 
-@jit
+@jit(internal=True)
 def _draw_replacement(T, p):  # pragma: no cover - compiled
     """Player ``p`` draws a kong replacement: from the tail of the wall, or with stable walls the
     next tile of their own stream (:func:`_draw`); returns its kind."""
@@ -748,7 +748,7 @@ def _shuffle_and_roll(T, template, dealer):  # pragma: no cover - compiled
         _lay_out_seat_streams(T.wall, dealer)
 
 
-@jit
+@jit(internal=True)
 def _lay_out_seat_streams(wall, dealer):  # pragma: no cover - compiled
     """The seat streams of a shuffled wall, laid out as one wall dealt and drawn in turn.
 
@@ -855,7 +855,7 @@ def _begin_purse(purse, sc, game):  # pragma: no cover - compiled
     sc[S_CHIPS1] = game.chips
 
 
-@jit
+@jit(internal=True)
 def _pay(money, purse, sc, receiver, payer, game, check, out):  # pragma: no cover - compiled
     """Settle what ``money`` says is owed; fill the float row ``out`` and update ``purse``.
 

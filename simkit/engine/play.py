@@ -132,7 +132,7 @@ def _replace(T, t, game, p):  # pragma: no cover - compiled
     _next_turn(T.sc, p, False, drawn, True)
 
 
-@jit(cache=CACHE)
+@jit(cache=CACHE, internal=True)
 def _complete_added_kong(T, p, x):  # pragma: no cover - compiled
     """``p``'s exposed pung of ``x`` becomes an added kong (its tile was not robbed)."""
     for m in range(T.n_melds[p]):
@@ -500,7 +500,7 @@ def _step(T, t, game, sp, action):  # pragma: no cover - compiled
     _advance(T, t, game, sp)
 
 
-@jit(cache=CACHE, refcounts=False)
+@jit(cache=CACHE, internal=True, refcounts=False)
 def _begin_hand(T, t, game):  # pragma: no cover - compiled
     """Deal the wall in ``T.wall`` (seats, dealer, streak and prevailing wind already set); the
     first decision (the banker's bid in for_two, else the dealer's turn on 14 tiles) is then set
@@ -640,7 +640,7 @@ def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compile
     return fn1(view, pl, params, rng)
 
 
-@jit(cache=CACHE)
+@jit(cache=CACHE, internal=True)
 def _record_decision(sc, ids, hand, n_melds, legal, counters, decisions, decision_counters, t, action):  # pragma: no cover
     """Log the decision the Table (its arrays: ``sc``, ``ids``, ...) stands at and the ``action``
     taken (before it is applied): a row of ``decisions`` (``T.decisions``, the D_* columns of
@@ -675,7 +675,7 @@ def _record_decision(sc, ids, hand, n_melds, legal, counters, decisions, decisio
         decision_counters[n, i] = counters[p, i]
 
 
-@jit(cache=CACHE, refcounts=False)
+@jit(cache=CACHE, internal=True, refcounts=False)
 def _run_hand(T, t, game, sp, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
     """Play the hand in ``T`` from its current decision (or a pending one) to its end with the
     players' policies (logging each decision when ``sc[S_DECISIONS]`` is 1)."""
@@ -693,7 +693,7 @@ def _run_hand(T, t, game, sp, kinds, fn0, fn1, params0, params1):  # pragma: no 
             return
 
 
-@jit(cache=CACHE)
+@jit(cache=CACHE, internal=True)
 def _copy_row(T, row, items_row, floats_row, hand_row, melds_row):  # pragma: no cover - compiled
     for i in range(row.shape[0]):
         row[i] = T.row[i]
@@ -734,7 +734,7 @@ def _play_match(seed, m, T, template, t, game, sp, kinds, fn0, fn1, params0, par
 # kernels
 
 
-@jit(cache=CACHE)
+@jit(cache=CACHE, internal=True)
 def _report(T, errors, error_legal):  # pragma: no cover - compiled
     """(ERR_* code, action, player, phase, tile) of an engine error and the legal actions then."""
     sc = T.sc
@@ -841,7 +841,7 @@ step = _step  #: apply the deciding player's action and advance
 # rollouts (simkit.engine.rollouts): continuations of one position, paired across actions
 
 
-@jit(cache=CACHE)
+@jit(cache=CACHE, internal=True)
 def _copy_state(src, dst):  # pragma: no cover - compiled
     """Copy the game state of Table ``src`` into ``dst`` (scratch, logs and result rows excepted)."""
     dst.wall[:] = src.wall
