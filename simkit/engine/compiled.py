@@ -7,9 +7,10 @@ generated file that imports the settle function by name, so numba caches its com
 new process (the next session, a ``--workers`` pool, a Dask worker) loads the engine in a second
 or two instead of compiling it.
 
-Policies are not part of the instance: the built-in ones are called directly and any other
-jitted policy through a function pointer (:func:`prepared`), so a new or edited policy compiles
-only itself.
+Policies are not part of the instance: the built-in random policy is called directly, greedy and
+any other jitted policy through a function pointer (:func:`prepared`), so a new or edited policy
+compiles only itself. On a cold start a helper process compiles greedy and parts the engine calls
+(:func:`compile_ahead`) on the second core.
 
 The generated files live in ``$SIMKIT_CACHE_DIR`` if set, else in ``simkit/engine/_compiled`` when
 that is writable (editable installs), else in ``~/.cache/simkit``; numba's compiled code goes next

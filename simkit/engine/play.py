@@ -13,7 +13,7 @@ legal actions are ``T.legal``. Two functions move it:
 
 Between decisions nothing is asked of anyone: draws, a pass by a player who can do nothing but
 pass, the replacement after a kong, the end of the hand. Each ``_after_*`` function below is the
-rule of one kind of decision. Whole hands (:func:`_run_hand`) and matches (:func:`_play_match`)
+rule of one kind of decision. Whole hands (:func:`_hand_loop`) and matches (:func:`_play_match`)
 are loops over ``_step`` that ask the players' policies (:func:`_ask`); so are replay, play from a
 given wall or position, and the Python step API (:mod:`simkit.engine.state`), which calls
 :func:`step_kernel` once per action.
@@ -25,7 +25,7 @@ called directly (by kind, :data:`~simkit.engine.game.POLICY_RANDOM`), greedy thr
 pointer with the engine's legal mask (``POLICY_GREEDY``), any other jitted policy through its
 pointer with a copy of the mask (``POLICY_FUNCTION``); each is compiled on its own.
 
-:func:`play_matches_kernel` (with the match loop inlined), :func:`_run_hand` and
+:func:`play_matches_kernel` (with the match and hand loops inlined), :func:`_run_hand` and
 :func:`_begin_hand` are compiled without reference counts (``refcounts=False``,
 :func:`simkit._jit.jit`): every array they touch belongs to their caller (the Table a thread plays
 on, borrowed; the result rows; the shared hand tables), and they allocate none. Keep it so: no
@@ -35,10 +35,14 @@ they allocate.
 
 Compile time: every function a kernel calls without inlining is linked into it and optimised by
 LLVM again with it, and numba copies the code of an ``inline="always"`` function at every call
-site, nested ones included. So the hand loop is one function (:func:`_run_hand`, about 15 s of the
-engine's 25-30 s), called by one kernel; tiny helpers are inlined where they are hot and left to
-LLVM where they are not (a kong replacement, a row copy), and the parallel loop is Python threads
-over blocks of matches rather than a ``prange`` (whose compilation cost as much again).
+site, nested ones included. So the hand loop (:func:`_hand_loop`) is inlined at one call site of
+the match kernel (and into :func:`_run_hand`, for the kernels that need it, which the match kernel
+does not call); tiny helpers are inlined where they are hot and left to LLVM where they are not (a
+kong replacement, a row copy), compiled without numba's entry points (``internal=True``); the
+parallel loop is Python threads over blocks of matches rather than a ``prange`` (whose
+compilation cost as much again); and the settle function, the shanten kernel and greedy compile
+in a helper process on a cold start (:func:`simkit.engine.compiled.compile_ahead`). The hand loop
+is still about two thirds of the engine's own compile.
 """
 
 import numpy as np
@@ -675,10 +679,11 @@ def _record_decision(sc, ids, hand, n_melds, legal, counters, decisions, decisio
         decision_counters[n, i] = counters[p, i]
 
 
-@jit(cache=CACHE, internal=True, refcounts=False)
-def _run_hand(T, t, game, sp, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
+@jit(inline="always", cache=CACHE)
+def _hand_loop(T, t, game, sp, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
     """Play the hand in ``T`` from its current decision (or a pending one) to its end with the
-    players' policies (logging each decision when ``sc[S_DECISIONS]`` is 1)."""
+    players' policies (logging each decision when ``sc[S_DECISIONS]`` is 1). Inlined once into the
+    match kernel (so that LLVM optimises and generates it once there) and into :func:`_run_hand`."""
     sc = T.sc
     while True:
         _advance(T, t, game, sp)
@@ -691,6 +696,13 @@ def _run_hand(T, t, game, sp, kinds, fn0, fn1, params0, params1):  # pragma: no 
         if sc[G.S_ERROR]:
             sc[G.S_PHASE] = A.PHASE_OVER
             return
+
+
+@jit(cache=CACHE, internal=True, refcounts=False)
+def _run_hand(T, t, game, sp, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
+    """:func:`_hand_loop` as a function of its own, for the kernels that play hands one at a time
+    from copies of a state (rollouts, the vector environment)."""
+    _hand_loop(T, t, game, sp, kinds, fn0, fn1, params0, params1)
 
 
 @jit(cache=CACHE, internal=True)
@@ -709,22 +721,32 @@ def _copy_row(T, row, items_row, floats_row, hand_row, melds_row):  # pragma: no
 
 
 @jit(inline="always", cache=CACHE)
-def _play_match(seed, m, T, template, t, game, sp, kinds, fn0, fn1, params0, params1, ints, items, floats, hands, melds, log_hand):  # pragma: no cover
+def _play_match(seed, m, T, template, t, game, sp, kinds, fn0, fn1, params0, params1, ints, items, floats, hands, melds, log_hand, from_state):  # pragma: no cover
     """Play match ``m`` into the rows of ``ints``/``items``/``floats``/``hands``/``melds``; returns
     the number of hands. With ``log_hand >= 0`` the events of that hand are recorded in ``T.log``
-    and the match stops after it (replay)."""
+    and the match stops after it (replay). With ``from_state`` the hand in ``T`` (standing at a
+    decision, or with its wall to be dealt: PENDING_DEAL) is played to its end in place, into row
+    0, as a match of that one hand. The hand loop has one call site here, so the kernel holds one
+    copy of it."""
     sc = T.sc
-    _begin_match(T, game, seed, m)
-    while sc[G.S_MATCH_OVER] == 0:
-        h = sc[G.S_HAND_NUMBER]
-        _deal_match_hand(T, template, t, game, log_hand)
-        _run_hand(T, t, game, sp, kinds, fn0, fn1, params0, params1)
+    if from_state:
+        if sc[G.S_PHASE] == G.PENDING_DEAL:
+            _begin_hand(T, t, game)
+    else:
+        sc[G.S_ERROR] = 0
+        _begin_match(T, game, seed, m)
+    while from_state or sc[G.S_MATCH_OVER] == 0:
+        h = 0 if from_state else sc[G.S_HAND_NUMBER]
+        if not from_state:
+            _deal_match_hand(T, template, t, game, log_hand)
+        _hand_loop(T, t, game, sp, kinds, fn0, fn1, params0, params1)
         if sc[G.S_ERROR]:
-            ints[h, G.R_MATCH] = m
-            ints[h, G.R_HAND] = h
+            if not from_state:
+                ints[h, G.R_MATCH] = m
+                ints[h, G.R_HAND] = h
             return h + 1
         _copy_row(T, ints[h], items[h], floats[h], hands[h], melds[h])
-        if h == log_hand:
+        if from_state or h == log_hand:
             return h + 1
         _next_hand_of_match(T, game)
     return sc[G.S_HAND_NUMBER]
@@ -774,19 +796,10 @@ def play_matches_kernel(table, seed, start, n_matches, template, t, game, sp, ki
     T = G.borrowed_table(table)
     tb = G.borrowed_hand_tables(t)
     for i in range(n_matches):
-        if from_state:
-            if T.sc[G.S_PHASE] == G.PENDING_DEAL:
-                _begin_hand(T, tb, game)
-            _run_hand(T, tb, game, sp, kinds, fn0, fn1, params0, params1)
-            n_hands[i] = 1
-            if not T.sc[G.S_ERROR]:
-                _copy_row(T, ints[i, 0], items[i, 0], floats[i, 0], hands[i, 0], melds[i, 0])
-        else:
-            T.sc[G.S_ERROR] = 0
-            n_hands[i] = _play_match(
-                seed, start + i, T, template, tb, game, sp, kinds, fn0, fn1, params0, params1, ints[i], items[i],
-                floats[i], hands[i], melds[i], log_hand,
-            )
+        n_hands[i] = _play_match(
+            seed, start + i, T, template, tb, game, sp, kinds, fn0, fn1, params0, params1, ints[i], items[i],
+            floats[i], hands[i], melds[i], log_hand, from_state,
+        )
         if T.sc[G.S_ERROR]:
             _report(T, errors[i], error_legal[i])
     if log_hand >= 0:
