@@ -35,8 +35,8 @@ from pathlib import Path
 from .._cache import cache_dir
 
 __all__ = [
-    "engine_of", "prepared", "function_pointer", "compile_ahead", "ahead_of_the_engine", "cache_root", "source_hash", "start_up_message",
-    "record_start_up",
+    "engine_of", "prepared", "function_pointer", "compile_ahead", "ahead_of_the_engine", "cache_root", "source_hash",
+    "start_up_message", "record_start_up",
 ]
 
 _TEMPLATE = Path(__file__).with_name("play.py")
@@ -199,8 +199,8 @@ def prepared(kernel, args, function_positions, function_type):
 
 
 # ---------------------------------------------------------------------------------------------
-# compiling on two cores: the rule set's settle function and the greedy policy in a helper process
-# while the engine compiles
+# compiling on two cores: the shanten kernel, the rule set's settle function and the greedy policy
+# in a helper process while the engine compiles
 
 _AHEAD = """
 import sys
@@ -225,9 +225,9 @@ def ahead_of_the_engine(rules_name: str, greedy: bool) -> list:
     from .deal import wall_template
     from .game import new_table
     from .matches import policy_type
+    from ..rules import resolve_rules
     from .policies import greedy_policy
     from .rulesets import engine_spec
-    from ..rules import resolve_rules
 
     spec = engine_spec(resolve_rules(rules_name), None, None)
     T = new_table(len(wall_template(spec.rules)), spec.items_proto)
@@ -257,15 +257,16 @@ def _will_compile(kernel) -> bool:
 
 def compile_ahead(kernel, rules_name: str, greedy: bool = False):
     """Before the engine ``kernel`` of ``rules_name`` compiles (on a machine with two or more
-    cores): compile what :func:`ahead_of_the_engine` lists -- the rule set's settle function, and
-    the greedy policy when ``greedy`` plays -- in a helper process at the same time. Use it as a
+    cores): compile what :func:`ahead_of_the_engine` lists -- the shanten kernel, the rule set's
+    settle function, and the greedy policy when ``greedy`` plays -- in a helper process at the same
+    time. Use it as a
     context manager around the compile of the engine and then of greedy (for the engine's policy
     signature, ``greedy_policy.compile(policy_type(spec).signature.args)``):
     ``with compile_ahead(kernel, name, greedy): ...``.
 
     The helper compiles each into numba's cache and says so on its output. When this process's
-    compile reaches one of them (the engine's compile reaches settle; greedy, called through its
-    pointer, compiles after the engine), it waits for the helper to have finished that one and
+    compile reaches one of them (the engine's compile reaches shanten and settle; greedy, called
+    through its pointer, compiles after the engine), it waits for the helper to have finished that one and
     loads it from the cache; if the helper failed, it compiles it itself, as without a helper. The
     code is the same either way. Off with ``SIMKIT_COMPILE_AHEAD=0``, on one core, with
     ``NUMBA_DISABLE_JIT``, or when numba's internals differ (then the context does nothing).
