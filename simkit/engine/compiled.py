@@ -45,7 +45,7 @@ _BIND_START = "# <bind>"
 _BIND_END = "# </bind>"
 _STALE_DAYS = 30
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entered: compile_ahead lists the engine instance through engine_of
 _instances: dict = {}
 _warned = False
 
@@ -199,8 +199,8 @@ def prepared(kernel, args, function_positions, function_type):
 
 
 # ---------------------------------------------------------------------------------------------
-# compiling on two cores: the shanten kernel, the rule set's settle function and the greedy policy
-# in a helper process while the engine compiles
+# compiling on two cores: what the engine calls without inlining (hand kernels, the settle function,
+# small helpers) and the greedy policy, in a helper process while the engine compiles
 
 _AHEAD = """
 import sys
@@ -212,20 +212,25 @@ for name, dispatcher, signature in ahead_of_the_engine(sys.argv[1], sys.argv[2] 
 
 
 def ahead_of_the_engine(rules_name: str, greedy: bool) -> list:
-    """``[(name, dispatcher, signature)]``: what the helper of :func:`compile_ahead` compiles, in
-    the order the engine's compile needs it, for the argument types the engine calls it with: the
-    shanten kernel (the engine's legal-action checks call it; so does greedy), the rule set's
-    settle function (about a sixth of the engine's compile), then, when ``greedy`` plays, the greedy
-    policy for the engine's policy signature (its pointer is taken once the engine is compiled)."""
+    """``[(name, dispatcher, signature)]``: what the helper of :func:`compile_ahead` compiles,
+    for the argument types the engine calls it with, in about the order the engine's compile needs
+    it: the hand kernels of the legal-action checks (shanten, win, waits), the rule set's settle
+    function (about a sixth of the engine's compile), the small kernels the hand loop calls without
+    inlining, then, when ``greedy`` plays, the greedy policy for the engine's policy signature (its
+    pointer is taken once the engine is compiled). In a cold start the engine's compile never
+    waited for the helper with the first three and greedy: the helper had time to spare."""
     import numba
     from numba import types
 
     from ..hand.shanten import shanten_kernel
     from ..hand.tables import hand_tables
+    from ..hand.waits import waits_kernel
+    from ..hand.win import is_win_kernel
+    from ..rules import resolve_rules
+    from . import game
     from .deal import wall_template
     from .game import new_table
     from .matches import policy_type
-    from ..rules import resolve_rules
     from .policies import greedy_policy
     from .rulesets import engine_spec
 
@@ -237,8 +242,23 @@ def ahead_of_the_engine(rules_name: str, greedy: bool) -> list:
         numba.typeof(T), i, i, i, b, b, b, t, numba.typeof(spec.sp),
         numba.typeof(T.row), numba.typeof(T.row_floats),
     )
-    row, scratch = numba.typeof(T.hand[0]), numba.typeof(T.swork)
-    items = [("shanten", shanten_kernel, (row, i, t, scratch)), ("settle", spec.settle, settle_args)]
+    ty = numba.typeof
+    row, table, scratch = ty(T.hand[0]), ty(T), ty(T.swork)
+    engine = engine_of(spec.settle)  # the instance (a module) of the engine about to compile
+    items = [
+        ("shanten", shanten_kernel, (row, i, t, scratch)),
+        ("is_win", is_win_kernel, (row, i, t)),
+        ("waits", waits_kernel, (row, i, row, t)),
+        ("settle", spec.settle, settle_args),
+        ("waits_without", game._waits_without, (row, i, row, i, t)),
+        ("can_win_with", game._can_win_with, (row, i, row, i, t)),
+        ("draw_replacement", game._draw_replacement, (table, i)),
+        ("complete_added_kong", engine._complete_added_kong, (table, i, i)),
+        ("record_decision", engine._record_decision, (
+            ty(T.sc), ty(T.ids), ty(T.hand), ty(T.n_melds), ty(T.legal), ty(T.counters), ty(T.decisions),
+            ty(T.decision_counters), t, i,
+        )),
+    ]
     if greedy:
         items.append(("greedy", greedy_policy, policy_type(spec).signature.args))
     return items
@@ -257,15 +277,15 @@ def _will_compile(kernel) -> bool:
 
 def compile_ahead(kernel, rules_name: str, greedy: bool = False):
     """Before the engine ``kernel`` of ``rules_name`` compiles (on a machine with two or more
-    cores): compile what :func:`ahead_of_the_engine` lists -- the shanten kernel, the rule set's
-    settle function, and the greedy policy when ``greedy`` plays -- in a helper process at the same
-    time. Use it as a
+    cores): compile what :func:`ahead_of_the_engine` lists -- hand kernels, the rule set's settle
+    function, small kernels of the hand loop, and the greedy policy when ``greedy`` plays -- in a
+    helper process at the same time. Use it as a
     context manager around the compile of the engine and then of greedy (for the engine's policy
     signature, ``greedy_policy.compile(policy_type(spec).signature.args)``):
     ``with compile_ahead(kernel, name, greedy): ...``.
 
     The helper compiles each into numba's cache and says so on its output. When this process's
-    compile reaches one of them (the engine's compile reaches shanten and settle; greedy, called
+    compile reaches one of them (the engine's compile reaches all but greedy; greedy, called
     through its pointer, compiles after the engine), it waits for the helper to have finished that one and
     loads it from the cache; if the helper failed, it compiles it itself, as without a helper. The
     code is the same either way. Off with ``SIMKIT_COMPILE_AHEAD=0``, on one core, with
@@ -285,7 +305,10 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False):
             items = ahead_of_the_engine(rules_name, greedy)
         except Exception:  # noqa: BLE001 -- the helper is an optimisation: without it, compile here
             return contextlib.nullcontext()
+        from numba.core.caching import NullCache
+
         caches = {name: getattr(dispatcher, "_cache", None) for name, dispatcher, _ in items}
+        caches = {name: c for name, c in caches.items() if not isinstance(c, NullCache)}  # (an engine in memory)
         if any(getattr(c, "load_overload", None) is None or "load_overload" in vars(c) for c in caches.values()):
             return contextlib.nullcontext()  # numba's internals differ; a helper runs already
         env = dict(os.environ)
