@@ -217,8 +217,7 @@ def ahead_of_the_engine(rules_name: str, greedy: bool) -> list:
     it: the hand kernels of the legal-action checks (shanten, win, waits), the rule set's settle
     function (about a sixth of the engine's compile), the small kernels the hand loop calls without
     inlining, then, when ``greedy`` plays, the greedy policy for the engine's policy signature (its
-    pointer is taken once the engine is compiled). In a cold start the engine's compile never
-    waited for the helper with the first three and greedy: the helper had time to spare."""
+    pointer is taken once the engine is compiled)."""
     import numba
     from numba import types
 
