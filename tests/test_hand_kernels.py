@@ -21,7 +21,9 @@ import oracle
 import reference as ref
 import simkit
 from conftest import RULE_NAMES, one_suit_vectors, random_hands
-from simkit.hand.shanten import LIVE_ALL, LIVE_BEST, LIVE_NONE, LIVE_TIES, discard_eval_kernel, shanten_kernel
+from simkit.hand.shanten import (
+    LIVE_ALL, LIVE_BEST, LIVE_NONE, LIVE_TIES, discard_eval_kernel, least_shanten_after_discard, shanten_kernel,
+)
 from simkit.hand.split import MAX_SPLITS, PART_NAMES, SCRATCH, splits_kernel
 from simkit.hand.tables import hand_tables
 
@@ -355,6 +357,24 @@ def test_discard_eval_matches_shanten_of_every_discard(all_rules, name):
     n_ties = _check_discard_eval(t, hands, ks, visible)
     assert set(ks.tolist()) == {0, 1, 2, 3, 4}
     assert n_ties > N_DISCARD_EVAL // 2  # the LIVE_TIES path is well exercised
+
+
+@pytest.mark.parametrize("name", RULE_NAMES)
+def test_least_shanten_after_discard_is_the_best_discard(all_rules, name):
+    """least_shanten_after_discard (one shanten call on the 14 - 3k tiles) equals the least shanten
+    over every discard from the definition, on the same mix of hands (complete ones included)."""
+    rules = all_rules[name]
+    rng = np.random.default_rng([RULE_NAMES.index(name), 23])
+    t, hands, ks, visible = _discard_eval_hands(rules, rng, N_DISCARD_EVAL)
+    sh_ref = np.empty((len(hands), 34), np.int64)
+    _brute_discard_eval(hands, ks, visible, t, sh_ref, np.empty((len(hands), 34), np.int64))
+    work = np.empty(20, np.int64)
+    n_complete = 0
+    for i in range(len(hands)):
+        expected = sh_ref[i][hands[i] > 0].min()
+        n_complete += shanten_kernel(hands[i], int(ks[i]), t, work) == -1
+        assert least_shanten_after_discard(hands[i], int(ks[i]), t, work) == expected, (ref.hand_text(hands[i]), int(ks[i]))
+    assert n_complete > 0  # the max(..., 0) case is exercised
 
 
 @st.composite

@@ -49,12 +49,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jit, stack_empty
-from ..hand.shanten import discard_eval_kernel, shanten_kernel
+from ..hand.shanten import least_shanten_after_discard, shanten_kernel
 from . import actions as A
 from .policy_spec import BUILT_IN, Param, policy
 from .rng import bounded
 from .toolkit import (
-    LIVE_NONE, LIVE_TIES, copy_hand, discard_table, first_legal, is_bid, is_follow, is_reaction, move_chow_tiles, popcount, shanten_of,
+    LIVE_TIES, copy_hand, discard_table, first_legal, is_bid, is_follow, is_reaction, move_chow_tiles, popcount, shanten_of,
     waits_after_discard,
 )
 
@@ -122,14 +122,14 @@ def _any_kong(legal):  # pragma: no cover - compiled
 
 
 @jit(inline="always")
-def _chow_or(choice, best_sh, view, legal, hand, sh, live):  # pragma: no cover - compiled
+def _chow_or(choice, best_sh, view, legal, hand, work):  # pragma: no cover - compiled
     """The legal chow of the discard ``view.tile`` leaving the least shanten after its discard, if
     that is below ``best_sh``; otherwise ``choice``."""
     x = view.tile
     for j in range(3):
         if legal[A.CHOW + j]:
             move_chow_tiles(hand, x, j, -1)
-            after = discard_eval_kernel(hand, view.n_melds + 1, view.tables, live, sh, live, np.int64(LIVE_NONE))  # no live count: `visible` unused
+            after = least_shanten_after_discard(hand, view.n_melds + 1, view.tables, work)
             move_chow_tiles(hand, x, j, 1)
             if after < best_sh:
                 best_sh = after
@@ -214,16 +214,14 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
                 return A.KONG
         choice = A.PASS
         best_sh = now + 1  # a claim must not worsen shanten
-        sh = stack_empty(34, np.int64)
-        live = stack_empty(34, np.int64)
         if legal[A.PUNG]:
             hand[x] -= 2
-            best = discard_eval_kernel(hand, view.n_melds + 1, t, live, sh, live, np.int64(LIVE_NONE))  # `visible` unused (one compiled version)
+            best = least_shanten_after_discard(hand, view.n_melds + 1, t, work)
             hand[x] += 2
             if best <= now:
-                return A.PUNG if not chows else _chow_or(A.PUNG, best, view, legal, hand, sh, live)
+                return A.PUNG if not chows else _chow_or(A.PUNG, best, view, legal, hand, work)
         if chows:
-            choice = _chow_or(choice, best_sh, view, legal, hand, sh, live)
+            choice = _chow_or(choice, best_sh, view, legal, hand, work)
         return choice
     if is_bid(view) or is_follow(view):
         return _bid_or_follow(view, legal, params)

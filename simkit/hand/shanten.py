@@ -26,6 +26,7 @@ __all__ = [
     "shanten_batch_kernel",
     "seven_pairs_distance",
     "discard_eval_kernel",
+    "least_shanten_after_discard",
     "LIVE_NONE",
     "LIVE_ALL",
     "LIVE_BEST",
@@ -48,7 +49,12 @@ def seven_pairs_distance(counts, t):  # pragma: no cover - compiled
 @jit(inline="always")
 def _suit_row(t, code):  # pragma: no cover - compiled
     """The suit's packed distance row ``t.dist[code]`` as a tuple of its 10 entries (``j = 2m + p``)."""
-    w = np.int64(t.dist[code])
+    return _packed_row(np.int64(t.dist[code]))
+
+
+@jit(inline="always")
+def _packed_row(w):  # pragma: no cover - compiled
+    """A packed suit distance row (a ``t.dist`` entry) as a tuple of its 10 entries."""
     return (
         np.int64(0), (w >> _S1) & _M1, (w >> _S2) & _M2, (w >> _S3) & _M3, (w >> _S4) & _M4,
         (w >> _S5) & _M5, (w >> _S6) & _M6, (w >> _S7) & _M7, (w >> _S8) & _M8, (w >> _S9) & _M9,
@@ -133,6 +139,20 @@ def shanten_kernel(counts, n_melds, t, work):  # pragma: no cover - compiled
     return d - 1
 
 
+@jit(inline="always")
+def least_shanten_after_discard(counts, n_melds, t, work):  # pragma: no cover - compiled
+    """The least shanten of ``counts - k`` over the held kinds ``k`` of a ``14 - 3k`` tile hand
+    (what :func:`discard_eval_kernel` returns, without the per-discard table), from one
+    :func:`shanten_kernel` call: ``max(shanten(counts), 0)``.
+
+    Why: for any complete target ``T`` of the hand's size, ``counts`` misses as many tiles of ``T``
+    as it holds beyond ``T``. If it misses ``m > 0``, discarding a tile it holds beyond ``T``
+    leaves ``m`` missing, and no discard misses fewer; so the least distance over discards is the
+    14-tile distance, for each form and so for their minimum. A complete hand (shanten -1) is ready
+    after any discard (shanten 0). ``work`` as in :func:`shanten_kernel`."""
+    return max(shanten_kernel(counts, n_melds, t, work), np.int64(0))
+
+
 CHUNK = 1024  #: rows per work unit in batch kernels (scratch is allocated once per chunk)
 
 
@@ -155,56 +175,30 @@ def shanten_batch_kernel(counts, n_melds, t, out):  # pragma: no cover - compile
 # All scratch of discard_eval_kernel sits in one int64 buffer on its stack (stack_empty). Distance
 # rows are 10 consecutive entries (entry j = 2m + p); "slot masks" have bit j set for row entry j.
 _ROWS = 0  #: rows of the hand's groups (group 0: pung-only, 1..: suits), 4 rows
-_REST = 40  #: leave-one-out: min-plus combination of every group's row but g's, 4 rows
-_PAIR = 80  #: leave-two-out: every group's row but g's and h's, row 4 * g + h for g < h (16 rows)
-_KROW = 240  #: row of the discard's group after the discard
-_TMP = 250  #: combination scratch
-_CODES = 260  #: group codes of the hand (histogram code, then base-5 suit codes), 4 entries
-_MASK = 264  #: per group: slots its row is given by some least-distance assignment, 4 entries
-_HDROP = 268  #: pung-only group: slot mask adding a tile to a kind of c tiles lowers (where _HW[c] != 0)
-_HW = 272  #: pung-only group: summed weights (_WT) of its kinds of c tiles, c = 0..3
-_XDIFF = 276  #: per suit kind x: packed row of its suit minus that row after adding x (each field
+_PAIR = 40  #: leave-two-out: every group's row but g's and h's, row 4 * g + h for g < h (16 rows)
+_CODES = 200  #: group codes of the hand (histogram code, then base-5 suit codes), 4 entries
+_MASK = 204  #: per group: slots its row is given by some least-distance assignment, 4 entries
+_HDROP = 208  #: pung-only group: slot mask adding a tile to a kind of c tiles lowers (where _HW[c] != 0)
+_HW = 212  #: pung-only group: summed weights (_WT) of its kinds of c tiles, c = 0..3
+_XDIFF = 216  #: per suit kind x: packed row of its suit minus that row after adding x (each field
 #: 0 or 1: whether adding x lowers that entry), 34 entries
-_WT = 310  #: per kind x: 4 - visible[x] when x may be added (visible[x] < 4, hand[x] < 4), else 0
-_MEMO = 344  #: per group h: key (slot mask, seven pairs) of its last live count for a discard outside
+_WT = 250  #: per kind x: 4 - visible[x] when x may be added (visible[x] < 4, hand[x] < 4), else 0
+_MEMO = 284  #: per group h: key (slot mask, seven pairs) of its last live count for a discard outside
 #: h, then (at _MEMO + 4 + h) that count
-_DREG = 352  #: per kind k: regular-form distance after discarding k, 34 entries
-_PRE = 386  #: row i (1..): prefix product, the combination of group rows 0..i-1 (row 0 unused)
-_SUF = 426  #: row i (1..): suffix product, the combination of group rows i.. (row 0 unused)
-_PAIR_MADE = 466  #: entry 4 * g + h (g < h): 1 once the _PAIR row 4 * g + h is made (16 entries)
-_KW = 482  #: as _HW after the discard (when the discard is in the pung-only group)
-_KSH = 486  #: round 1, entry c: shanten after discarding a pung-only kind of c tiles (99 for c = 0),
+_DREG = 292  #: per kind k: regular-form distance after discarding k, 34 entries
+_KW = 326  #: as _HW after the discard (when the discard is in the pung-only group)
+_KSH = 330  #: round 1, entry c: shanten after discarding a pung-only kind of c tiles (99 for c = 0),
 #: entry 4 + c: its regular-form distance
-_COMP = 495  #: row g: rest[g] reversed, entry j = rest[g][2 * need + 1 - j] (INF past it)
-_SEL = 535  #: scratch list of kinds (round 1: held ranks of a suit; round 2: discards to count for)
-_GMEMO = 569  #: per group g: the row key of its last discard evaluated (-1: none), then the other
+_COMP = 339  #: row g: the leave-one-out row rest[g] (every group's row but g's) reversed, entry j =
+#: rest[g][2 * need + 1 - j] (INF past it), 4 rows
+_SEL = 379  #: scratch list of kinds (round 1: held ranks of a suit; round 2: discards to count for)
+_GMEMO = 413  #: per group g: the row key of its last discard evaluated (-1: none), then the other
 #: groups' slot masks for it (4 entries): they depend on the discard only through g's new row
-_BUF = 589
+_WORD = 433  #: round 1: the packed rows after the discards of _SEL's kinds, 34 entries
+_BUF = 467
 
+_NEUTRAL = (0, INF, INF, INF, INF, INF, INF, INF, INF, INF)  #: the row of no group (min-plus identity)
 _POW5 = np.array([5**r for r in range(9)], np.int64)  #: base-5 code weight of each rank
-
-
-@jit(inline="always")
-def _unpack(word, buf, o):  # pragma: no cover - compiled
-    """Packed suit distance word -> the 10 entries at ``buf[o:o + 10]``."""
-    for j in range(10):
-        buf[o + j] = (word >> DIST_SHIFT[j]) & DIST_MASK[j]
-
-
-@jit(inline="always")
-def _copy_row(buf, a, o):  # pragma: no cover - compiled
-    for j in range(10):
-        buf[o + j] = buf[a + j]
-
-
-@jit(inline="always")
-def _combine(buf, a, b, o, need):  # pragma: no cover - compiled
-    """``buf[o:]`` = min-plus combination of the (melds, pair) rows at ``a`` and ``b``, melds capped at
-    ``need`` (``o`` differs from ``a`` and ``b``): :func:`_row_product` of the two rows, entries past
-    ``need`` melds and entries no combination reaches set to ``INF``."""
-    e = _row_product(_buf_row(buf, a), _buf_row(buf, b))
-    for j in range(10):
-        buf[o + j] = min(e[j], INF) if (j >> 1) <= need else INF
 
 
 @jit(inline="always")
@@ -215,44 +209,42 @@ def _buf_row(buf, a):  # pragma: no cover - compiled
 
 
 @jit(inline="always")
+def _reversed_at(x, top):  # pragma: no cover - compiled
+    """The row ``x`` reversed about ``top`` (odd, 1..9): entry ``j`` is ``x[top - j]`` for ``j <= top``,
+    ``INF`` past it (what completes entry ``j`` of another row to ``top``)."""
+    f = np.int64(INF)
+    if top == 9:
+        return (x[9], x[8], x[7], x[6], x[5], x[4], x[3], x[2], x[1], x[0])
+    if top == 7:
+        return (x[7], x[6], x[5], x[4], x[3], x[2], x[1], x[0], f, f)
+    if top == 5:
+        return (x[5], x[4], x[3], x[2], x[1], x[0], f, f, f, f)
+    if top == 3:
+        return (x[3], x[2], x[1], x[0], f, f, f, f, f, f)
+    return (x[1], x[0], f, f, f, f, f, f, f, f)
+
+
+@jit(inline="always")
+def _min_sum(a, b):  # pragma: no cover - compiled
+    """Least ``a[j] + b[j]``: a row completed by a reversed one (:func:`_reversed_at`)."""
+    return min(a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4], a[5] + b[5], a[6] + b[6],
+               a[7] + b[7], a[8] + b[8], a[9] + b[9])
+
+
+@jit(inline="always")
+def _equal_mask(a, b, d):  # pragma: no cover - compiled
+    """Slot mask: bit ``j`` set where ``a[j] + b[j] == d``."""
+    return (np.int64(a[0] + b[0] == d) | np.int64(a[1] + b[1] == d) << 1 | np.int64(a[2] + b[2] == d) << 2
+            | np.int64(a[3] + b[3] == d) << 3 | np.int64(a[4] + b[4] == d) << 4 | np.int64(a[5] + b[5] == d) << 5
+            | np.int64(a[6] + b[6] == d) << 6 | np.int64(a[7] + b[7] == d) << 7 | np.int64(a[8] + b[8] == d) << 8
+            | np.int64(a[9] + b[9] == d) << 9)
+
+
+@jit(inline="always")
 def _put_row(buf, o, e):  # pragma: no cover - compiled
     """``buf[o:o + 10]`` = the tuple ``e``."""
     buf[o], buf[o + 1], buf[o + 2], buf[o + 3], buf[o + 4] = e[0], e[1], e[2], e[3], e[4]
     buf[o + 5], buf[o + 6], buf[o + 7], buf[o + 8], buf[o + 9] = e[5], e[6], e[7], e[8], e[9]
-
-
-@jit(inline="always")
-def _times(buf, o, src, empty, need):  # pragma: no cover - compiled
-    """``buf[o:]`` = its combination with the row at ``src`` (a copy of it when ``empty``); False."""
-    if empty:
-        _copy_row(buf, src, o)
-    else:
-        _combine(buf, o, src, _TMP, need)
-        _copy_row(buf, _TMP, o)
-    return False
-
-
-@jit(inline="always")
-def _pair_row(buf, g, h, n_groups, need):  # pragma: no cover - compiled
-    """Offset of the leave-two-out row of groups ``g < h`` (every group's row but theirs: ``P_g``,
-    rows ``g+1 .. h-1``, ``S_(h+1)``), combined on first use and then kept: a call needs only the
-    pairs of the groups its tied discards are in."""
-    o = _PAIR + 10 * (4 * g + h)
-    if buf[_PAIR_MADE + 4 * g + h]:
-        return o
-    buf[_PAIR_MADE + 4 * g + h] = 1
-    empty = True
-    if g > 0:
-        empty = _times(buf, o, _PRE + 10 * g, empty, need)
-    for u in range(g + 1, h):
-        empty = _times(buf, o, _ROWS + 10 * u, empty, need)
-    if h + 1 < n_groups:
-        empty = _times(buf, o, _SUF + 10 * (h + 1), empty, need)
-    if empty:  # no other group: the neutral row
-        buf[o] = 0
-        for j in range(1, 10):
-            buf[o + j] = INF
-    return o
 
 
 @jit(inline="always")
@@ -288,16 +280,13 @@ def _seven_from(pairs, odd):  # pragma: no cover - compiled
 
 @jit(inline="always")
 def _discard_row(counts, t, buf, g, i):  # pragma: no cover - compiled
-    """Load the row of group ``g`` after discarding its ``i``-th kind into ``_KROW``; its code."""
+    """(code, row) of group ``g`` after discarding its ``i``-th kind."""
     if g == 0:
         c = np.int64(counts[t.pung_kinds[i]])
         hk = buf[_CODES] - _HIST_W[c] + _HIST_W[c - 1]
-        for j in range(10):
-            buf[_KROW + j] = t.hdist[hk, j]
-    else:
-        hk = buf[_CODES + g] - _POW5[i]
-        _unpack(np.int64(t.dist[hk]), buf, _KROW)
-    return hk
+        return hk, _pung_row(t, hk)
+    hk = buf[_CODES + g] - _POW5[i]
+    return hk, _suit_row(t, hk)
 
 
 LIVE_NONE = 0  #: discard_eval_kernel: no live-tile counts
@@ -322,7 +311,8 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
     definition), but no group rows are recombined per discard or per added tile:
 
     * Shanten after discarding ``k`` (of group ``g``): the leave-one-out rows ``rest[g]`` (every
-      group but ``g`` combined; from prefix and suffix products) are built once, then it is one
+      group but ``g`` combined; from prefix and suffix products of the rows, as tuples in
+      registers, missing suits padded with the neutral row) are built once, then it is one
       final step with ``g``'s new row (pung-only kinds: once per count, as every kind of ``c``
       tiles gives the same row). Seven pairs (pairs and odd counts) is updated arithmetically.
     * Live tiles: adding a tile lowers each entry of its group's row by 0 or 1 and leaves the
@@ -331,8 +321,9 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
       ``x``'s group a slot its row is lowered at. ``g``'s slots in such assignments are the ``b``
       with ``row_g[b] + rest[g][complement of b] == D``; another group ``h``'s are the ``j`` with
       ``row_h[j] + (g's new row x leave-two-out(g, h))[complement of j] == D`` (a min-plus
-      product: every group but ``h`` after the discard; the leave-two-out rows are made on first
-      use, and discards leaving ``g`` the same row share these slots). Which slots adding ``x`` lowers is one table lookup (suits: the packed row
+      product: every group but ``h`` after the discard; the six leave-two-out rows are made once
+      when live tiles are counted, and discards leaving ``g`` the same row share these slots).
+      Which slots adding ``x`` lowers is one table lookup (suits: the packed row
       difference, whose fields are 0 or 1; pung-only kinds: per count), made once per call for the
       groups a discard leaves alone, whose live count is also reused while their slots and the
       seven pairs case stay the same. Seven pairs drops by one iff it is above 0 and ``x`` has an
@@ -350,28 +341,40 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
     buf = stack_empty(_BUF, np.int64)
     h0, _ = pung_group(counts, t)
     buf[_CODES] = h0
-    for j in range(10):
-        buf[_ROWS + j] = t.hdist[h0, j]
-    for s in range(n_suits):
-        code, _ = suit_code(counts, t.suit_base[s])
-        buf[_CODES + 1 + s] = code
-        _unpack(np.int64(t.dist[code]), buf, _ROWS + 10 * (1 + s))
-    for i in range(1, n_groups):  # prefix products P_i = rows 0..i-1, suffix products S_i = rows i..
-        j = n_groups - i
-        if i == 1:
-            _copy_row(buf, _ROWS, _PRE + 10)
-            _copy_row(buf, _ROWS + 10 * j, _SUF + 10 * j)
-        else:
-            _combine(buf, _PRE + 10 * (i - 1), _ROWS + 10 * (i - 1), _PRE + 10 * i, need)
-            _combine(buf, _ROWS + 10 * j, _SUF + 10 * (j + 1), _SUF + 10 * j, need)
-    _copy_row(buf, _SUF + 10, _REST)  # leave-one-out rows: rest[g] = P_g S_(g+1)
-    _copy_row(buf, _PRE + 10 * (n_groups - 1), _REST + 10 * (n_groups - 1))
-    for g in range(1, n_groups - 1):
-        _combine(buf, _PRE + 10 * g, _SUF + 10 * (g + 1), _REST + 10 * g, need)
+    r0 = _pung_row(t, h0)
+    c1, _ = suit_code(counts, t.suit_base[0])
+    r1 = _suit_row(t, c1)
+    r2 = _NEUTRAL
+    r3 = _NEUTRAL
+    buf[_CODES + 1] = c1
+    if n_suits > 1:
+        c2, _ = suit_code(counts, t.suit_base[1])
+        buf[_CODES + 2] = c2
+        r2 = _suit_row(t, c2)
+    if n_suits > 2:
+        c3, _ = suit_code(counts, t.suit_base[2])
+        buf[_CODES + 3] = c3
+        r3 = _suit_row(t, c3)
+    _put_row(buf, _ROWS, r0)
+    _put_row(buf, _ROWS + 10, r1)
+    _put_row(buf, _ROWS + 20, r2)
+    _put_row(buf, _ROWS + 30, r3)
     top = 2 * need + 1  # (melds, pair) entry j of a group pairs with entry top - j of its rest row
-    for g in range(n_groups):  # the complements, so that loops over the 10 entries have fixed bounds
-        for j in range(10):
-            buf[_COMP + 10 * g + j] = buf[_REST + 10 * g + top - j] if j <= top else INF
+    # the leave-one-out rows rest[g], stored as complements (loops over the 10 entries then have
+    # fixed bounds)
+    p2 = _NEUTRAL
+    s2 = _NEUTRAL
+    if n_groups == 2:  # each group's rest row is the other's row
+        comp0 = _reversed_at(r1, top)
+        _put_row(buf, _COMP + 10, _reversed_at(r0, top))
+    else:  # rest[g] = P_g S_(g+1): prefix products P_i (rows 0..i-1), suffix products S_i (rows i..)
+        p2 = _row_product(r0, r1)
+        s2 = _row_product(r2, r3)
+        comp0 = _reversed_at(_row_product(r1, s2), top)
+        _put_row(buf, _COMP + 10, _reversed_at(_row_product(r0, s2), top))
+        _put_row(buf, _COMP + 20, _reversed_at(_row_product(p2, r3), top))
+        _put_row(buf, _COMP + 30, _reversed_at(_row_product(p2, r2), top))
+    _put_row(buf, _COMP, comp0)
     seven = t.seven_pairs and n_melds == 0
     pairs = 0
     odd = 0
@@ -393,10 +396,7 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
     buf[_KSH] = 99  # _KSH + c: shanten after discarding a pung-only kind of c tiles (99: none held)
     for c in range(1, 5):
         if (present >> c) & 1:
-            hk = h0 - _HIST_W[c] + _HIST_W[c - 1]
-            d = np.int64(INF)
-            for j in range(10):
-                d = min(d, buf[_COMP + j] + t.hdist[hk, j])
+            d = min(np.int64(INF), _min_sum(_pung_row(t, h0 - _HIST_W[c] + _HIST_W[c - 1]), comp0))
             buf[_KSH + 4 + c] = d  # the regular form's distance
             if seven:
                 d = min(d, _seven_from(pairs - (c >> 1) + ((c - 1) >> 1), odd - (c & 1) + ((c - 1) & 1)))
@@ -406,26 +406,25 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
         k = t.pung_kinds[i]
         sh_out[k] = buf[_KSH + counts[k]]
         buf[_DREG + k] = buf[_KSH + 4 + counts[k]]
+    n_held = 0  # the held suit kinds, as 16 * suit + rank
     for s in range(n_suits):
-        comp = _COMP + 10 * (1 + s)
         base = t.suit_base[s]
-        n_held = 0
         for r in range(9):
-            buf[_SEL + n_held] = r
+            buf[_SEL + n_held] = 16 * s + r
             n_held += counts[base + r] > 0
-        for u in range(n_held):
-            r = buf[_SEL + u]
-            k = base + r
-            c = np.int64(counts[k])
-            word = np.int64(t.dist[buf[_CODES + 1 + s] - _POW5[r]])
-            d = np.int64(INF)
-            for j in range(10):
-                d = min(d, buf[comp + j] + ((word >> DIST_SHIFT[j]) & DIST_MASK[j]))
-            buf[_DREG + k] = d
-            if seven:
-                d = min(d, _seven_from(pairs - (c >> 1) + ((c - 1) >> 1), odd - (c & 1) + ((c - 1) & 1)))
-            sh_out[k] = d - 1
-            best = min(best, d - 1)
+    for u in range(n_held):  # their suits' rows after the discard: the table loads miss the cache,
+        s = buf[_SEL + u] >> 4  # so they are issued together, before any waits on one
+        buf[_WORD + u] = t.dist[buf[_CODES + 1 + s] - _POW5[buf[_SEL + u] & 15]]
+    for u in range(n_held):
+        s = buf[_SEL + u] >> 4
+        k = t.suit_base[s] + (buf[_SEL + u] & 15)
+        c = np.int64(counts[k])
+        d = min(np.int64(INF), _min_sum(_packed_row(buf[_WORD + u]), _buf_row(buf, _COMP + 10 * (1 + s))))
+        buf[_DREG + k] = d
+        if seven:
+            d = min(d, _seven_from(pairs - (c >> 1) + ((c - 1) >> 1), odd - (c & 1) + ((c - 1) & 1)))
+        sh_out[k] = d - 1
+        best = min(best, d - 1)
 
     # round 2: live tiles that lower it
     if live_mode == LIVE_NONE:
@@ -436,11 +435,16 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
             n_best += sh_out[k] == best
         if n_best < 2:
             return best
-    for g in range(n_groups):  # (the leave-two-out rows are made on first use: _pair_row)
+    for g in range(n_groups):
         buf[_MEMO + g] = -1
         buf[_GMEMO + 5 * g] = -1
-        for h in range(n_groups):
-            buf[_PAIR_MADE + 4 * g + h] = 0
+    if n_groups > 2:  # leave-two-out rows, row 4 * g + h (g < h): every group's row but g's and h's
+        _put_row(buf, _PAIR + 10, s2)  # (a missing third suit has the neutral row)
+        _put_row(buf, _PAIR + 20, _row_product(r1, r3))
+        _put_row(buf, _PAIR + 30, _row_product(r1, r2))
+        _put_row(buf, _PAIR + 60, _row_product(r0, r3))
+        _put_row(buf, _PAIR + 70, _row_product(r0, r2))
+        _put_row(buf, _PAIR + 110, p2)
     for c in range(4):
         buf[_HW + c] = 0
     for u in range(t.n_pung):  # weights of the pung-only kinds, by count
@@ -478,16 +482,14 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
         i = buf[_SEL + v] & 15
         k = t.pung_kinds[i] if g == 0 else t.suit_base[g - 1] + i
         c = np.int64(counts[k])
-        hk = _discard_row(counts, t, buf, g, i)
+        hk, rg = _discard_row(counts, t, buf, g, i)
         hk_row = hk if g == 0 else np.int64(t.dist[hk])  # determines g's new row (suits: the packed row)
         m = sh_out[k] + 1
         d = buf[_DREG + k]
         for h in range(n_groups):
             buf[_MASK + h] = 0
         if d == m and d < INF:  # the regular form reaches the minimum: its slots
-            mg = np.int64(0)
-            for j in range(10):
-                mg |= np.int64(buf[_KROW + j] + buf[_COMP + 10 * g + j] == d) << j
+            mg = _equal_mask(rg, _buf_row(buf, _COMP + 10 * g), d)
             buf[_MASK + g] = mg
             if n_groups == 2:  # the other group takes the complement of g's slot
                 mh = np.int64(0)
@@ -500,15 +502,11 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
                         buf[_MASK + h] = buf[_GMEMO + 5 * g + 1 + h]
             else:  # h's slots: j with row_h[j] + (every group but h, g's new row included)[top - j] == d
                 buf[_GMEMO + 5 * g] = hk_row
-                rg = _buf_row(buf, _KROW)
                 for h in range(n_groups):
                     if h == g:
                         continue
-                    _put_row(buf, _TMP, _row_product(rg, _buf_row(buf, _pair_row(buf, min(g, h), max(g, h), n_groups, need))))
-                    row = _ROWS + 10 * h
-                    mh = np.int64(0)
-                    for j in range(top + 1):
-                        mh |= np.int64(buf[row + j] + buf[_TMP + top - j] == d) << j
+                    x = _row_product(rg, _buf_row(buf, _PAIR + 10 * (4 * min(g, h) + max(g, h))))
+                    mh = _equal_mask(_buf_row(buf, _ROWS + 10 * h), _reversed_at(x, top), d)
                     buf[_MASK + h] = mh
                     buf[_GMEMO + 5 * g + 1 + h] = mh
         sev = False
