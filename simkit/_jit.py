@@ -1,13 +1,19 @@
 """The one place numba options live.
 
 Every kernel in simkit is compiled through :func:`jit` (serial) or :func:`pjit` (``parallel=True``,
-for batch kernels with ``prange``). ``cache=True`` writes compiled machine code next to the sources
-(or to ``NUMBA_CACHE_DIR``), so a second process starts without recompiling. ``fastmath`` stays off:
+for batch kernels with ``prange``). ``cache=True`` writes compiled machine code to a directory of
+this version of simkit's sources (:func:`simkit._cache.numba_cache_dir`, set as numba's cache
+directory when this module is imported, before any kernel is defined), so a second process starts
+without recompiling and never loads code compiled from other sources. ``fastmath`` stays off:
 results must be bit-identical across machines and thread counts.
 """
 
 import numba
 import numpy as np
+
+from ._cache import numba_cache_dir
+
+numba.config.CACHE_DIR = str(numba_cache_dir())  # read by numba when a cached function is defined
 
 __all__ = ["jit", "pjit", "prange", "threading_layer", "borrow", "stack_empty", "REFCOUNT_FREE", "INLINE_COPY"]
 

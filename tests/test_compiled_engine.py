@@ -123,7 +123,7 @@ def test_an_unwritable_cache_falls_back_to_memory_with_a_warning(tmp_path, monke
 def test_instance_names_change_with_simkit_sources(monkeypatch):
     ref = ("simkit.engine.rulesets", "settle_douque")
     before = compiled._digest(ref)
-    monkeypatch.setattr(compiled, "_source_hash", "another version of simkit")
+    monkeypatch.setattr(compiled, "source_hash", lambda: "another version of simkit")
     assert compiled._digest(ref) != before
 
 
@@ -190,3 +190,33 @@ def test_a_cold_start_with_the_helper_plays_the_same_games(tmp_path):
     assert got["score_0"] == simulate_matches("douque", ("greedy", "random"), 5, seed=4)["score_0"].tolist()
     if (os.cpu_count() or 1) >= 2:  # each loaded from the helper's compile, not compiled again
         assert got["hits"] == dict.fromkeys(got["hits"], 1) and len(got["hits"]) == 10
+
+
+@pytest.mark.parametrize("numba_dir", [False, True])
+def test_numba_caches_in_a_directory_of_this_source_version(tmp_path, numba_dir):
+    """numba keys a cached function on its own file only (greedy cached before an edit of the
+    discard evaluation it calls would run the old one), so every simkit kernel and policy is cached
+    in a directory named after the hash of all of simkit's sources: NUMBA_CACHE_DIR/simkit-<hash>,
+    or the version's engine directory."""
+    code = textwrap.dedent(
+        """
+        import json, numba
+        from simkit.engine.policies import greedy_policy
+        from simkit.hand.shanten import discard_eval_kernel
+        print(json.dumps([numba.config.CACHE_DIR, greedy_policy._cache._cache_path,
+                          discard_eval_kernel._cache._cache_path]))
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               SIMKIT_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("NUMBA_CACHE_DIR", None)
+    if numba_dir:
+        env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    directory, *paths = json.loads(out.stdout.strip().splitlines()[-1])
+    key = compiled.source_hash()[:16]
+    expected = tmp_path / "numba" / f"simkit-{key}" if numba_dir else tmp_path / "cache" / f"engine-{key}" / "numba"
+    assert Path(directory) == expected
+    for path in paths:
+        assert Path(path).is_relative_to(expected)

@@ -13,10 +13,12 @@ compiles only itself. On a cold start a helper process compiles greedy and parts
 (:func:`compile_ahead`) on the second core.
 
 The generated files live in ``$SIMKIT_CACHE_DIR`` if set, else in ``simkit/engine/_compiled`` when
-that is writable (editable installs), else in ``~/.cache/simkit``; numba's compiled code goes next
-to them (or under ``$NUMBA_CACHE_DIR``). Each is in a directory named after a hash of simkit's
-own sources, the numba and Python versions: a change to any of them starts a new directory, so a
-stale engine is never loaded. Directories not used for 30 days are removed. If the directory cannot be written, the engine is
+that is writable (editable installs), else in ``~/.cache/simkit``; numba's compiled code of the
+engine and of every kernel and policy goes into a ``numba`` directory beside them (or into
+``$NUMBA_CACHE_DIR/simkit-<hash>``: :func:`simkit._cache.numba_cache_dir`). Each is in a directory
+named after a hash of simkit's own sources, the numba and Python versions: a change to any of them
+starts a new directory, so stale compiled code (an engine, or a kernel with an old version of a
+function it calls) is never loaded. Directories not used for 30 days are removed. If the directory cannot be written, the engine is
 compiled in memory with a warning.
 """
 
@@ -32,7 +34,7 @@ import types
 import warnings
 from pathlib import Path
 
-from .._cache import cache_dir
+from .._cache import compiled_root, source_hash
 
 __all__ = [
     "engine_of", "prepared", "function_pointer", "compile_ahead", "ahead_of_the_engine", "cache_root", "source_hash",
@@ -51,30 +53,10 @@ _warned = False
 
 
 def cache_root() -> Path:
-    """Where generated engine instances (and, without ``NUMBA_CACHE_DIR``, their numba cache) live:
+    """Where generated engine instances (and, without ``NUMBA_CACHE_DIR``, numba's cache) live:
     ``$SIMKIT_CACHE_DIR`` if set, else ``simkit/engine/_compiled`` when writable, else
-    ``~/.cache/simkit``."""
-    return cache_dir(Path(__file__).resolve().parent / "_compiled")
-
-
-_source_hash: str | None = None
-
-
-def source_hash() -> str:
-    """Hash of simkit's sources (the item tables included) and the numba / Python versions
-    (computed once per process)."""
-    global _source_hash
-    if _source_hash is None:
-        import numba
-
-        h = hashlib.sha256(f"{numba.__version__} {sys.version}".encode())
-        for path in sorted([*_PACKAGE.rglob("*.py"), *_PACKAGE.rglob("*.toml")]):  # .toml: the item tables
-            if "_compiled" in path.parts:
-                continue  # the generated instances themselves
-            h.update(str(path.relative_to(_PACKAGE)).encode())
-            h.update(path.read_bytes())
-        _source_hash = h.hexdigest()
-    return _source_hash
+    ``~/.cache/simkit`` (:func:`simkit._cache.compiled_root`)."""
+    return compiled_root()
 
 
 def _importable(fn) -> tuple[str, str] | None:
@@ -118,7 +100,10 @@ def _prune(root: Path, keep: Path) -> None:
     cutoff = time.time() - _STALE_DAYS * 86400
     import shutil
 
-    for d in root.glob("engine-*"):
+    stale = list(root.glob("engine-*"))
+    if os.environ.get("NUMBA_CACHE_DIR"):  # numba's caches of other source versions
+        stale += [d for d in Path(os.environ["NUMBA_CACHE_DIR"]).glob("simkit-*") if d.name != f"simkit-{source_hash()[:16]}"]
+    for d in stale:
         try:
             if d != keep and d.is_dir() and d.stat().st_mtime < cutoff:
                 shutil.rmtree(d, ignore_errors=True)
