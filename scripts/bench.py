@@ -38,7 +38,13 @@ batch-kernel throughput on the douque tile set:
   alternating fresh processes, and the ratio; ``--only scoring`` measures the scored winning
   hands/s of every rule set (the workloads above) the same way, ``--rounds`` rounds of alternating
   fresh processes, and prints the best of each with the ratio (the other python runs this script
-  against its own simkit: ``--only scoring-rates`` prints one JSON line).
+  against its own simkit: ``--only scoring-rates`` prints one JSON line);
+* ``--only discards``: the discard evaluation that greedy (``LIVE_TIES``), ``value`` (``LIVE_BEST``)
+  and greedy's claims (``LIVE_NONE``) run at every decision (``discard_eval_kernel``), ns per call
+  on one thread, on ``--peer-hands`` positions per rule set (half dealt 14-tile hands, half ready
+  hands with 0-4 exposed melds plus a random tile, where many discards tie); with
+  ``--compare-python``, side by side with another installation in ``--rounds`` alternating rounds
+  of fresh processes (``--only discard-rates``: one JSON line), the same positions and answers.
 
 The PyPI ``mahjong`` package does the same work on the same hands (a subset, it is slower) and the
 ratio simkit / mahjong is printed beside each figure. simkit runs on all cores, as a user would run
@@ -57,7 +63,7 @@ public call / kernel, the kernel's 2-thread speed-up and peer / kernel.
 
 Usage: ``python scripts/bench.py [--n 2000000] [--peer-n 20000] [--peer-hands 200000] [--repeat 3] [--compile]
 [--compare-python /path/to/other/venv/bin/python] [--rounds 3]
-[--only compile|compare|scoring|end-to-end|rollouts|decisions|vector|peers]``
+[--only compile|compare|scoring|discards|end-to-end|rollouts|decisions|vector|peers|policies]``
 """
 
 from __future__ import annotations
@@ -100,8 +106,10 @@ def main(argv=None) -> int:
     ap.add_argument("--matches", type=int, default=2000, help="greedy matches per engine measurement")
     ap.add_argument("--compile", action="store_true", help="measure compile times in a fresh cache directory")
     ap.add_argument("--compare-python", help="python of another simkit installation to measure side by side")
-    ap.add_argument("--only", choices=("compile", "compare", "scoring", "scoring-rates", "end-to-end", "rollouts", "decisions", "vector", "peers", "policies"),
-                    help="run only that section (scoring-rates: this installation's scored hands/s as JSON, for scoring)")
+    ap.add_argument("--only", choices=("compile", "compare", "scoring", "scoring-rates", "discards", "discard-rates", "end-to-end", "rollouts",
+                                           "decisions", "vector", "peers", "policies"),
+                    help="run only that section (scoring-rates, discard-rates: this installation's figures as JSON, for "
+                         "scoring and discards)")
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds of fresh processes in the scoring comparison")
     ap.add_argument("--rollouts", type=int, default=20_000, help="continuations per action in the rollout section")
     args = ap.parse_args(argv)
@@ -123,6 +131,12 @@ def main(argv=None) -> int:
         rates = _scoring_rates(args.n, args.seed, args.repeat)
         print(json.dumps({"simkit": os.path.dirname(simkit.__file__), **rates}))
         return 0
+    if args.only == "discard-rates":  # one side of --only discards: nothing but the JSON line
+        import json
+
+        rates = _discard_rates(args.peer_hands, args.seed, args.repeat)
+        print(json.dumps({"simkit": os.path.dirname(simkit.__file__), **rates}))
+        return 0
     rules = simkit.get_rules("douque")
     print("simkit bench")
     print(f"  machine      {os.cpu_count()} cores ({platform.processor() or platform.machine()}), numba threads {numba.get_num_threads()}")
@@ -140,6 +154,9 @@ def main(argv=None) -> int:
         if not args.compare_python:
             raise SystemExit("bench: --only scoring needs --compare-python")
         _scoring_side_by_side(args.compare_python, args.n, args.seed, args.repeat, args.rounds)
+        return 0
+    if args.only == "discards":
+        _discard_section(args.compare_python, args.peer_hands, args.seed, args.repeat, args.rounds)
         return 0
     if args.only == "rollouts":
         _rollout_rates(args.rollouts, args.repeat)
@@ -699,6 +716,115 @@ def _scoring_side_by_side(other_python: str, n: int, seed: int, repeat: int, rou
     for name in ("douque", "night_market", "duel", "for_two"):
         ours, theirs = best[(sys.executable, name)], best[(other_python, name)]
         print(f"  {name:<38} {_fmt(ours):>14} {_fmt(theirs):>14} {ours / theirs:>8.3f}x")
+
+
+_DISCARD_MODES = ("LIVE_TIES", "LIVE_BEST", "LIVE_NONE")
+
+
+def _discard_positions(rules, n: int, seed: int):
+    """``n`` positions of ``rules`` for the discard evaluation: half dealt 14-tile hands, half ready
+    hands with 0-4 exposed melds plus a random tile of the tile set (at most 4 copies), where many
+    discards tie; the copies seen are the hand's. (hands uint8[n, 34], melds int64[n], seen int64[n, 34])."""
+    import simkit
+
+    m = n // 2
+    dealt, _ = simkit.deal_hands(m, seed=seed, rules=rules)
+    rng = np.random.default_rng(seed)
+    ks = rng.integers(0, 5, n - m)
+    ready, _ = simkit.random_ready_hands(n - m, seed=seed + 1, rules=rules, n_melds=ks)
+    kinds = np.asarray(rules.kinds)
+    for i in range(len(ready)):
+        room = kinds[ready[i, kinds] < 4]
+        ready[i, room[rng.integers(len(room))]] += 1
+    hands = np.concatenate([dealt, ready]).astype(np.uint8)
+    melds = np.concatenate([np.zeros(m, np.int64), ks.astype(np.int64)])
+    return hands, melds, hands.astype(np.int64)
+
+
+def _discard_rates(n: int, seed: int, repeat: int) -> dict:
+    """ns per ``discard_eval_kernel`` call on one thread, per rule set and live mode, best of
+    ``repeat`` (compile excluded), and a checksum of every answer (shanten and live counts)."""
+    import numba
+
+    import simkit
+    from simkit._jit import borrow
+    from simkit.hand.shanten import LIVE_BEST, LIVE_NONE, LIVE_TIES, discard_eval_kernel
+    from simkit.hand.tables import borrowed_hand_tables, hand_tables
+
+    @numba.njit(cache=False)
+    def run(hands, melds, seen, t, mode):  # pragma: no cover - compiled
+        rows = borrow(hands)
+        tb = borrowed_hand_tables(t)
+        sh = np.empty(34, np.int64)
+        live = np.empty(34, np.int64)
+        total = 0
+        for i in range(rows.shape[0]):
+            total += discard_eval_kernel(rows[i], melds[i], tb, seen[i], sh, live, mode)
+            for k in range(34):
+                total = (total * 31 + sh[k] * 7 + live[k]) % 1000000007
+        return total
+
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    rates = {}
+    try:
+        for name in ("douque", "night_market", "duel", "for_two"):
+            rules = simkit.get_rules(name)
+            t = hand_tables(rules)
+            hands, melds, seen = _discard_positions(rules, n, seed)
+            for mode_name in _DISCARD_MODES:
+                mode = np.int64({"LIVE_TIES": LIVE_TIES, "LIVE_BEST": LIVE_BEST, "LIVE_NONE": LIVE_NONE}[mode_name])
+                check = run(hands[:8], melds[:8], seen[:8], t, mode)  # compile
+                best = float("inf")
+                for _ in range(repeat):
+                    t0 = time.perf_counter()
+                    check = run(hands, melds, seen, t, mode)
+                    best = min(best, time.perf_counter() - t0)
+                rates[f"{name} {mode_name}"] = (best / n * 1e9, int(check))
+    finally:
+        numba.set_num_threads(threads)
+    return rates
+
+
+def _discard_section(other_python: str | None, n: int, seed: int, repeat: int, rounds: int) -> None:
+    """The discard evaluation's ns per call (:func:`_discard_rates`) in this installation, or side
+    by side with ``other_python``'s in ``rounds`` alternating rounds of fresh processes (best of all
+    rounds; the two must give the same answers), with the ratio other / this."""
+    import json
+    import subprocess
+    import tempfile
+
+    neutral = tempfile.gettempdir()  # not the checkout: the child must import its own installation's simkit
+    pythons = [sys.executable] + ([other_python] if other_python else [])
+    best: dict = {}
+    where = {}
+    for _ in range(rounds if other_python else 1):
+        for python in pythons:
+            out = subprocess.run([python, os.path.abspath(__file__), "--only", "discard-rates", "--peer-hands", str(n),
+                                  "--seed", str(seed), "--repeat", str(repeat)],
+                                 capture_output=True, text=True, check=True, cwd=neutral).stdout
+            record = json.loads(out.strip().splitlines()[-1])
+            where[python] = record.pop("simkit")
+            for key, (ns, check) in record.items():
+                old = best.get((python, key))
+                best[(python, key)] = (min(ns, old[0]) if old else ns, check)
+    print(f"\n  discard evaluation (discard_eval_kernel), one thread, {n:,} positions per rule set "
+          f"(half dealt, half ready + a tile with 0-4 melds), ns per call, best of {repeat}"
+          + (f" in each of {rounds} alternating rounds of fresh processes" if other_python else ""))
+    if other_python:
+        print(f"  this simkit ({where[sys.executable]}) vs {where[other_python]}")
+    print(f"  {'rule set, live mode':<38} {'this':>10}" + (f" {'other':>10} {'ratio':>9}" if other_python else ""))
+    for name in ("douque", "night_market", "duel", "for_two"):
+        for mode_name in _DISCARD_MODES:
+            key = f"{name} {mode_name}"
+            ours, check = best[(sys.executable, key)]
+            line = f"  {key:<38} {ours:>10.0f}"
+            if other_python:
+                theirs, other_check = best[(other_python, key)]
+                if other_check != check:
+                    raise SystemExit(f"bench: the two installations' discard evaluations differ on {key}")
+                line += f" {theirs:>10.0f} {theirs / ours:>8.3f}x"
+            print(line)
 
 
 def _rule_set_scoring_rates(n: int, seed: int, repeat: int) -> dict:
