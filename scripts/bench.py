@@ -42,7 +42,8 @@ batch-kernel throughput on the douque tile set:
 * ``--only discards``: the discard evaluation that greedy (``LIVE_TIES``), ``value`` (``LIVE_BEST``)
   and greedy's claims (``LIVE_NONE``) run at every decision (``discard_eval_kernel``), ns per call
   on one thread, on ``--peer-hands`` positions per rule set (half dealt 14-tile hands, half ready
-  hands with 0-4 exposed melds plus a random tile, where many discards tie); with
+  hands with 0-4 exposed melds plus a random tile, where many discards tie; each call's time
+  includes folding its 34 shanten and live counts into a checksum, the same work on both sides); with
   ``--compare-python``, side by side with another installation in ``--rounds`` alternating rounds
   of fresh processes (``--only discard-rates``: one JSON line), the same positions and answers.
 

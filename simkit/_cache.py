@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-__all__ = ["cache_dir", "source_hash", "compiled_root", "numba_cache_dir"]
+__all__ = ["cache_dir", "source_hash", "cache_root", "engine_dir", "numba_cache_dir"]
 
 _PACKAGE = Path(__file__).resolve().parent
 _source_hash: str | None = None
@@ -46,11 +46,17 @@ def source_hash() -> str:
     return _source_hash
 
 
-def compiled_root() -> Path:
-    """Where generated engine instances live: ``$SIMKIT_CACHE_DIR`` if set, else
-    ``simkit/engine/_compiled`` when writable, else ``~/.cache/simkit``; each source version in a
-    directory ``engine-<source hash>``."""
+def cache_root() -> Path:
+    """Where generated engine instances (and, without ``NUMBA_CACHE_DIR``, numba's cache) live:
+    ``$SIMKIT_CACHE_DIR`` if set, else ``simkit/engine/_compiled`` when writable, else
+    ``~/.cache/simkit``."""
     return cache_dir(_PACKAGE / "engine" / "_compiled")
+
+
+def engine_dir() -> Path:
+    """The directory of this version of simkit's sources under :func:`cache_root`:
+    ``engine-<source hash>``."""
+    return cache_root() / f"engine-{source_hash()[:16]}"
 
 
 def numba_cache_dir() -> Path:
@@ -61,8 +67,7 @@ def numba_cache_dir() -> Path:
     a function it calls (in another file) would be loaded with the old callee compiled into it. A
     directory per version of the sources (which :func:`simkit._jit` gives numba before any kernel
     is defined) never holds code compiled from other sources."""
-    key = source_hash()[:16]
     user = os.environ.get("NUMBA_CACHE_DIR")
     if user:
-        return Path(user) / f"simkit-{key}"
-    return compiled_root() / f"engine-{key}" / "numba"
+        return Path(user) / f"simkit-{source_hash()[:16]}"
+    return engine_dir() / "numba"

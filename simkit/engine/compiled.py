@@ -34,7 +34,7 @@ import types
 import warnings
 from pathlib import Path
 
-from .._cache import compiled_root, source_hash
+from .._cache import cache_root, engine_dir, numba_cache_dir, source_hash
 
 __all__ = [
     "engine_of", "prepared", "function_pointer", "compile_ahead", "ahead_of_the_engine", "cache_root", "source_hash",
@@ -50,13 +50,6 @@ _STALE_DAYS = 30
 _lock = threading.RLock()  # re-entered: compile_ahead lists the engine instance through engine_of
 _instances: dict = {}
 _warned = False
-
-
-def cache_root() -> Path:
-    """Where generated engine instances (and, without ``NUMBA_CACHE_DIR``, numba's cache) live:
-    ``$SIMKIT_CACHE_DIR`` if set, else ``simkit/engine/_compiled`` when writable, else
-    ``~/.cache/simkit`` (:func:`simkit._cache.compiled_root`)."""
-    return compiled_root()
 
 
 def _importable(fn) -> tuple[str, str] | None:
@@ -102,7 +95,7 @@ def _prune(root: Path, keep: Path) -> None:
 
     stale = list(root.glob("engine-*"))
     if os.environ.get("NUMBA_CACHE_DIR"):  # numba's caches of other source versions
-        stale += [d for d in Path(os.environ["NUMBA_CACHE_DIR"]).glob("simkit-*") if d.name != f"simkit-{source_hash()[:16]}"]
+        stale += [d for d in Path(os.environ["NUMBA_CACHE_DIR"]).glob("simkit-*") if d != numba_cache_dir()]
     for d in stale:
         try:
             if d != keep and d.is_dir() and d.stat().st_mtime < cutoff:
@@ -114,7 +107,7 @@ def _prune(root: Path, keep: Path) -> None:
 def _file_instance(ref):
     digest = _digest(ref)
     root = cache_root()
-    directory = root / f"engine-{source_hash()[:16]}"
+    directory = root / engine_dir().name
     path = directory / f"engine_{ref[1]}_{digest[:12]}.py"
     if not path.exists():
         directory.mkdir(parents=True, exist_ok=True)
