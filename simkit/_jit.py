@@ -15,20 +15,27 @@ from ._cache import numba_cache_dir
 
 numba.config.CACHE_DIR = str(numba_cache_dir())  # read by numba when a cached function is defined
 
-__all__ = ["jit", "pjit", "prange", "threading_layer", "borrow", "stack_empty", "REFCOUNT_FREE", "INLINE_COPY"]
+__all__ = [
+    "jit", "pjit", "prange", "threading_layer", "borrow", "stack_empty", "REFCOUNT_FREE", "INLINE_COPY", "LLVM_INLINE",
+]
 
 _OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
 
 prange = numba.prange
 
 
-def jit(*args, refcounts=True, internal=False, **kwargs):
+def jit(*args, refcounts=True, internal=False, inline_in_llvm=False, **kwargs):
     """Decorate a serial kernel (``@jit`` or ``@jit(inline="always")``).
 
     ``internal=True``: called only from other kernels, never from Python or through a function
     pointer, so numba builds neither entry point for it (its Python wrapper, which unboxes every
     argument, and its C wrapper): about half the compile of a small function, more for one taking a
     whole Table. Calling one from Python is an error. Only for private helpers of the engine.
+
+    ``inline_in_llvm=True``: compiled as a function of its own (typed once, cached, compilable in
+    the helper process) that LLVM inlines into every caller (:func:`_llvm_inline_patch`): the
+    machine code of ``inline="always"`` without numba redoing the function's compile at each call
+    site. For large functions the engine's loops call; combine with ``internal=True``.
 
     ``refcounts=False`` compiles the function without reference-count operations
     (:func:`_refcount_free_patch`). Only for a function that never owns an array: every array it
@@ -43,6 +50,8 @@ def jit(*args, refcounts=True, internal=False, **kwargs):
     def wrap(fn):
         if not refcounts:
             _REFCOUNT_FREE.add("_ZN" + _refcount_free_marker(fn))
+        if inline_in_llvm:
+            _LLVM_INLINE.add("_ZN" + _refcount_free_marker(fn))
         return _njit(fn, opts)
 
     if args and callable(args[0]):
@@ -224,7 +233,52 @@ def _refcount_free_patch() -> bool:
     return True
 
 
-REFCOUNT_FREE = _refcount_free_patch()  #: whether ``refcounts=False`` takes effect (see :func:`_refcount_free_patch`)
+REFCOUNT_FREE = _refcount_free_patch()
+
+_LLVM_INLINE: set[str] = set()  #: LLVM name prefixes of the functions compiled with ``inline_in_llvm=True``
+
+
+def _llvm_inline_patch() -> bool:
+    """Give the functions marked ``inline_in_llvm=True`` LLVM's ``alwaysinline`` attribute.
+
+    numba's ``inline="always"`` inlines a function's *numba IR* at every call site: the caller
+    then translates, types, rewrites and lowers the inlined body itself, at each site, in one ever
+    larger function (numba's passes cost more than linearly in a function's size). A function
+    marked ``inline_in_llvm=True`` is compiled once as a function of its own (typed once, cached
+    on disk, and compilable in another process: :func:`simkit.engine.compiled.compile_ahead`);
+    numba links its LLVM IR into each caller's module, and with ``alwaysinline`` LLVM inlines it
+    there, so the machine code is as if it had been written in the caller (no call, no arguments
+    passed: a Table's 35 arrays cost nothing to hand over). The attribute is set when the
+    function's own module is added to its code library, before numba optimises it, and travels
+    with the IR that callers link (also from numba's cache). Applied when simkit is imported, to
+    code compiled afterwards; if numba's internals differ the functions are called instead (same
+    results). Returns whether it is active.
+    """
+    try:
+        from numba.core import codegen
+    except ImportError:  # pragma: no cover - another numba layout
+        return False
+    library = getattr(codegen, "CPUCodeLibrary", None)
+    original = getattr(library, "add_ir_module", None)
+    if original is None:  # pragma: no cover - another numba layout
+        return False
+    if getattr(original, "_simkit_llvm_inline", False):
+        return True
+
+    def add_ir_module(self, ir_module):
+        if _LLVM_INLINE:
+            for fn in getattr(ir_module, "functions", ()):
+                if not fn.is_declaration and fn.name.startswith(tuple(_LLVM_INLINE)):
+                    fn.attributes.add("alwaysinline")
+        return original(self, ir_module)
+
+    add_ir_module._simkit_llvm_inline = True
+    add_ir_module.__wrapped__ = original
+    library.add_ir_module = add_ir_module
+    return True
+
+
+LLVM_INLINE = _llvm_inline_patch()  #: whether ``inline_in_llvm=True`` takes effect (see :func:`_llvm_inline_patch`)  #: whether ``refcounts=False`` takes effect (see :func:`_refcount_free_patch`)
 
 
 def _inline_copy_patch() -> bool:

@@ -333,3 +333,68 @@ def test_an_internal_kernel_has_no_entry_points_and_runs_inside_kernels():
     assert cres.library.get_pointer_to_function(cres.fndesc.llvm_cfunc_wrapper_name) == 0
     (outer_cres,) = outer.overloads.values()
     assert outer_cres.library.get_pointer_to_function(outer_cres.fndesc.llvm_cpython_wrapper_name) != 0
+
+
+@jit(internal=True, inline_in_llvm=True, cache=False)
+def _clip_sum_in_llvm(a, lo, hi):  # pragma: no cover - compiled
+    s = 0
+    for i in range(a.shape[0]):
+        s += min(max(a[i], lo), hi)
+    return s
+
+
+@jit(internal=True, cache=False)
+def _clip_sum_called(a, lo, hi):  # pragma: no cover - compiled
+    s = 0
+    for i in range(a.shape[0]):
+        s += min(max(a[i], lo), hi)
+    return s
+
+
+@jit(cache=False)
+def _three_sites_in_llvm(a):  # pragma: no cover - compiled
+    return _clip_sum_in_llvm(a, 0, 5) * 100 + _clip_sum_in_llvm(a, 2, 3) * 10 + _clip_sum_in_llvm(a[::2], -1, 9)
+
+
+@jit(cache=False)
+def _three_sites_called(a):  # pragma: no cover - compiled
+    return _clip_sum_called(a, 0, 5) * 100 + _clip_sum_called(a, 2, 3) * 10 + _clip_sum_called(a[::2], -1, 9)
+
+
+def _defined_in(llvm_ir: str, name_part: str) -> list[str]:
+    """The LLVM function definitions of ``llvm_ir`` whose name contains ``name_part``, each with its
+    attribute-group reference line."""
+    return [line for line in llvm_ir.splitlines() if line.startswith("define") and name_part in line]
+
+
+def test_inline_in_llvm_marks_the_function_and_llvm_inlines_it():
+    """jit(inline_in_llvm=True): the function's own LLVM definition carries ``alwaysinline`` (an
+    unmarked one does not), and the caller's optimised module neither calls nor keeps it; the
+    results are the function's."""
+    import re
+
+    from simkit import _jit
+
+    assert _jit.LLVM_INLINE
+    a = np.array([-3, 1, 4, 7, 2, 9, 0], np.int64)
+    expected = _clip_sum(a, 0, 5) * 100 + _clip_sum(a, 2, 3) * 10 + _clip_sum(a[::2], -1, 9)
+    assert _three_sites_in_llvm(a) == expected == _three_sites_called(a)
+
+    def attributes_of(dispatcher, name_part):
+        text = next(iter(dispatcher.inspect_llvm().values()))
+        groups = dict(re.findall(r"^attributes (#\d+) = \{([^}]*)\}", text, re.M))
+        found = []
+        for line in _defined_in(text, name_part):
+            ref = re.search(r"\) (?:[a-z_ ]*)(#\d+)", line)
+            found.append(groups.get(ref.group(1), "") if ref else line)
+        return found
+
+    marked = attributes_of(_clip_sum_in_llvm, "_clip_sum_in_llvm")
+    unmarked = attributes_of(_clip_sum_called, "_clip_sum_called")
+    assert marked and all("alwaysinline" in attrs for attrs in marked), marked
+    assert unmarked and not any("alwaysinline" in attrs for attrs in unmarked), unmarked
+    caller = next(iter(_three_sites_in_llvm.inspect_llvm().values())).splitlines()
+    calls = [line for line in caller if re.search(r"\b(call|invoke)\b", line) or line.startswith("define")]
+    assert not [line for line in calls if "_clip_sum_in_llvm" in line]  # inlined at its 3 sites, no copy kept
+    other = next(iter(_three_sites_called.inspect_llvm().values())).splitlines()
+    assert [line for line in other if "call" in line and "_clip_sum_called" in line]  # the control is called
