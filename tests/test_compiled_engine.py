@@ -146,8 +146,13 @@ def test_compile_ahead_waits_for_its_helper_and_then_steps_aside(tmp_path, monke
     monkeypatch.setattr(os, "cpu_count", lambda: 2)  # the helper's premise: a second core
     items = compiled.ahead_of_the_engine("douque", True)
     names = [name for name, _, _ in items]
-    assert names[:4] == ["shanten", "is_win", "waits", "settle"] and names[-1] == "greedy"
-    assert [d for _, d, _ in items][:4:3] == [shanten_kernel, settle_douque] and items[-1][1] is greedy_policy
+    assert names[:3] == ["shanten", "is_win", "waits"] and names[-1] == "greedy"
+    assert names.index("settle") < names.index("advance")  # the engine's _advance calls the settle function
+    assert items[0][1] is shanten_kernel and items[names.index("settle")][1] is settle_douque
+    assert items[-1][1] is greedy_policy
+    engine = matches.engine_for(engine_spec("douque"))
+    assert items[names.index("advance")][1] is engine._advance
+    assert [(name, d) for name, d, _ in compiled.first_of_the_engine("douque")] == [("apply", engine._apply)]
     assert [name for name, _, _ in compiled.ahead_of_the_engine("douque", False)] == names[:-1]
     caches = [dispatcher._cache for _, dispatcher, _ in items]
     kernel = _NeverCompiled(tmp_path)
@@ -189,7 +194,7 @@ def test_a_cold_start_with_the_helper_plays_the_same_games(tmp_path):
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["score_0"] == simulate_matches("douque", ("greedy", "random"), 5, seed=4)["score_0"].tolist()
     if (os.cpu_count() or 1) >= 2:  # each loaded from the helper's compile, not compiled again
-        assert got["hits"] == dict.fromkeys(got["hits"], 1) and len(got["hits"]) == 10
+        assert got["hits"] == dict.fromkeys(got["hits"], 1) and len(got["hits"]) == 11
 
 
 @pytest.mark.parametrize("numba_dir", [False, True])

@@ -37,7 +37,8 @@ from pathlib import Path
 from .._cache import cache_root, engine_dir, numba_cache_dir, source_hash
 
 __all__ = [
-    "engine_of", "prepared", "function_pointer", "compile_ahead", "ahead_of_the_engine", "cache_root", "source_hash",
+    "engine_of", "prepared", "function_pointer", "compile_ahead", "ahead_of_the_engine", "first_of_the_engine",
+    "cache_root", "source_hash",
     "start_up_message", "record_start_up",
 ]
 
@@ -192,10 +193,24 @@ for name, dispatcher, signature in ahead_of_the_engine(sys.argv[1], sys.argv[2] 
 def ahead_of_the_engine(rules_name: str, greedy: bool) -> list:
     """``[(name, dispatcher, signature)]``: what the helper of :func:`compile_ahead` compiles,
     for the argument types the engine calls it with, in about the order the engine's compile needs
-    it: the hand kernels of the legal-action checks (shanten, win, waits), the rule set's settle
-    function (about a sixth of the engine's compile), the small kernels the hand loop calls without
-    inlining, then, when ``greedy`` plays, the greedy policy for the engine's policy signature (its
-    pointer is taken once the engine is compiled)."""
+    it: the hand kernels and small kernels of the legal-action checks (shanten, win, waits, ...),
+    the rule set's settle function, the engine's :func:`~simkit.engine.play._advance` (the hand
+    loop's set-up of each decision and its settling, which LLVM inlines into the loop), the
+    decision log, then, when ``greedy`` plays, the greedy policy for the engine's policy signature
+    (its pointer is taken once the engine is compiled)."""
+    return _engine_pieces(rules_name, greedy)[0]
+
+
+def first_of_the_engine(rules_name: str) -> list:
+    """``[(name, dispatcher, signature)]``: what this process compiles first on a cold start while
+    the helper compiles :func:`ahead_of_the_engine`'s list: the engine's
+    :func:`~simkit.engine.play._apply` (the rules of every decision; LLVM inlines it into the hand
+    loop), the largest piece, which needs only the helper's first items."""
+    return _engine_pieces(rules_name, False)[1]
+
+
+def _engine_pieces(rules_name: str, greedy: bool) -> tuple[list, list]:
+    """(the helper's items, this process's first items): see :func:`ahead_of_the_engine`."""
     import numba
     from numba import types
 
@@ -214,31 +229,32 @@ def ahead_of_the_engine(rules_name: str, greedy: bool) -> list:
     spec = engine_spec(resolve_rules(rules_name), None, None)
     T = new_table(len(wall_template(spec.rules)), spec.items_proto)
     i, b = types.int64, types.boolean
-    t = numba.typeof(hand_tables(spec.rules))
-    settle_args = (  # settle(T, winner, win_type, win_tile, replacement, last_tile, last_discard, t, sp, row, floats)
-        numba.typeof(T), i, i, i, b, b, b, t, numba.typeof(spec.sp),
-        numba.typeof(T.row), numba.typeof(T.row_floats),
-    )
     ty = numba.typeof
-    row, table, scratch = ty(T.hand[0]), ty(T), ty(T.swork)
+    t = ty(hand_tables(spec.rules))
+    row, table, scratch, game_t, sp = ty(T.hand[0]), ty(T), ty(T.swork), ty(spec.game), ty(spec.sp)
+    settle_args = (  # settle(T, winner, win_type, win_tile, replacement, last_tile, last_discard, t, sp, row, floats)
+        table, i, i, i, b, b, b, t, sp, ty(T.row), ty(T.row_floats),
+    )
     engine = engine_of(spec.settle)  # the instance (a module) of the engine about to compile
-    items = [
+    helper = [
         ("shanten", shanten_kernel, (row, i, t, scratch)),
         ("is_win", is_win_kernel, (row, i, t)),
         ("waits", waits_kernel, (row, i, row, t)),
-        ("settle", spec.settle, settle_args),
         ("waits_without", game._waits_without, (row, i, row, i, t)),
         ("can_win_with", game._can_win_with, (row, i, row, i, t)),
         ("draw_replacement", game._draw_replacement, (table, i)),
         ("complete_added_kong", engine._complete_added_kong, (table, i, i)),
+        ("settle", spec.settle, settle_args),
+        ("advance", engine._advance, (table, t, game_t, sp)),
         ("record_decision", engine._record_decision, (
             ty(T.sc), ty(T.ids), ty(T.hand), ty(T.n_melds), ty(T.legal), ty(T.counters), ty(T.decisions),
             ty(T.decision_counters), t, i,
         )),
     ]
     if greedy:
-        items.append(("greedy", greedy_policy, policy_type(spec).signature.args))
-    return items
+        helper.append(("greedy", greedy_policy, policy_type(spec).signature.args))
+    here = [("apply", engine._apply, (table, t, game_t, i))]
+    return helper, here
 
 
 def _will_compile(kernel) -> bool:
@@ -261,6 +277,8 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False):
     signature, ``greedy_policy.compile(policy_type(spec).signature.args)``):
     ``with compile_ahead(kernel, name, greedy): ...``.
 
+    Inside the context this process first compiles :func:`first_of_the_engine`'s pieces (the
+    engine's :func:`~simkit.engine.play._apply`), so that the two cores share the work.
     The helper compiles each into numba's cache and says so on its output. When this process's
     compile reaches one of them (the engine's compile reaches all but greedy; greedy, called
     through its pointer, compiles after the engine), it waits for the helper to have finished that one and
@@ -279,7 +297,7 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False):
         if not _will_compile(kernel):
             return contextlib.nullcontext()  # the engine loads from the cache
         try:
-            items = ahead_of_the_engine(rules_name, greedy)
+            items, first = _engine_pieces(rules_name, greedy)
         except Exception:  # noqa: BLE001 -- the helper is an optimisation: without it, compile here
             return contextlib.nullcontext()
         from numba.core.caching import NullCache
@@ -319,6 +337,13 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False):
     @contextlib.contextmanager
     def compiling():
         try:
+            for _, dispatcher, signature in first:  # meanwhile the helper compiles what they call
+                if not _will_compile(dispatcher):
+                    continue
+                try:
+                    dispatcher.compile(signature)
+                except Exception:  # noqa: BLE001 -- the engine's own compile reports it
+                    break
             yield
         finally:
             with _lock:

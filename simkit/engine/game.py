@@ -414,7 +414,7 @@ def table_of(B, i):  # pragma: no cover - compiled
     )
 
 
-@jit
+@jit(internal=True)  # only kernels call it: no Python entry point (boxing a Table of 35 arrays)
 def borrowed_table(T):  # pragma: no cover - compiled
     """``T`` with every array borrowed (no reference counting): see :func:`simkit._jit.borrow`."""
     w = T.work

@@ -35,14 +35,17 @@ they allocate.
 
 Compile time: every function a kernel calls without inlining is linked into it and optimised by
 LLVM again with it, and numba copies the code of an ``inline="always"`` function at every call
-site, nested ones included. So the hand loop (:func:`_hand_loop`) is inlined at one call site of
-the match kernel (and into :func:`_run_hand`, for the kernels that need it, which the match kernel
-does not call); tiny helpers are inlined where they are hot and left to LLVM where they are not (a
-kong replacement, a row copy), compiled without numba's entry points (``internal=True``); the
-parallel loop is Python threads over blocks of matches rather than a ``prange`` (whose
-compilation cost as much again); and the settle function, the shanten kernel and greedy compile
-in a helper process on a cold start (:func:`simkit.engine.compiled.compile_ahead`). The hand loop
-is still about two thirds of the engine's own compile.
+site, nested ones included, and compiles it again there. So the hand loop (:func:`_hand_loop`) is
+inlined at one call site of the match kernel (and into :func:`_run_hand`, for the kernels that need
+it, which the match kernel does not call); its two large parts, :func:`_apply` (the rules of every
+decision) and :func:`_advance` (the set-up of the next decision, the settling of the hand), are
+functions of their own that LLVM inlines (``inline_in_llvm=True``: the same machine code as
+``inline="always"``, but each compiled once, cached, and on a cold start compiled on two cores at
+once: :func:`_apply` here, :func:`_advance` in the helper process with the settle function, the
+hand kernels and greedy, :func:`simkit.engine.compiled.compile_ahead`); tiny helpers are inlined
+where they are hot and left to LLVM where they are not (a kong replacement, a row copy), compiled
+without numba's entry points (``internal=True``); and the parallel loop is Python threads over
+blocks of matches rather than a ``prange`` (whose compilation cost as much again).
 """
 
 import numpy as np
@@ -446,7 +449,7 @@ def _settle_hand(T, t, game, sp):  # pragma: no cover - compiled
             T.items[i] = 0
 
 
-@jit(inline="always", cache=CACHE)
+@jit(cache=CACHE, internal=True, refcounts=False, inline_in_llvm=True)
 def _apply(T, t, game, action):  # pragma: no cover - compiled
     """Apply the deciding player's ``action`` (the rule of the decision's kind); what follows up to
     the next decision is left pending for :func:`_advance`. An action outside the engine's own
@@ -477,7 +480,7 @@ def _apply(T, t, game, action):  # pragma: no cover - compiled
         _after_react(T, t, game, sc[G.S_PLAYER], sc[G.S_TILE], action if phase == A.PHASE_REACT else A.PASS)
 
 
-@jit(inline="always", cache=CACHE)
+@jit(cache=CACHE, internal=True, refcounts=False, inline_in_llvm=True)
 def _advance(T, t, game, sp):  # pragma: no cover - compiled
     """Resolve what an action (or the deal) left pending: set up the next player's turn, or
     settle the ended hand. After it the state stands at a decision, or is over."""
