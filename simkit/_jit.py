@@ -233,7 +233,7 @@ def _refcount_free_patch() -> bool:
     return True
 
 
-REFCOUNT_FREE = _refcount_free_patch()
+REFCOUNT_FREE = _refcount_free_patch()  #: whether ``refcounts=False`` takes effect (see :func:`_refcount_free_patch`)
 
 _LLVM_INLINE: set[str] = set()  #: LLVM name prefixes of the functions compiled with ``inline_in_llvm=True``
 
@@ -278,7 +278,7 @@ def _llvm_inline_patch() -> bool:
     return True
 
 
-LLVM_INLINE = _llvm_inline_patch()  #: whether ``inline_in_llvm=True`` takes effect (see :func:`_llvm_inline_patch`)  #: whether ``refcounts=False`` takes effect (see :func:`_refcount_free_patch`)
+LLVM_INLINE = _llvm_inline_patch()  #: whether ``inline_in_llvm=True`` takes effect (see :func:`_llvm_inline_patch`)
 
 
 def _inline_copy_patch() -> bool:
