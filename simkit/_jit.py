@@ -49,9 +49,9 @@ def jit(*args, refcounts=True, internal=False, inline_in_llvm=False, **kwargs):
 
     def wrap(fn):
         if not refcounts:
-            _REFCOUNT_FREE.add("_ZN" + _refcount_free_marker(fn))
+            _REFCOUNT_FREE.add(_llvm_name_prefix(fn))
         if inline_in_llvm:
-            _LLVM_INLINE.add("_ZN" + _refcount_free_marker(fn))
+            _LLVM_INLINE.add(_llvm_name_prefix(fn))
         return _njit(fn, opts)
 
     if args and callable(args[0]):
@@ -184,13 +184,14 @@ def _lower_stack_empty(context, builder, sig, args):
     return arr._getvalue()
 
 
-def _refcount_free_marker(fn) -> str:
-    """The part of numba's mangled (Itanium) LLVM name that names ``fn``: its module, then its
-    qualified name, each length-prefixed."""
+def _llvm_name_prefix(fn) -> str:
+    """The start of the LLVM name numba gives ``fn`` itself (Itanium-mangled ``_ZN``, then its
+    module and its qualified name, each length-prefixed; its Python wrapper's name has "cpython" in
+    front): how the ``refcounts=False`` and ``inline_in_llvm=True`` patches recognise it."""
     from numba.core.itanium_mangler import mangle_identifier
 
     parts = f"{fn.__module__}.{fn.__qualname__}".split(".")
-    return "".join(mangle_identifier(part) for part in parts)
+    return "_ZN" + "".join(mangle_identifier(part) for part in parts)
 
 
 _REFCOUNT_FREE: set[str] = set()  #: LLVM name prefixes of the functions compiled with ``refcounts=False``

@@ -362,8 +362,7 @@ def _three_sites_called(a):  # pragma: no cover - compiled
 
 
 def _defined_in(llvm_ir: str, name_part: str) -> list[str]:
-    """The LLVM function definitions of ``llvm_ir`` whose name contains ``name_part``, each with its
-    attribute-group reference line."""
+    """The lines of ``llvm_ir`` that define a function whose name contains ``name_part``."""
     return [line for line in llvm_ir.splitlines() if line.startswith("define") and name_part in line]
 
 
