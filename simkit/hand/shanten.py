@@ -11,7 +11,7 @@ The regular form is a min-plus combination, over the groups, of the per-group di
 
 The small helpers on rows (tuples) are compiled once each and inlined by LLVM
 (``jit(inline_in_llvm=True)``), not by numba at every call site: the same machine code, and the
-discard evaluation compiles in about half the time (12 s instead of 25 on the 2-core machine).
+discard evaluation compiles in about half the time.
 """
 
 import numpy as np
