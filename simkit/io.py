@@ -58,11 +58,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numba import prange
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ._jit import jit, pjit
+from ._jit import jit
 from .errors import SimkitError
 from .melds import MELD_TYPES
 from .tiles import TILE_NAMES
@@ -489,16 +488,16 @@ def _string_array(buf, offsets, valid, n) -> pa.Array:
     )
 
 
-@pjit
+@jit
 def _gather_kernel(src, cols, out):  # pragma: no cover
     """``out[j, i] = src[i, cols[j]]``: columns ``cols`` of the row-major matrix ``src`` as the
-    contiguous rows of ``out``, cast to its dtype (as numpy's ``astype`` casts); blocks of rows on
-    all threads, each block in one pass over its rows of ``src``."""
-    n = src.shape[0]
-    for b in prange((n + 4095) // 4096):
-        for i in range(b * 4096, min(n, (b + 1) * 4096)):
-            for j in range(cols.shape[0]):
-                out[j, i] = src[i, cols[j]]
+    contiguous rows of ``out``, cast to its dtype (as numpy's ``astype`` casts), in one pass over
+    the rows of ``src``. Serial: on two threads (``prange``) it took 3.4 ms instead of 5.8 per
+    100,000 rows of 20 columns (medians), but three times as long to compile (4.7 s against 1.6
+    for five dtype pairs), on the critical path of a run's cold start."""
+    for i in range(src.shape[0]):
+        for j in range(cols.shape[0]):
+            out[j, i] = src[i, cols[j]]
 
 
 def _matrix_column(a: np.ndarray, base=None):
