@@ -16,7 +16,7 @@ from ._cache import numba_cache_dir
 numba.config.CACHE_DIR = str(numba_cache_dir())  # read by numba when a cached function is defined
 
 __all__ = [
-    "jit", "pjit", "prange", "threading_layer", "borrow", "stack_empty", "REFCOUNT_FREE", "INLINE_COPY", "LLVM_INLINE",
+    "jit", "pjit", "prange", "threading_layer", "borrow", "stack_empty", "REFCOUNT_FREE", "INLINE_COPY", "LLVM_INLINE", "FLAGS_COMPARE", "INLINE_FRONTEND",
 ]
 
 _OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
@@ -346,3 +346,149 @@ def _inline_copy_patch() -> bool:
 
 
 INLINE_COPY = _inline_copy_patch()  #: whether IR copies for inlining are linear (see :func:`_inline_copy_patch`)
+
+
+def _flags_compare_patch() -> bool:
+    """Compare and hash numba's compile flags without a Python property call per option.
+
+    numba caches the implementation of every ``@overload`` ed call (numpy functions, ``len``,
+    array methods ...) under a key that holds the compile's ``Flags``; each typing of such a call
+    hashes the key and compares it with the cached ones. ``TargetConfig.__hash__`` and
+    ``__eq__`` build a dict of all ~40 options through their properties each time: in the engine's
+    cold compile 280,000 such dicts, about a tenth of the whole compile. Here ``values()`` reads
+    the stored options with their defaults directly (what each property's getter does),
+    ``__eq__`` is true at once for the same object or the same stored options of one class (the
+dict comparison would be true), and
+    ``__hash__`` -- numba's is the hash of the sorted option *names* (``sorted`` of the dict), the
+    same for every instance of a class -- is computed once per class. Same keys, same equality,
+    same hashes; applied when simkit is imported unless ``SIMKIT_NUMBA_FLAGS_COMPARE=0``, and only
+    if numba's internals are as expected (checked on a fresh ``Flags``). Returns whether it is
+    active.
+    """
+    import os
+
+    if os.environ.get("SIMKIT_NUMBA_FLAGS_COMPARE", "1") == "0":
+        return False
+    try:
+        from numba.core import targetconfig
+        from numba.core.compiler import Flags
+    except ImportError:  # pragma: no cover - another numba layout
+        return False
+    config = getattr(targetconfig, "TargetConfig", None)
+    original = getattr(config, "values", None)
+    if original is None or not isinstance(getattr(config, "options", None), type(Flags.options)):
+        return False  # pragma: no cover - another numba layout
+    if getattr(original, "_simkit_flags_compare", False):
+        return True
+    hashes = {}
+
+    def values(self):
+        stored = self._values
+        return {name: stored.get(name, option.default) for name, option in self.options.items()}
+
+    def __eq__(self, other):
+        if self is other or (type(self) is type(other) and self._values == other._values):
+            return True  # (the same options stored: the same values)
+        if isinstance(other, config):
+            return values(self) == values(other)
+        return NotImplemented
+
+    def __hash__(self):
+        cls = type(self)
+        h = hashes.get(cls)
+        if h is None:
+            h = hashes[cls] = hash(tuple(sorted(self.options)))
+        return h
+
+    probe = Flags()
+    probe.nrt = True  # one option set, the others at their defaults
+    if values(probe) != original(probe) or __hash__(probe) != hash(tuple(sorted(original(probe)))):
+        return False  # pragma: no cover - numba's options behave otherwise now
+    values._simkit_flags_compare = True
+    values.__wrapped__ = original
+    config.values = values
+    config.__eq__ = __eq__
+    config.__hash__ = __hash__
+    return True
+
+
+FLAGS_COMPARE = _flags_compare_patch()  #: whether numba's flags compare fast (see :func:`_flags_compare_patch`)
+
+
+def _inline_frontend_patch() -> bool:
+    """Translate a function inlined with ``inline="always"`` once per compile, not at every call site.
+
+    To inline a call numba runs its whole untyped pipeline on the callee -- bytecode to IR, SSA,
+    rewrites, the callee's own inlining -- at every call site (``InlineWorker.inline_function``),
+    then copies that IR into the caller. The engine's cold compile inlines 72 functions at 209
+    sites (``_log`` at 20, the counter-based generator's ``mix64`` at 17). Here the callee's IR is
+    kept after its first translation, for the rest of the outermost compile in progress (the
+    ``numba:compile`` events' nesting; nothing a function refers to changes during one compile),
+    keyed by the function and everything the pipeline reads (contexts, locals, flags); each site
+    gets a copy (numba copies the IR before changing it in any case) under a fresh function
+    identity, so the inlined variables get names of their own as before. Applied when simkit is
+    imported, to code compiled afterwards, unless ``SIMKIT_NUMBA_INLINE_FRONTEND=0``; skipped if
+    numba's internals differ. Returns whether it is active.
+    """
+    import os
+
+    if os.environ.get("SIMKIT_NUMBA_INLINE_FRONTEND", "1") == "0":
+        return False
+    try:
+        from numba.core import event, inline_closurecall
+    except ImportError:  # pragma: no cover - another numba layout
+        return False
+    worker = getattr(inline_closurecall, "InlineWorker", None)
+    original = getattr(worker, "inline_function", None)
+    if original is None or not hasattr(worker, "run_untyped_passes") or not hasattr(event, "Listener"):
+        return False  # pragma: no cover - another numba layout
+    if getattr(original, "_simkit_inline_frontend", False):
+        return True
+
+    class _Outermost(event.Listener):
+        """Keeps the translated IR for the duration of the outermost compile."""
+
+        depth = 0
+        translated: dict = {}
+
+        def on_start(self, ev):
+            self.depth += 1
+
+        def on_end(self, ev):
+            self.depth -= 1
+            if self.depth <= 0:
+                self.depth = 0
+                self.translated.clear()
+
+    outermost = _Outermost()
+    event.register("numba:compile", outermost)
+
+    def inline_function(self, caller_ir, block, i, function, arg_typs=None):
+        if outermost.depth <= 0 or self.flags is None:  # outside a dispatcher's compile: as numba does
+            return original(self, caller_ir, block, i, function, arg_typs=arg_typs)
+        flags = self.flags.values()
+        flags["enable_ssa"] = False  # what run_untyped_passes sets
+        try:
+            key = (
+                function, id(self.typingctx), id(self.targetctx), id(self.pipeline),
+                tuple(sorted((k, repr(v)) for k, v in (self.locals or {}).items())),
+                tuple(sorted((k, repr(v)) for k, v in flags.items())),
+            )
+        except Exception:  # noqa: BLE001 -- an option without a repr: as numba does
+            return original(self, caller_ir, block, i, function, arg_typs=arg_typs)
+        callee_ir = outermost.translated.get(key)
+        if callee_ir is None:
+            callee_ir = outermost.translated[key] = self.run_untyped_passes(function)
+        else:
+            self.flags.enable_ssa = False  # run_untyped_passes's side effect on the caller's flags
+            callee_ir = callee_ir.copy()  # new blocks list (inline_ir deep-copies the blocks)
+            callee_ir.func_id = type(callee_ir.func_id).from_function(function)  # a fresh unique name
+        return self.inline_ir(caller_ir, block, i, callee_ir, function.__code__.co_freevars, arg_typs=arg_typs)
+
+    inline_function._simkit_inline_frontend = True
+    inline_function.__wrapped__ = original
+    worker.inline_function = inline_function
+    return True
+
+
+INLINE_FRONTEND = _inline_frontend_patch()  #: whether inlined functions are translated once per compile (see :func:`_inline_frontend_patch`)

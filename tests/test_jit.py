@@ -242,8 +242,16 @@ def test_engine_frees_everything_it_allocates():
 _INLINE_BODY = """
 import numpy as np
 import pytest
+from numba.core import inline_closurecall
 from simkit import _jit
 from simkit._jit import jit
+
+translations = []
+_translate = inline_closurecall.InlineWorker.run_untyped_passes
+def counting(self, func, *args, **kwargs):
+    translations.append(func.__name__)
+    return _translate(self, func, *args, **kwargs)
+inline_closurecall.InlineWorker.run_untyped_passes = counting
 
 @jit(inline="always", cache=False)
 def _clip_sum(a, lo, hi):
@@ -262,7 +270,7 @@ def three_sites(a):
     return _clip_sum(a, 0, 5) * 100 + _clip_sum(a, 2, 3) * 10 + _clip_sum(a[::2], -1, 9)
 
 a = np.array([-3, 1, 4, 7, 2, 9, 0], np.int64)
-print(_jit.INLINE_COPY, three_sites(a))
+print(_jit.INLINE_COPY, _jit.INLINE_FRONTEND, three_sites(a), len(translations))
 """
 
 
@@ -270,20 +278,49 @@ def _clip_sum(a, lo, hi):
     return sum(min(max(int(x), lo), hi) for x in a)
 
 
-@pytest.mark.parametrize("setting", ["1", "0"])
-def test_inline_copy_patch_gives_the_same_code(setting):
+@pytest.mark.parametrize("copy_setting", ["1", "0"])
+@pytest.mark.parametrize("frontend_setting", ["1", "0"])
+def test_inline_patches_give_the_same_code(copy_setting, frontend_setting):
     """simkit._jit's linear IR copy for inline="always" (on by default, off with
-    SIMKIT_NUMBA_INLINE_COPY=0) inlines a many-block function at several sites as numba does."""
+    SIMKIT_NUMBA_INLINE_COPY=0) and its one translation of an inlined function per compile
+    (SIMKIT_NUMBA_INLINE_FRONTEND=0: numba's translation at every site) inline a many-block
+    function at three sites as numba does."""
     import os
     import subprocess
     import sys
 
-    env = dict(os.environ, SIMKIT_NUMBA_INLINE_COPY=setting)
+    env = dict(os.environ, SIMKIT_NUMBA_INLINE_COPY=copy_setting, SIMKIT_NUMBA_INLINE_FRONTEND=frontend_setting)
     out = subprocess.run([sys.executable, "-c", _INLINE_BODY], env=env, capture_output=True, text=True, check=True)
-    active, value = out.stdout.split()
+    copy_active, frontend_active, value, translations = out.stdout.split()
     a = np.array([-3, 1, 4, 7, 2, 9, 0])
-    assert active == ("True" if setting == "1" else "False")
+    assert copy_active == ("True" if copy_setting == "1" else "False")
+    assert frontend_active == ("True" if frontend_setting == "1" else "False")
     assert int(value) == _clip_sum(a, 0, 5) * 100 + _clip_sum(a, 2, 3) * 10 + _clip_sum(a[::2], -1, 9)
+    assert int(translations) == (1 if frontend_setting == "1" else 3)
+
+
+def test_flags_compare_patch_keeps_numba_s_equality_and_hashes():
+    """numba's compile flags compare and hash as numba's own code does (``values.__wrapped__``):
+    equal stored options, equal defaults set explicitly, different options, another object."""
+    from numba.core import targetconfig
+    from numba.core.compiler import Flags
+
+    from simkit import _jit
+
+    assert _jit.FLAGS_COMPARE
+    original = targetconfig.TargetConfig.values.__wrapped__
+    a, b, c, d = Flags(), Flags(), Flags(), Flags()
+    a.nrt = b.nrt = True
+    c.nrt = True
+    c.boundscheck = False  # the default, set explicitly: equal to a
+    d.nrt = False
+    for x in (a, b, c, d):
+        assert x.values() == original(x)
+        assert hash(x) == hash(tuple(sorted(original(x))))
+        for y in (a, b, c, d):
+            assert (x == y) == (original(x) == original(y))
+    assert a == b == c and a != d and a != object()
+    assert {a: 1}[b] == 1
 
 
 def test_inline_copy_patch_copies_each_scope_once():
