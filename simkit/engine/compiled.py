@@ -195,9 +195,9 @@ def ahead_of_the_engine(rules_name: str, greedy: bool) -> list:
     for the argument types the engine calls it with, in about the order the engine's compile needs
     it: the hand kernels and small kernels of the legal-action checks (shanten, win, waits, ...),
     the rule set's settle function, the engine's :func:`~simkit.engine.play._advance` (the hand
-    loop's set-up of each decision and its settling, which LLVM inlines into the loop), the
-    decision log, then, when ``greedy`` plays, the greedy policy for the engine's policy signature
-    (its pointer is taken once the engine is compiled)."""
+    loop's set-up of each decision and its settling, which LLVM inlines into the loop), then, when
+    ``greedy`` plays, the greedy policy for the engine's policy signature (its pointer is taken
+    once the engine is compiled)."""
     return _engine_pieces(rules_name, greedy)[0]
 
 
@@ -205,7 +205,9 @@ def first_of_the_engine(rules_name: str) -> list:
     """``[(name, dispatcher, signature)]``: what this process compiles first on a cold start while
     the helper compiles :func:`ahead_of_the_engine`'s list: the engine's
     :func:`~simkit.engine.play._apply` (the rules of every decision; LLVM inlines it into the hand
-    loop), the largest piece, which needs only the helper's first items."""
+    loop), the largest piece, which needs only the helper's first items, then the decision log
+    (:func:`~simkit.engine.play._record_decision`), which the helper would otherwise compile just
+    before greedy, the last item it finishes, while this process waits for its ``_advance``."""
     return _engine_pieces(rules_name, False)[1]
 
 
@@ -246,14 +248,16 @@ def _engine_pieces(rules_name: str, greedy: bool) -> tuple[list, list]:
         ("complete_added_kong", engine._complete_added_kong, (table, i, i)),
         ("settle", spec.settle, settle_args),
         ("advance", engine._advance, (table, t, game_t, sp)),
+    ]
+    if greedy:
+        helper.append(("greedy", greedy_policy, policy_type(spec).signature.args))
+    here = [
+        ("apply", engine._apply, (table, t, game_t, i)),
         ("record_decision", engine._record_decision, (
             ty(T.sc), ty(T.ids), ty(T.hand), ty(T.n_melds), ty(T.legal), ty(T.counters), ty(T.decisions),
             ty(T.decision_counters), t, i,
         )),
     ]
-    if greedy:
-        helper.append(("greedy", greedy_policy, policy_type(spec).signature.args))
-    here = [("apply", engine._apply, (table, t, game_t, i))]
     return helper, here
 
 
@@ -278,7 +282,7 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False):
     ``with compile_ahead(kernel, name, greedy): ...``.
 
     Inside the context this process first compiles :func:`first_of_the_engine`'s pieces (the
-    engine's :func:`~simkit.engine.play._apply`), so that the two cores share the work.
+    engine's :func:`~simkit.engine.play._apply` and decision log), so that the two cores share the work.
     The helper compiles each into numba's cache and says so on its output. When this process's
     compile reaches one of them (the engine's compile reaches all but greedy; greedy, called
     through its pointer, compiles after the engine), it waits for the helper to have finished that one and
