@@ -479,6 +479,21 @@ def format_wins(won, hands, melds) -> tuple[pa.Array, pa.Array]:
     return _string_array(hand_buf, hand_off, won, n), _string_array(meld_buf, meld_off, won, n)
 
 
+def writer_kernels() -> list:
+    """``[(name, dispatcher, signature)]``: the Parquet writer's notation kernel (:func:`format_wins`)
+    for the argument types every run passes it. ``simkit simulate`` has it compiled on a cold start
+    while the engine's helper process compiles the hand kernels the engine's first piece waits for
+    (:func:`simkit.engine.compiled.also_first`)."""
+    import numba
+
+    args = (
+        np.zeros(1, np.bool_), np.zeros((1, 34), np.uint8), np.zeros((1, 4, 2), np.int8), _TYPE_TEXT, _TYPE_OFFSETS,
+        _MELD_SIZES, _CHOW, _SUIT_LETTER, np.empty(1, np.uint8), np.empty(2, np.int32), np.empty(1, np.uint8),
+        np.empty(2, np.int32),
+    )
+    return [("format_wins", _format_wins_kernel, tuple(numba.typeof(a) for a in args))]
+
+
 def _string_array(buf, offsets, valid, n) -> pa.Array:
     size = int(offsets[n])
     validity = pa.py_buffer(np.packbits(valid, bitorder="little"))

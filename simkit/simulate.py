@@ -871,13 +871,15 @@ def warm_engine(job: _Job) -> float:
     row-building kernels of :mod:`simkit.io`, or load them from the cache, with one throw-away
     match; seconds taken."""
     from . import io
+    from .engine.compiled import also_first
     from .engine.matches import simulate_matches
 
     t0 = time.perf_counter()
     decisions = bool(job.spec.get("decisions", False))
-    res = simulate_matches(
-        job.rules, tuple(job.runnable), 1, job.spec["seed"], decisions=decisions, **io.wall_settings_of(job.spec)
-    )
+    with also_first(io.writer_kernels()):  # on a cold start, while the helper compiles the hand kernels
+        res = simulate_matches(
+            job.rules, tuple(job.runnable), 1, job.spec["seed"], decisions=decisions, **io.wall_settings_of(job.spec)
+        )
     if decisions:
         io.decisions_to_batch(res.pop("decisions"), seed=job.spec["seed"], copy=0)
     labels = [p["label"] for p in job.spec["policies"]]

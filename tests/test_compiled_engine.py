@@ -172,6 +172,40 @@ def test_compile_ahead_waits_for_its_helper_and_then_steps_aside(tmp_path, monke
             assert all("load_overload" not in vars(cache) for cache in caches)
 
 
+def test_also_first_items_compile_first_on_a_cold_start_only(tmp_path, monkeypatch):
+    """Items added with ``also_first`` are compiled in this process when compile_ahead starts a
+    helper (a cold start), before the engine's own first pieces; outside the context, or when the
+    engine is cached, compile_ahead leaves them alone."""
+    import numba
+
+    monkeypatch.setenv("SIMKIT_COMPILE_AHEAD", "1")
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    order = []
+
+    def probe_kernel(name):
+        kernel = numba.njit(cache=False)(lambda x: x + 1)
+        real = kernel.compile
+        kernel.compile = lambda sig: (order.append(name), real(sig))[1]
+        return kernel
+
+    first = probe_kernel("first")
+    will = compiled._will_compile
+    monkeypatch.setattr(compiled, "_will_compile", lambda k: k is first or will(k))
+    cold = _NeverCompiled(tmp_path)
+    cached = matches.engine_for(engine_spec("douque")).play_matches_kernel
+    simulate_matches("douque", ("random", "random"), 1, seed=0)  # the engine cached by now
+    with compiled.also_first([("probe", first, (numba.int64,))]):
+        with compiled.compile_ahead(cached, "douque", False):
+            pass
+        assert order == []  # a cached engine: no helper, nothing compiled ahead
+        with compiled.compile_ahead(cold, "douque", False):
+            assert order == ["first"]
+    with compiled.compile_ahead(cold, "douque", False):
+        pass
+    assert order == ["first"] and compiled._ALSO_FIRST == []
+    assert first(np.int64(1)) == 2
+
+
 @pytest.mark.slow
 def test_a_cold_start_with_the_helper_plays_the_same_games(tmp_path):
     """A fresh cache: the engine compiled while the helper compiles what ahead_of_the_engine lists

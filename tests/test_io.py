@@ -88,6 +88,20 @@ def test_winner_notation_columns_round_trip(rules, engine_rows):
         assert [(m.code, m.kind) for m in melds] == expect
 
 
+def test_writer_kernels_lists_the_signature_format_wins_compiles():
+    """``io.writer_kernels()`` (what ``simkit simulate`` compiles during a cold start's wait for the
+    helper) names the notation kernel with exactly the argument types a run's ``format_wins`` call
+    gives it, so that compile is the one the run uses."""
+    from simkit.io import _format_wins_kernel, writer_kernels
+
+    ((name, kernel, signature),) = writer_kernels()
+    assert name == "format_wins" and kernel is _format_wins_kernel
+    hands = np.zeros((3, 34), np.uint8)
+    hands[0, :14] = 1
+    io.format_wins(np.array([True, False, True]), hands, np.full((3, 4, 2), -1, np.int8))
+    assert signature in [tuple(s) for s in _format_wins_kernel.signatures]
+
+
 def test_notation_kernel_matches_the_python_formatter():
     rng = np.random.default_rng(3)
     n = 300

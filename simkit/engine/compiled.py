@@ -24,6 +24,7 @@ compiled in memory with a warning.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
@@ -37,7 +38,7 @@ from pathlib import Path
 from .._cache import cache_root, engine_dir, numba_cache_dir, source_hash
 
 __all__ = [
-    "engine_of", "prepared", "function_pointer", "compile_ahead", "ahead_of_the_engine", "first_of_the_engine",
+    "engine_of", "prepared", "function_pointer", "compile_ahead", "also_first", "ahead_of_the_engine", "first_of_the_engine",
     "cache_root", "source_hash",
     "start_up_message", "record_start_up",
 ]
@@ -261,6 +262,27 @@ def _engine_pieces(rules_name: str, greedy: bool) -> tuple[list, list]:
     return helper, here
 
 
+_ALSO_FIRST: list = []  #: (name, dispatcher, signature) items added by :func:`also_first`
+
+
+@contextlib.contextmanager
+def also_first(items):
+    """Within the context, a cold start's :func:`compile_ahead` also compiles ``items`` (``[(name,
+    dispatcher, signature)]``) in this process, first: kernels the caller needs right after the
+    engine (``simkit simulate``'s Parquet writer, :func:`simkit.io.writer_kernels`), compiled while
+    this process would otherwise wait for the helper's first hand kernels. Without a cold start
+    nothing is compiled here: each compiles or loads at its first call, as always."""
+    items = list(items)
+    with _lock:
+        _ALSO_FIRST.extend(items)
+    try:
+        yield
+    finally:
+        with _lock:
+            for item in items:
+                _ALSO_FIRST.remove(item)
+
+
 def _will_compile(kernel) -> bool:
     """Whether ``kernel`` is neither compiled in this process nor in numba's cache on disk (its index
     file missing): then its first call compiles."""
@@ -281,8 +303,9 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False):
     signature, ``greedy_policy.compile(policy_type(spec).signature.args)``):
     ``with compile_ahead(kernel, name, greedy): ...``.
 
-    Inside the context this process first compiles :func:`first_of_the_engine`'s pieces (the
-    engine's :func:`~simkit.engine.play._apply` and decision log), so that the two cores share the work.
+    Inside the context this process first compiles what :func:`also_first` added, then
+    :func:`first_of_the_engine`'s pieces (the engine's :func:`~simkit.engine.play._apply` and
+    decision log), so that the two cores share the work.
     The helper compiles each into numba's cache and says so on its output. When this process's
     compile reaches one of them (the engine's compile reaches all but greedy; greedy, called
     through its pointer, compiles after the engine), it waits for the helper to have finished that one and
@@ -290,7 +313,6 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False):
     code is the same either way. Off with ``SIMKIT_COMPILE_AHEAD=0``, on one core, with
     ``NUMBA_DISABLE_JIT``, or when numba's internals differ (then the context does nothing).
     """
-    import contextlib
     import subprocess
 
     import numba
@@ -304,6 +326,7 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False):
             items, first = _engine_pieces(rules_name, greedy)
         except Exception:  # noqa: BLE001 -- the helper is an optimisation: without it, compile here
             return contextlib.nullcontext()
+        first = [*_ALSO_FIRST, *first]
         from numba.core.caching import NullCache
 
         caches = {name: getattr(dispatcher, "_cache", None) for name, dispatcher, _ in items}
@@ -346,8 +369,8 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False):
                     continue
                 try:
                     dispatcher.compile(signature)
-                except Exception:  # noqa: BLE001 -- the engine's own compile reports it
-                    break
+                except Exception:  # noqa: BLE001 -- the engine's (or the caller's) own compile reports it
+                    continue
             yield
         finally:
             with _lock:
