@@ -360,11 +360,11 @@ def _flags_compare_patch() -> bool:
     numba caches the implementation of every ``@overload`` ed call (numpy functions, ``len``,
     array methods ...) under a key that holds the compile's ``Flags``; each typing of such a call
     hashes the key and compares it with the cached ones. ``TargetConfig.__hash__`` and
-    ``__eq__`` build a dict of all ~40 options through their properties each time: the engine's
-    cold compile makes 77,000 such lookups, each 31-39 us (0.6 us with this patch, for a key with
-    equal flags). Here ``values()`` reads the stored options with their defaults directly (what
-    each property's getter does), ``__eq__`` is true at once for the same object or the same
-    stored options of one class (the dict comparison would be true), and ``__hash__`` -- numba's
+    ``__eq__`` build a dict of all ~40 options through their properties each time, and the
+    engine's cold compile makes tens of thousands of such lookups. Here ``values()`` reads the
+    stored options with their defaults directly (what each property's getter does), ``__eq__``
+    is true at once for the same object or the same stored options of one class (the dict
+    comparison would be true), and ``__hash__`` -- numba's
     is the hash of the sorted option *names* (``sorted`` of the dict), the same for every
     instance of a class -- is computed once per class. Same keys, same equality,
     same hashes; applied when simkit is imported unless ``SIMKIT_NUMBA_FLAGS_COMPARE=0``, and only
@@ -425,9 +425,9 @@ def _inline_frontend_patch() -> bool:
 
     To inline a call numba runs its whole untyped pipeline on the callee -- bytecode to IR, SSA,
     rewrites, the callee's own inlining -- at every call site (``InlineWorker.inline_function``),
-    then copies that IR into the caller. The engine's cold compile inlines 72 functions at 209
-    sites (``_log`` at 20, the counter-based generator's ``mix64`` at 17). Here the callee's IR is
-    kept after its first translation, for the rest of the outermost compile in progress (the
+    then copies that IR into the caller; the engine inlines some small functions (the event log's
+    ``_log``, the counter-based generator's ``mix64``) at a dozen sites or more. Here the
+    callee's IR is kept after its first translation, for the rest of the outermost compile in progress (the
     ``numba:compile`` events' nesting; nothing a function refers to changes during one compile),
     keyed by the function and everything the pipeline reads (the typing context, the target
     context's and the compiler's kinds -- each compile has its own copies of them, made from its

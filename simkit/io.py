@@ -507,9 +507,9 @@ def _string_array(buf, offsets, valid, n) -> pa.Array:
 def _gather_kernel(src, cols, out):  # pragma: no cover
     """``out[j, i] = src[i, cols[j]]``: columns ``cols`` of the row-major matrix ``src`` as the
     contiguous rows of ``out``, cast to its dtype (as numpy's ``astype`` casts), in one pass over
-    the rows of ``src``. Serial: on two threads (``prange``) it took 3.4 ms instead of 5.8 per
-    100,000 rows of 20 columns (medians), but three times as long to compile (4.7 s against 1.6
-    for five dtype pairs), on the critical path of a run's cold start."""
+    the rows of ``src``. Serial: on two threads (``prange``) it saved a few milliseconds per
+    100,000 rows but took about three times as long to compile, on the critical path of a run's
+    cold start."""
     for i in range(src.shape[0]):
         for j in range(cols.shape[0]):
             out[j, i] = src[i, cols[j]]
