@@ -324,7 +324,8 @@ def test_flags_compare_patch_keeps_numba_s_equality_and_hashes():
 
 
 def test_inline_copy_patch_copies_each_scope_once():
-    """While the patch is active, the blocks of one inlined function are copied sharing one scope."""
+    """While the patch is active, the blocks of one inlined function are copied sharing one scope,
+    and a block copied during the inlining is not copied again."""
     from numba.core import inline_closurecall, ir
 
     from simkit import _jit
@@ -340,13 +341,15 @@ def test_inline_copy_patch_copies_each_scope_once():
         v = scope.define(f"x{i}", ir.Loc("f", i))
         b.append(ir.Assign(ir.Const(i, ir.Loc("f", i)), v, ir.Loc("f", i)))
         blocks.append(b)
-    shim.memos = {}
+    shim.memos, shim.made = {}, set()
     try:
         copies = [shim.deepcopy(b) for b in blocks]
+        again = [shim.deepcopy(c) for c in copies]  # inline_ir's unused "original": not copied twice
     finally:
-        shim.memos = None
+        shim.memos, shim.made = None, None
     assert len({id(c.scope) for c in copies}) == 1 and copies[0].scope is not scope
     assert [c.body[0].value.value for c in copies] == [0, 1, 2]
+    assert all(a is c for a, c in zip(again, copies))
     separate = [shim.deepcopy(b) for b in blocks]  # outside an inline_ir call: as copy.deepcopy
     assert len({id(c.scope) for c in separate}) == 3
 
