@@ -303,10 +303,9 @@ def _inline_copy_patch() -> bool:
 
     ``inline_ir`` also copies its fresh copy once more, into a ``callee_ir_original`` it returns
     and both of numba's callers (the untyped and the overload inliner) discard: a block this
-    ``inline_ir`` call made itself is returned as it is, not copied again (that copy was two thirds
-    of the block copying in the engine's cold compile). Applied when simkit is imported, to code compiled
-    afterwards, unless ``SIMKIT_NUMBA_INLINE_COPY=0``; skipped if numba's internals differ.
-    Returns whether it is active.
+    ``inline_ir`` call made itself is returned as it is, not copied again. Applied when simkit is
+    imported, to code compiled afterwards, unless ``SIMKIT_NUMBA_INLINE_COPY=0``; skipped if
+    numba's internals differ. Returns whether it is active.
     """
     import copy
 
