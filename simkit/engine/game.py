@@ -745,7 +745,9 @@ def _shuffle_and_roll(T, template, dealer):  # pragma: no cover - compiled
     for i in range(n):
         T.wall[i] = template[i]
     shuffle_wall(T.rng[0:1], T.wall, n)
-    dice = bounded(T.rng[0:1], 6) + bounded(T.rng[0:1], 6) + bounded(T.rng[0:1], 6) + 3
+    dice = 3
+    for _ in range(3):  # three dice, in order (one inlined call site of `bounded`, not three)
+        dice += bounded(T.rng[0:1], 6)
     T.seat[dealer] = _EAST if dice % 2 == 1 else _WEST
     T.seat[1 - dealer] = _WEST if dice % 2 == 1 else _EAST
     if T.sc[S_WALL] == WALL_SEAT_SHARED:
