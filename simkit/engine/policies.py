@@ -219,8 +219,11 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
             best = least_shanten_after_discard(hand, view.n_melds + 1, t, work)
             hand[x] += 2
             if best <= now:
-                return A.PUNG if not chows else _chow_or(A.PUNG, best, view, legal, hand, work)
-        if chows:
+                if not chows:
+                    return A.PUNG
+                choice = A.PUNG  # unless a chow leaves less
+                best_sh = best
+        if chows:  # (one call site: _chow_or is inlined)
             choice = _chow_or(choice, best_sh, view, legal, hand, work)
         return choice
     if is_bid(view) or is_follow(view):

@@ -491,9 +491,7 @@ def best_arrangement(
                         repeated = True
                 if repeated:
                     continue
-                a = _split_arrangement(splits, s, n_parts, w, discard_win, mt)
-            else:
-                a = _split_arrangement(splits, s, n_parts, -1, discard_win, mt)
+            a = _split_arrangement(splits, s, n_parts, w if by_place else -1, discard_win, mt)  # one inlined site
             score_arrangement(a, hand, cand)
             if not found or better(cand, best, n_items):
                 _keep(cand, best, n_items, choice, s, w if by_place else first_holding(splits, s, n_parts, win_tile))
