@@ -435,8 +435,8 @@ def _inline_frontend_patch() -> bool:
 
     To inline a call numba runs its whole untyped pipeline on the callee -- bytecode to IR, SSA,
     rewrites, the callee's own inlining -- at every call site (``InlineWorker.inline_function``),
-    then copies that IR into the caller; the engine inlines some small functions (the event log's
-    ``_log``, the counter-based generator's ``mix64``) at a dozen sites or more. Here the
+    then copies that IR into the caller; the engine inlines some small functions (the hand loop's
+    ``_end``, the hand kernels' ``suit_code``) at a dozen sites or so. Here the
     callee's IR is kept after its first translation, for the rest of the outermost compile in progress (the
     ``numba:compile`` events' nesting; nothing a function refers to changes during one compile),
     keyed by the function and everything the pipeline reads (the typing context, the target
