@@ -5,12 +5,15 @@ Plays greedy against greedy-without-declarations (douque by default) as ``--dupl
 14 tiles), the deal "seat" on a shared wall (tiles follow the policies), and the deal "seat" with
 stable walls -- through :func:`simkit.simulate` and :func:`simkit.analysis.compare`, and prints
 per design the difference per hand and per match with their 95% intervals (clustered by match)
-and the variance reduction of pairing (unpaired / paired variance; above 1 pairing helped).
+and the variance reduction of pairing (unpaired / paired variance; above 1 pairing helped). The
+last design is then compared again with the luck of the draw removed (``compare(run,
+correct_luck=True)``, :mod:`simkit.analysis.luck`): its variance reduction is that of pairing and
+correction together, against independent runs without correction.
 
 The last column is the variance reduction on hand 0 alone, where both copies are in step (same
 dealer seat, streak and balances): with deterministic policies what is left there is what the
 policies' different decisions make of the same tiles, so it bounds what any deal of the tiles can
-achieve on this comparison.
+achieve on this comparison -- without correcting the luck of the draws that follow.
 
 Usage::
 
@@ -59,12 +62,19 @@ def main() -> None:
             run = simkit.simulate(Path(tmp) / f"{deal}-{wall}", rules=args.rules, policies=("greedy", other),
                                   matches=args.matches, seed=args.seed, duplicate=True, deal=deal, wall=wall)
             c = compare(run.path)
-            h0 = c.deals[c.deals["hand"] == 0]
-            hand0 = (h0["a_side"].var() + h0["b_side"].var()) / (h0["a_side"] + h0["b_side"]).var()
-            ph, pm = c.per_hand, c.per_match
-            print(f"{name:<42}{c.rows:>9,}{ph[0]:>9.2f} [{ph[1]:6.2f}, {ph[2]:6.2f}]{pm[0]:>11.1f} [{pm[1]:7.1f}, {pm[2]:7.1f}]"
-                  f"{c.per_hand_variance_reduction:>10.2f}x{c.per_match_variance_reduction:>10.2f}x{hand0:>7.2f}x"
-                  f"   ({time.perf_counter() - t0:.0f} s)", flush=True)
+            _row(name, c, c, t0)
+        t0 = time.perf_counter()
+        _row("... and the luck of the draw removed", compare(run.path, correct_luck=True), c, t0)
+
+
+def _row(name, c, raw, t0) -> None:
+    """One design's line; ``raw``: the same run compared without correction (hand 0's unpaired variance)."""
+    h0, r0 = c.deals[c.deals["hand"] == 0], raw.deals[raw.deals["hand"] == 0]
+    hand0 = (r0["a_side"].var() + r0["b_side"].var()) / (h0["a_side"] + h0["b_side"]).var()
+    ph, pm = c.per_hand, c.per_match
+    print(f"{name:<42}{c.rows:>9,}{ph[0]:>9.2f} [{ph[1]:6.2f}, {ph[2]:6.2f}]{pm[0]:>11.1f} [{pm[1]:7.1f}, {pm[2]:7.1f}]"
+          f"{c.per_hand_variance_reduction:>10.2f}x{c.per_match_variance_reduction:>10.2f}x{hand0:>7.2f}x"
+          f"   ({time.perf_counter() - t0:.0f} s)", flush=True)
 
 
 if __name__ == "__main__":

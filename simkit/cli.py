@@ -445,7 +445,7 @@ def _cmd_summarize(args) -> int:
 def _cmd_compare(args) -> int:
     from .analysis import compare
 
-    print(compare(args.run_a, args.run_b, value=args.value).table())
+    print(compare(args.run_a, args.run_b, value=args.value, correct_luck=args.correct_luck).table())
     return 0
 
 
@@ -651,6 +651,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--value", default=None,
                    help="two runs: what is compared, result_0, result_1 or a numeric column such as points "
                    "(default: the result of the seat whose policy differs, else points)")
+    p.add_argument("--correct-luck", action="store_true",
+                   help="a --duplicate run: remove the luck of the draw from the paired estimates (an unbiased "
+                   "control variate; replays the run's draws in the compiled engine)")
     p.set_defaults(func=_cmd_compare)
     return parser
 

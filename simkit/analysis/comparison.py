@@ -53,6 +53,9 @@ class Comparison:
         Rows compared, and matches (each with both copies, and in both runs).
     deal, wall : str
         The wall design the rows were played with (see :func:`simkit.engine.rulesets.wall_design`).
+    luck_corrected : bool
+        Whether the paired estimates (and ``deals``) are corrected by the luck of the draw
+        (``compare(run, correct_luck=True)``); the unpaired ones never are.
     """
 
     a: str
@@ -72,6 +75,7 @@ class Comparison:
     deal: str = "unknown"
     wall: str = "unknown"
     across_runs: bool = False  #: True for two runs, False for the copies of one duplicate run
+    luck_corrected: bool = False  #: the paired estimates are corrected by the luck of the draw
 
     # the per-hand estimate under its shorter names
     @property
@@ -94,10 +98,11 @@ class Comparison:
         import pandas as pd
 
         diff = f"{self.a} - {self.b}"
+        paired = "paired, luck corrected" if self.luck_corrected else "paired"
         rows = [
-            (f"{diff}, paired", "hand", *self.per_hand, self.per_hand_variance_reduction),
+            (f"{diff}, {paired}", "hand", *self.per_hand, self.per_hand_variance_reduction),
             (f"{diff}, unpaired", "hand", *self.per_hand_unpaired, float("nan")),
-            (f"{diff}, paired", "match", *self.per_match, self.per_match_variance_reduction),
+            (f"{diff}, {paired}", "match", *self.per_match, self.per_match_variance_reduction),
             (f"{diff}, unpaired", "match", *self.per_match_unpaired, float("nan")),
             (f"{self.a}", "hand", *self.a_mean, float("nan")),
             (f"{self.b}", "hand", *self.b_mean, float("nan")),
@@ -114,20 +119,22 @@ class Comparison:
             head = (f"{self.a} vs {self.b}: {self.matches:,} matches played in both seatings, {self.rows:,} hands "
                     f"(deal {self.deal}, wall {self.wall})")
         a, b = ("a", "b") if self.across_runs else (self.a, self.b)
-        width = max(34, len(f"{a} - {b} per match, paired") + 2)
+        paired = "paired, luck corrected" if self.luck_corrected else "paired"
+        width = max(34, len(f"{a} - {b} per match, {paired}") + 2)
         lines = [head, f"  {'points' if what in ('result', 'points') else what:<{width}}{'mean':>10}   95% interval"]
 
         def line(label, est):
             return f"  {label:<{width}}{est[0]:>10.2f}   [{est[1]:.2f}, {est[2]:.2f}]"
 
         lines += [
-            line(f"{a} - {b} per hand, paired", self.per_hand),
+            line(f"{a} - {b} per hand, {paired}", self.per_hand),
             line("  unpaired", self.per_hand_unpaired),
-            line(f"{a} - {b} per match, paired", self.per_match),
+            line(f"{a} - {b} per match, {paired}", self.per_match),
             line("  unpaired", self.per_match_unpaired),
             line(f"{a} per hand", self.a_mean),
             line(f"{b} per hand", self.b_mean),
-            f"  variance reduction by pairing (unpaired / paired variance): {self.per_hand_variance_reduction:.2f}x "
+            f"  variance reduction by pairing{' and luck correction' if self.luck_corrected else ''} "
+            f"(unpaired / paired variance): {self.per_hand_variance_reduction:.2f}x "
             f"per hand, {self.per_match_variance_reduction:.2f}x per match",
         ]
         return "\n".join(lines)
@@ -148,7 +155,7 @@ def _design_of(df, which="the data") -> tuple[str, str]:
     return w["deal"], w["wall"]
 
 
-def compare(a, b=None, *, value=None):
+def compare(a, b=None, *, value=None, correct_luck=False):
     """Paired comparison: the two policies of a duplicate run, or two runs on the same deals.
 
     ``compare(run)``: a ``--duplicate`` run, policy ``a`` (player 0 of copy 0) against ``b``; the
@@ -161,12 +168,20 @@ def compare(a, b=None, *, value=None):
     column (``"points"``, ``"hand_tai"``, ...); default the result of the seat whose policy differs
     when exactly one seat's does, else ``"points"``.
 
+    With ``correct_luck`` (a duplicate run), each hand's ``a - b`` is corrected by the luck of its
+    draws (:func:`simkit.analysis.luck.draw_luck`: an AIVAT-style control variate, unbiased; the
+    run's draws are replayed in the compiled engine): the paired estimates and the deals use the
+    corrected values, the unpaired intervals stay those of independent runs without correction, so
+    the variance reduction says how many times more matches plain independent runs would need.
+
     Parameters
     ----------
     a, b : DataFrame or path
         Runs (directories, or DataFrames from :func:`load`).
     value : str, optional
         Across runs: what is compared (see above).
+    correct_luck : bool
+        Within a duplicate run: remove the luck of the draw (see above).
 
     Returns
     -------
@@ -179,10 +194,14 @@ def compare(a, b=None, *, value=None):
         different seeds, wall designs or duplicate settings, or without a match in common; an
         unknown ``value``.
     """
+    if not isinstance(correct_luck, (bool, np.bool_)):
+        raise SimkitError(f"correct_luck must be True or False, got {correct_luck!r}")
     if b is None:
         if value is not None:
             raise SimkitError("value applies to a comparison of two runs; a duplicate run compares results")
-        return _compare_copies(a)
+        return _compare_copies(a, bool(correct_luck))
+    if correct_luck:
+        raise SimkitError("correct_luck applies within a --duplicate run (compare(run, correct_luck=True))")
     return _compare_runs(a, b, value)
 
 
@@ -191,7 +210,7 @@ def _result_columns(rules, names):
             "fee_0", "fee_1"]
 
 
-def _compare_copies(df):
+def _compare_copies(df, correct_luck=False):
     import pandas as pd
 
     df = _data(df, _result_columns)
@@ -215,7 +234,13 @@ def _compare_copies(df):
     a_first = p0 == a
     a_res = np.where(a_first, r0, r1)
     b_res = np.where(a_first, r1, r0)
-    diff = a_res - b_res
+    raw = a_res - b_res
+    if correct_luck:
+        from .luck import draw_luck
+
+        diff = raw - draw_luck(df)
+    else:
+        diff = raw
     cluster, game = _clusters(df)
     _, inv = np.unique(cluster, return_inverse=True)
     inv = inv.reshape(-1)
@@ -226,9 +251,9 @@ def _compare_copies(df):
         return clustered_mean(np.bincount(ids, weights=v), np.bincount(ids))
 
     per_hand = clustered(diff, inv)
-    per_hand_unpaired = clustered(diff, game_inv)
+    per_hand_unpaired = clustered(raw, game_inv)  # independent runs, without correction
     # per match: a match's total a - b, the mean of its two copies; unpaired: each copy's total alone
-    game_totals = np.bincount(game_inv, weights=diff)
+    game_totals = np.bincount(game_inv, weights=raw)
     match_totals = np.bincount(inv, weights=diff) / 2
     per_match = _interval(match_totals.mean(), match_totals.var(ddof=1) / len(match_totals))
     per_match_unpaired = _interval(game_totals.mean(), game_totals.var(ddof=1) / len(game_totals))
@@ -258,7 +283,7 @@ def _compare_copies(df):
         per_hand_variance_reduction=_reduction(per_hand_unpaired, per_hand), per_match=per_match,
         per_match_unpaired=per_match_unpaired, per_match_variance_reduction=_reduction(per_match_unpaired, per_match),
         deals=deals, a_mean=clustered(a_res, inv), b_mean=clustered(b_res, inv), rows=len(df),
-        matches=int(inv.max()) + 1 if len(inv) else 0, deal=deal, wall=wall,
+        matches=int(inv.max()) + 1 if len(inv) else 0, deal=deal, wall=wall, luck_corrected=correct_luck,
     )
 
 

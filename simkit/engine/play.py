@@ -53,6 +53,7 @@ import numpy as np
 from simkit._jit import jit
 from simkit.engine import actions as A
 from simkit.engine import game as G
+from simkit.engine.luck import record_draw
 from simkit.engine.observation import encode_observation_kernel, encode_state_kernel
 from simkit.engine.policies import random_policy
 from simkit.engine.rng import bounded, stream_key
@@ -962,6 +963,51 @@ def rollouts_kernel(base, work, unseen, n_opp, opp_ready, seed, stream, first, n
                 if errors[i, 0] == 0:
                     _report(T, errors[i], T.policy_legal)
                 results[i, a, 0] = np.nan
+
+
+@jit(cache=CACHE)
+def draw_luck_kernel(table, seed, start, n_matches, template, t, game, sp, kinds, fn0, fn1, params0, params1, records, n_records, results, n_hands, errors, error_legal):  # pragma: no cover
+    """Play matches ``start .. start + n_matches - 1`` as :func:`play_matches_kernel` does (the same
+    games: the same streams, policies and hand loop) and record every draw: at each decision after
+    a draw or a replacement (``PHASE_DRAW``), :func:`simkit.engine.luck.record_draw` fills the next
+    row of ``records`` int32[capacity, N_DRAW_COLUMNS] (rows past the capacity are counted, not
+    written); ``n_records[0]`` gets the count. ``results`` float64[n_matches, max_hands, 2] gets
+    each seat's result (score - fee) of every hand, ``n_hands`` the hands of each match, ``errors``
+    / ``error_legal`` an engine error as in :func:`play_matches_kernel`."""
+    T = G.borrowed_table(table)
+    tb = G.borrowed_hand_tables(t)
+    sc = T.sc
+    remaining = np.zeros(34, np.uint8)
+    trial = np.zeros(34, np.uint8)
+    work = np.zeros(20, np.int64)
+    k = 0
+    for i in range(n_matches):
+        sc[G.S_ERROR] = 0
+        _begin_match(T, game, seed, start + i)
+        while sc[G.S_MATCH_OVER] == 0:
+            h = sc[G.S_HAND_NUMBER]
+            _deal_match_hand(T, template, tb, game, -1)
+            while True:  # _hand_loop, with a record of every draw
+                _advance(T, tb, game, sp)
+                if sc[G.S_PHASE] == A.PHASE_OVER:
+                    break
+                if sc[G.S_PHASE] == A.PHASE_DRAW and sc[G.S_TILE] >= 0:
+                    if k < records.shape[0]:
+                        record_draw(T, tb, i, h, records[k], remaining, trial, work)
+                    k += 1
+                action = _ask(T, tb, kinds, fn0, fn1, params0, params1)
+                _apply(T, tb, game, action)
+                if sc[G.S_ERROR]:
+                    sc[G.S_PHASE] = A.PHASE_OVER
+                    break
+            if sc[G.S_ERROR]:
+                _report(T, errors[i], error_legal[i])
+                break
+            results[i, h, 0] = T.row_floats[G.F_SCORE0] - T.row_floats[G.F_FEE0]
+            results[i, h, 1] = T.row_floats[G.F_SCORE1] - T.row_floats[G.F_FEE1]
+            n_hands[i] = h + 1
+            _next_hand_of_match(T, game)
+    n_records[0] = k
 
 
 # ---------------------------------------------------------------------------------------------

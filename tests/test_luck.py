@@ -1,0 +1,132 @@
+"""The luck of the draw (issue 15): the engine's draw records against a replay stepped from Python,
+the luck terms' mean of zero, and the luck-corrected comparison of a duplicate run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simkit
+from simkit.analysis import compare, load
+from simkit.analysis.luck import draw_luck
+from simkit.engine import actions as A
+from simkit.engine import game as eng
+from simkit.engine.luck import (
+    L_CLASS, L_CLASS_COUNTS, L_DECLARED, L_HAND, L_MATCH, L_OPP_DECLARED, L_OPP_SHANTEN, L_PLAYER, L_TILES_LEFT,
+    N_DRAW_CLASSES, draw_records,
+)
+from simkit.engine.matches import resolve_policy
+from simkit.engine.rulesets import engine_spec
+from simkit.engine.state import GameState
+from simkit.errors import SimkitError
+from simkit.rules import resolve_rules
+
+POLICIES = ("greedy", "greedy{declare=0}")
+
+
+def _python_records(spec, calls, seed, match):
+    """Reference: the match stepped from Python, one draw record per decision after a draw, each
+    field computed from its definition (the remaining tiles are those of the wall not yet drawn,
+    plus the drawn one; a tile's class is the shanten of the drawer's hand holding it instead)."""
+    s = GameState.new_match(spec, seed=seed, match=match)
+    records, results = [], []
+    while True:
+        T = s.table
+        while not s.over:
+            p = s.player
+            if s.phase == A.PHASE_DRAW and s.tile >= 0:
+                sc = T.sc
+                remaining = np.bincount(T.wall[sc[eng.S_FRONT] : sc[eng.S_BACK] + 1], minlength=34)
+                remaining[s.tile] += 1
+                kinds = np.flatnonzero(remaining)
+                without = T.hand[p].astype(np.int64)
+                without[s.tile] -= 1
+                trials = np.repeat(without[None], len(kinds), 0)
+                trials[np.arange(len(kinds)), kinds] += 1
+                shanten = simkit.shanten_batch(trials.astype(np.uint8), int(T.n_melds[p]), rules=spec.rules)
+                classes = np.minimum(shanten, 3) + 1
+                counts = np.bincount(classes, weights=remaining[kinds], minlength=N_DRAW_CLASSES).astype(int)
+                opp = simkit.shanten_batch(T.hand[1 - p][None].astype(np.uint8), int(T.n_melds[1 - p]), rules=spec.rules)[0]
+                records.append((
+                    int(sc[eng.S_HAND_NUMBER]), p, int(T.declared[p] > 0), int(T.declared[1 - p] > 0), int(opp),
+                    int(sc[eng.S_BACK] - sc[eng.S_FRONT] + 1 - sc[eng.S_KEPT_BACK]),
+                    int(classes[list(kinds).index(s.tile)]), tuple(counts.tolist()),
+                ))
+            f, params = calls[p]
+            s.apply(f(s.view(), s.legal, params, s.policy_stream()))
+        row = s.row
+        results.append((row["score_0"] - row["fee_0"], row["score_1"] - row["fee_1"]))
+        if not s.next_hand():
+            return records, results
+
+
+@pytest.mark.parametrize("wall", ["stable", "shared"])
+def test_draw_records_match_a_replay_stepped_from_python(wall):
+    spec = engine_spec(resolve_rules("douque"), "seat", wall)
+    a, b = (resolve_policy(p, spec.rules) for p in POLICIES)
+    for calls in ((a, b), (b, a)):
+        out = draw_records(spec, *calls, 5, 3, 2)
+        for i in range(2):
+            expected, results = _python_records(spec, calls, 5, 3 + i)
+            recs = out.records[out.records[:, L_MATCH] == i]
+            got = [
+                (int(r[L_HAND]), int(r[L_PLAYER]), int(r[L_DECLARED]), int(r[L_OPP_DECLARED]), int(r[L_OPP_SHANTEN]),
+                 int(r[L_TILES_LEFT]), int(r[L_CLASS]), tuple(int(x) for x in r[L_CLASS_COUNTS:L_CLASS_COUNTS + N_DRAW_CLASSES]))
+                for r in recs
+            ]
+            assert got == expected
+            assert out.n_hands[i] == len(results)
+            np.testing.assert_array_equal(out.results[i, : len(results)], np.array(results))
+    assert any(r[2] for r in got) or any(r[3] for r in got) or wall == "shared"  # declarations were recorded
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    path = tmp_path_factory.mktemp("luck") / "run"
+    simkit.simulate(path, policies=POLICIES, matches=400, seed=11, duplicate=True)
+    return path
+
+
+def test_luck_terms_have_mean_zero_and_leave_the_estimate_unbiased(run):
+    """The luck of a match (both copies) has mean zero: within four standard errors of it over 400
+    matches; and the corrected difference agrees with the uncorrected one."""
+    df = load(run)
+    luck = draw_luck(df)
+    assert luck.shape == (len(df),) and np.isfinite(luck).all() and np.abs(luck).max() > 0
+    per_match = np.bincount(df["match"].to_numpy(), weights=luck)
+    se = per_match.std(ddof=1) / np.sqrt(len(per_match))
+    assert abs(per_match.mean()) < 4 * se, (per_match.mean(), se)
+    raw, corrected = compare(df), compare(df, correct_luck=True)
+    assert corrected.luck_corrected and not raw.luck_corrected
+    assert raw.per_match[1] < corrected.per_match[0] < raw.per_match[2]
+    assert corrected.per_match_unpaired == raw.per_match_unpaired  # the unpaired interval is never corrected
+    # the draws' luck is most of what pairing leaves: the corrected interval is much narrower
+    assert corrected.per_match_variance_reduction > 1.3 * raw.per_match_variance_reduction
+    assert "paired, luck corrected" in corrected.table() and "pairing and luck correction" in corrected.table()
+
+
+def test_a_replay_that_does_not_reproduce_the_run_is_refused(run):
+    df = load(run)
+    df.loc[df.index[5], "score_0"] += 1.0
+    with pytest.raises(SimkitError, match="does not give the run's hands"):
+        draw_luck(df)
+
+
+def test_correct_luck_needs_one_duplicate_run(tmp_path, run):
+    simkit.simulate(tmp_path / "plain", policies=POLICIES, matches=3, seed=11)
+    with pytest.raises(SimkitError, match="--duplicate run"):
+        compare(tmp_path / "plain", correct_luck=True)
+    with pytest.raises(SimkitError, match="within a --duplicate run"):
+        compare(tmp_path / "plain", tmp_path / "plain", correct_luck=True)
+    with pytest.raises(SimkitError, match="True or False"):
+        compare(run, correct_luck="yes")
+    with pytest.raises(SimkitError, match="folds must be at least 2"):
+        draw_luck(run, folds=1)
+
+
+def test_compare_correct_luck_on_the_command_line(run, capsys):
+    from simkit.cli import main
+
+    assert main(["compare", str(run), "--correct-luck"]) == 0
+    out = capsys.readouterr().out
+    assert "paired, luck corrected" in out and "variance reduction by pairing and luck correction" in out
