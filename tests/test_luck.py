@@ -130,3 +130,24 @@ def test_compare_correct_luck_on_the_command_line(run, capsys):
     assert main(["compare", str(run), "--correct-luck"]) == 0
     out = capsys.readouterr().out
     assert "paired, luck corrected" in out and "variance reduction by pairing and luck correction" in out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", ["night_market", "duel", "for_two"])
+def test_draw_records_and_mean_zero_in_every_rule_set(tmp_path, rules):
+    """The other rule sets (for_two's bid and kept-back tiles, duel's chips): the records of two
+    matches against the Python replay, and the luck's mean of zero over 300 duplicate matches."""
+    spec = engine_spec(resolve_rules(rules), "seat", "stable")
+    a, b = resolve_policy("greedy", spec.rules), resolve_policy("greedy{kong=0}", spec.rules)
+    out = draw_records(spec, a, b, 2, 0, 2)
+    for i in range(2):
+        expected, results = _python_records(spec, (a, b), 2, i)
+        recs = out.records[out.records[:, L_MATCH] == i]
+        assert [(int(r[L_HAND]), int(r[L_PLAYER]), int(r[L_CLASS])) for r in recs] == [(e[0], e[1], e[6]) for e in expected]
+        assert [tuple(int(x) for x in r[L_CLASS_COUNTS:]) for r in recs] == [e[7] for e in expected]
+        np.testing.assert_array_equal(out.results[i, : len(results)], np.array(results))
+    simkit.simulate(tmp_path / "run", rules=rules, policies=("greedy", "greedy{kong=0}"), matches=300, seed=3,
+                    duplicate=True)
+    df = load(tmp_path / "run")
+    per_match = np.bincount(df["match"].to_numpy(), weights=draw_luck(df))
+    assert abs(per_match.mean()) < 4 * per_match.std(ddof=1) / np.sqrt(len(per_match))

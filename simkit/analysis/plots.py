@@ -339,7 +339,8 @@ def _plot_means(table, keys, x, m, lo, hi, ax, zero):
 def plot_comparison(cmp, axes=None, bins=60):
     """Two panels for a :class:`Comparison`: the paired differences per deal (histogram; deals with
     the same dealer seat on both sides apart), and ``a - b`` per hand with its paired and unpaired
-    95% intervals, the variance reduction (unpaired / paired variance) in the title.
+    95% intervals, the variance reduction (unpaired / paired variance) in the title; a comparison
+    with ``correct_luck`` says so in the first panel's title and the paired estimate's label.
 
     Returns
     -------
@@ -361,10 +362,11 @@ def plot_comparison(cmp, axes=None, bins=60):
     h.set_xlabel(f"{a} - {b} per deal ({unit}{'' if cmp.across_runs else ', mean of both copies'})")
     h.set_ylabel("deals")
     h.set_yscale("log")
-    h.set_title("paired difference per deal", fontsize=10)
+    h.set_title("paired difference per deal" + (", luck corrected" if cmp.luck_corrected else ""), fontsize=10)
     _fit_title(h)
     h.legend(fontsize=8)
-    estimates = [("paired", cmp.per_hand, "C0"), ("unpaired", cmp.per_hand_unpaired, "C7")]
+    paired = "paired,\nluck corrected" if cmp.luck_corrected else "paired"
+    estimates = [(paired, cmp.per_hand, "C0"), ("unpaired", cmp.per_hand_unpaired, "C7")]
     for i, (_, est, color) in enumerate(estimates):
         e.errorbar([i], [est[0]], yerr=[[est[0] - est[1]], [est[2] - est[0]]], fmt="o", capsize=6, color=color)
     low, high = e.get_ylim()
