@@ -112,16 +112,38 @@ def test_a_replay_that_does_not_reproduce_the_run_is_refused(run):
         draw_luck(df)
 
 
-def test_correct_luck_needs_one_duplicate_run(tmp_path, run):
+def test_refusals(tmp_path, run):
     simkit.simulate(tmp_path / "plain", policies=POLICIES, matches=3, seed=11)
     with pytest.raises(SimkitError, match="--duplicate run"):
         compare(tmp_path / "plain", correct_luck=True)
-    with pytest.raises(SimkitError, match="within a --duplicate run"):
-        compare(tmp_path / "plain", tmp_path / "plain", correct_luck=True)
+    with pytest.raises(SimkitError, match="in a --duplicate run; in another run give value='result_0'"):
+        draw_luck(tmp_path / "plain")
+    with pytest.raises(SimkitError, match="corrects a player's result: value 'result_0' or 'result_1', not 'points'"):
+        compare(tmp_path / "plain", tmp_path / "plain", value="points", correct_luck=True)
     with pytest.raises(SimkitError, match="True or False"):
         compare(run, correct_luck="yes")
-    with pytest.raises(SimkitError, match="folds must be at least 2"):
+    with pytest.raises(SimkitError, match="folds must be an integer of at least 2"):
         draw_luck(run, folds=1)
+    with pytest.raises(SimkitError, match="value must be None"):
+        draw_luck(run, value="points")
+
+
+def test_luck_corrected_comparison_of_two_runs(tmp_path):
+    """Two runs on the same deals that differ in one seat's policy: each run's result of that seat
+    is corrected by its own draws; the estimate agrees with the uncorrected one, the interval is
+    narrower, the unpaired interval and each run's mean are the uncorrected ones."""
+    simkit.simulate(tmp_path / "a", policies=("greedy", "greedy"), matches=300, seed=4)
+    simkit.simulate(tmp_path / "b", policies=("greedy{declare=0}", "greedy"), matches=300, seed=4)
+    raw = compare(tmp_path / "a", tmp_path / "b")
+    corrected = compare(tmp_path / "a", tmp_path / "b", correct_luck=True)
+    assert raw.value == corrected.value == "result_0" and corrected.luck_corrected
+    assert raw.per_match[1] < corrected.per_match[0] < raw.per_match[2]
+    assert corrected.per_match_unpaired == raw.per_match_unpaired and corrected.a_mean == raw.a_mean
+    assert corrected.per_match_variance_reduction > 1.3 * raw.per_match_variance_reduction
+    luck = draw_luck(tmp_path / "b", value="result_0")
+    df = load(tmp_path / "b")
+    per_match = np.bincount(df["match"].to_numpy(), weights=luck)
+    assert abs(per_match.mean()) < 4 * per_match.std(ddof=1) / np.sqrt(len(per_match))
 
 
 def test_compare_correct_luck_on_the_command_line(run, capsys):

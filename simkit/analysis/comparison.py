@@ -168,11 +168,13 @@ def compare(a, b=None, *, value=None, correct_luck=False):
     column (``"points"``, ``"hand_tai"``, ...); default the result of the seat whose policy differs
     when exactly one seat's does, else ``"points"``.
 
-    With ``correct_luck`` (a duplicate run), each hand's ``a - b`` is corrected by the luck of its
-    draws (:func:`simkit.analysis.luck.draw_luck`: an AIVAT-style control variate, unbiased; the
-    run's draws are replayed in the compiled engine): the paired estimates and the deals use the
-    corrected values, the unpaired intervals stay those of independent runs without correction, so
-    the variance reduction says how many times more matches plain independent runs would need.
+    With ``correct_luck``, each hand's value (``a - b`` in a duplicate run; across runs a player's
+    result, ``value`` ``"result_0"`` or ``"result_1"``, in each run) is corrected by the luck of
+    its draws (:func:`simkit.analysis.luck.draw_luck`: an AIVAT-style control variate, unbiased;
+    the runs' draws are replayed in the compiled engine): the paired estimates and the deals use
+    the corrected values, the unpaired intervals and each side's own mean stay those without
+    correction, so the variance reduction says how many times more matches plain independent runs
+    would need.
 
     Parameters
     ----------
@@ -181,7 +183,7 @@ def compare(a, b=None, *, value=None, correct_luck=False):
     value : str, optional
         Across runs: what is compared (see above).
     correct_luck : bool
-        Within a duplicate run: remove the luck of the draw (see above).
+        Remove the luck of the draw (see above).
 
     Returns
     -------
@@ -200,9 +202,7 @@ def compare(a, b=None, *, value=None, correct_luck=False):
         if value is not None:
             raise SimkitError("value applies to a comparison of two runs; a duplicate run compares results")
         return _compare_copies(a, bool(correct_luck))
-    if correct_luck:
-        raise SimkitError("correct_luck applies within a --duplicate run (compare(run, correct_luck=True))")
-    return _compare_runs(a, b, value)
+    return _compare_runs(a, b, value, bool(correct_luck))
 
 
 def _result_columns(rules, names):
@@ -302,7 +302,7 @@ def _run_label(df) -> str:
     return f"{spec['rules']['name']}{opts}, {' vs '.join(p['label'] for p in spec['policies'])}"
 
 
-def _compare_runs(run_a, run_b, value):
+def _compare_runs(run_a, run_b, value, correct_luck=False):
     import pandas as pd
 
     frames = []
@@ -326,6 +326,9 @@ def _compare_runs(run_a, run_b, value):
         value = f"result_{differ[0]}" if len(differ) == 1 else "points"
     if not isinstance(value, str):
         raise SimkitError(f"value must be 'result_0', 'result_1' or a numeric column; got {value!r}")
+    if correct_luck and value not in ("result_0", "result_1"):
+        raise SimkitError(f"correct_luck across runs corrects a player's result: value 'result_0' or 'result_1', "
+                          f"not {value!r}")
     sides = []
     for df in (da, db):
         if value in ("result_0", "result_1"):
@@ -339,31 +342,42 @@ def _compare_runs(run_a, run_b, value):
             v = df[value].to_numpy().astype(np.float64)
         _require(df, "match", "hand", "deal_id", "dealer")
         copy = df["copy"].to_numpy().astype(np.int64) if "copy" in df.columns else np.zeros(len(df), np.int64)
+        if correct_luck:
+            from .luck import draw_luck
+
+            corrected = v - draw_luck(df, value=value)
+        else:
+            corrected = v
         sides.append(pd.DataFrame({"match": df["match"].to_numpy().astype(np.int64), "copy": copy,
                                    "hand": df["hand"].to_numpy(), "deal_id": df["deal_id"].to_numpy(),
-                                   "dealer": df["dealer"].to_numpy(), "v": v}))
+                                   "dealer": df["dealer"].to_numpy(), "v": corrected, "raw": v}))
     common = np.intersect1d(sides[0]["match"].unique(), sides[1]["match"].unique())
     if len(common) < 2:
         raise SimkitError(f"the runs have {len(common)} match{'es' if len(common) != 1 else ''} in common; "
                           "pairing needs two or more")
     sides = [s[s["match"].isin(common)] for s in sides]
     n_copies = 2 if sa["duplicate"] else 1
-    terms, unpaired_var, means, totals = [], 0.0, [], []
+    # paired estimates from the (corrected) values "v", unpaired ones and each run's mean from "raw"
+    terms, unpaired_var, raw_means, raw_totals, means, totals = [], 0.0, [], [], [], []
     for s in sides:
         _, inv = np.unique(s["match"].to_numpy(), return_inverse=True)
-        sums, counts = np.bincount(inv, weights=s["v"].to_numpy()), np.bincount(inv)
-        mean, t = _ratio_terms(sums, counts.astype(np.float64))
-        terms.append(t)
-        unpaired_var += _cr1(t)
-        means.append(_interval(mean, _cr1(t)))
-        totals.append(sums / n_copies)  # per match (the mean of both copies' totals)
-    per_hand_mean = means[0][0] - means[1][0]
-    per_hand = _interval(per_hand_mean, _cr1(terms[0] - terms[1]))
-    per_hand_unpaired = _interval(per_hand_mean, unpaired_var)
+        counts = np.bincount(inv).astype(np.float64)
+        for col, mean_out, total_out in (("v", means, totals), ("raw", raw_means, raw_totals)):
+            sums = np.bincount(inv, weights=s[col].to_numpy())
+            mean, t = _ratio_terms(sums, counts)
+            if col == "v":
+                terms.append(t)
+            else:
+                unpaired_var += _cr1(t)
+            mean_out.append(_interval(mean, _cr1(t)))
+            total_out.append(sums / n_copies)  # per match (the mean of both copies' totals)
+    per_hand = _interval(means[0][0] - means[1][0], _cr1(terms[0] - terms[1]))
+    per_hand_unpaired = _interval(raw_means[0][0] - raw_means[1][0], unpaired_var)
     d = totals[0] - totals[1]
     m = len(d)
     per_match = _interval(d.mean(), d.var(ddof=1) / m)
-    per_match_unpaired = _interval(d.mean(), (totals[0].var(ddof=1) + totals[1].var(ddof=1)) / m)
+    raw_d = raw_totals[0] - raw_totals[1]
+    per_match_unpaired = _interval(raw_d.mean(), (raw_totals[0].var(ddof=1) + raw_totals[1].var(ddof=1)) / m)
     keys = ["match", "copy", "hand", "deal_id"]
     joined = sides[0].merge(sides[1], on=keys, suffixes=("_a", "_b"), how="inner", sort=True)
     deals = pd.DataFrame({k: joined[k].to_numpy() for k in keys if k != "copy" or n_copies == 2})
@@ -379,6 +393,6 @@ def _compare_runs(run_a, run_b, value):
         a=la, b=lb, value=value, per_hand=per_hand, per_hand_unpaired=per_hand_unpaired,
         per_hand_variance_reduction=_reduction(per_hand_unpaired, per_hand), per_match=per_match,
         per_match_unpaired=per_match_unpaired, per_match_variance_reduction=_reduction(per_match_unpaired, per_match),
-        deals=deals, a_mean=means[0], b_mean=means[1], rows=int(min(len(sides[0]), len(sides[1]))),
-        matches=m, deal=deal, wall=wall, across_runs=True,
+        deals=deals, a_mean=raw_means[0], b_mean=raw_means[1], rows=int(min(len(sides[0]), len(sides[1]))),
+        matches=m, deal=deal, wall=wall, across_runs=True, luck_corrected=correct_luck,
     )

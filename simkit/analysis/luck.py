@@ -1,31 +1,33 @@
-"""The luck of the draw, removed from a duplicate comparison by a control variate (AIVAT-style).
+"""The luck of the draw, removed from a paired comparison by a control variate (AIVAT-style).
 
-Pairing (``--duplicate``) cancels the luck the two copies of a match share; what it leaves is the
-luck after the copies' play diverges: which tile each draw brings. :func:`draw_luck` measures it
-and :func:`simkit.analysis.compare` (``correct_luck=True``) subtracts it, after the method of
-Burch, Schmid, Moravčík, Morrill and Bowling, "AIVAT: A New Variance Reduction Technique for Agent
-Evaluation in Imperfect Information Games" (AAAI 2018):
+Pairing (``--duplicate``, or two runs on the same deals) cancels the luck the paired games share;
+what it leaves is the luck after their play diverges: which tile each draw brings.
+:func:`draw_luck` measures it and :func:`simkit.analysis.compare` (``correct_luck=True``)
+subtracts it, after the method of Burch, Schmid, Moravčík, Morrill and Bowling, "AIVAT: A New
+Variance Reduction Technique for Agent Evaluation in Imperfect Information Games" (AAAI 2018):
 
 * every draw is a chance event whose law is known exactly -- given everything on the table the
   drawn tile is uniform over the wall's remaining tiles (:mod:`simkit.engine.luck`);
-* a value function ``V`` estimates the hand's ``a - b`` after the draw; the draw's **luck term** is
+* a value function ``V`` estimates the hand's value after the draw (``a - b`` in a duplicate run,
+  a player's result across runs); the draw's **luck term** is
   ``V(the tile drawn) - mean of V over the tiles the draw could have been``;
 * the luck terms have mean zero whatever ``V`` is (each is a centred function of a uniform draw),
-  so the hand's ``a - b`` minus the sum of its luck terms is an unbiased estimate of the same
-  difference; the better ``V`` predicts the hand, the more of the draws' luck it removes.
+  so the hand's value minus the sum of its luck terms is an unbiased estimate of the same mean;
+  the better ``V`` predicts the hand, the more of the draws' luck it removes.
 
 ``V`` here is a table, learned from the run itself with **cross-fitting**: the matches are split
-in two by parity (:data:`FOLDS`), and the luck terms of one half use the table fitted on the
-other, so that ``V`` never depends on the draws it corrects (which keeps the terms' mean at zero).
-A cell of the table is the mean ``a - b`` of the hands in which a draw left the drawer in that
-situation: whether the drawer plays ``a``, both players' declarations, the opponent's shanten
-(0, 1, 2, 3+), the tiles left (in steps of :data:`TILES_LEFT_STEP`) and the drawer's hand after
-the draw (complete, ready, 1, 2, 3+ from ready); cells with few hands are shrunk towards their
-situation's mean (:data:`PRIOR_HANDS`).
+into :data:`FOLDS` parts by ``match % FOLDS``, and the luck terms of one part use the table fitted
+on the others, so that ``V`` never depends on the draws it corrects (which keeps the terms' mean at
+zero). A cell of the table is the mean value of the hands in which a draw left the drawer in that
+situation: whether the drawer is the player the value is of (``a``), both players' declarations,
+the opponent's shanten (0, 1, 2, 3+), the tiles left (in steps of :data:`TILES_LEFT_STEP`) and the
+drawer's hand after the draw (complete, ready, 1, 2, 3+ from ready); cells with few hands are
+shrunk towards their situation's mean (:data:`PRIOR_HANDS`).
 
 Draws are replayed in the compiled engine from the run's seed and recorded policies (the replay
-must reproduce every hand's result, or :func:`draw_luck` refuses): about 2 seconds per 1,000
-duplicate matches of douque greedy play on two cores, after a one-time compile.
+must reproduce every hand's result, or :func:`draw_luck` refuses): about 12 s for 5,000 duplicate
+matches of douque greedy play on two cores (``scripts/bench_duplicate.py``), after a one-time
+compile.
 """
 
 from __future__ import annotations
@@ -42,19 +44,22 @@ TILES_LEFT_BUCKETS = 7
 PRIOR_HANDS = 5.0  #: shrinkage of a table cell towards its situation's mean, in hands
 
 
-def draw_luck(df, *, folds: int = FOLDS) -> np.ndarray:
-    """The luck of the draw in every row of a duplicate run: float64, aligned with ``df``'s rows.
+def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray:
+    """The luck of the draw in every row of a run: float64, aligned with ``df``'s rows.
 
-    ``df``: a ``--duplicate`` run (a directory or a DataFrame from :func:`simkit.analysis.load`
-    with ``seed``, ``match``, ``copy``, ``hand``, ``policy_0``, ``policy_1`` and the results).
-    The value of a row is the sum of its hand's luck terms for ``a - b`` (``a`` the policy of
-    player 0 in copy 0), so ``a - b`` minus it estimates the same difference with less variance.
+    ``df``: a run (a directory or a DataFrame from :func:`simkit.analysis.load` with ``seed``,
+    ``match``, ``hand``, ``policy_0``, ``policy_1``, the results, and ``copy`` in a duplicate run).
+    ``value``: what the luck is of -- ``None`` (a ``--duplicate`` run): ``a - b``, ``a`` the policy
+    of player 0 in copy 0; ``"result_0"`` / ``"result_1"``: that player's result (score minus fee),
+    in any run. A row's luck is the sum of its hand's luck terms, so the value minus it estimates
+    the same mean with less variance.
 
     Raises
     ------
     SimkitError
-        Not a duplicate run, a run without its manifest, a plain-Python policy (the draws are
-        replayed in the compiled engine), or a replay that does not reproduce the run's results.
+        A run without its manifest, ``value=None`` on a run that is not a duplicate run, another
+        ``value``, a plain-Python policy (the draws are replayed in the compiled engine), or a
+        replay that does not reproduce the run's results.
     """
     from ..engine.luck import L_CLASS, L_CLASS_COUNTS, L_HAND, L_MATCH, L_PLAYER, N_DRAW_CLASSES, draw_records
     from .loading import _is_path, _player_result, load
@@ -65,11 +70,13 @@ def draw_luck(df, *, folds: int = FOLDS) -> np.ndarray:
         raise SimkitError("the luck of the draw needs the run's seed, rules and policies: give a run directory or a "
                           "DataFrame from simkit.analysis.load")
     spec_record = manifest["spec"]
-    if not spec_record.get("duplicate"):
-        raise SimkitError("the luck of the draw is measured in a --duplicate run")
-    folds = int(folds)
-    if folds < 2:
-        raise SimkitError(f"folds must be at least 2 (cross-fitting), got {folds}")
+    if value is None and not spec_record.get("duplicate"):
+        raise SimkitError("the luck of a - b is measured in a --duplicate run; in another run give "
+                          "value='result_0' or 'result_1'")
+    if value not in (None, "result_0", "result_1"):
+        raise SimkitError(f"value must be None (a - b in a duplicate run), 'result_0' or 'result_1'; got {value!r}")
+    if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
+        raise SimkitError(f"folds must be an integer of at least 2 (cross-fitting), got {folds!r}")
     from ..engine.policy_spec import from_record
     from ..engine.rulesets import engine_spec
     from ..io import rules_from_dict, wall_settings_of
@@ -79,17 +86,27 @@ def draw_luck(df, *, folds: int = FOLDS) -> np.ndarray:
     spec = engine_spec(rules, design["deal"], design["wall"])
     seed = int(spec_record["seed"])
     records = {p["label"]: p for p in spec_record["policies"]}
-    copy = df["copy"].to_numpy().astype(np.int64)
+    copy = df["copy"].to_numpy().astype(np.int64) if "copy" in df.columns else np.zeros(len(df), np.int64)
     p0, p1 = df["policy_0"].astype(str).to_numpy(), df["policy_1"].astype(str).to_numpy()
-    if not (copy == 0).any():
-        raise SimkitError("the luck of the draw needs the rows of copy 0 of the duplicate run")
-    a, b = p0[copy == 0][0], p1[copy == 0][0]
-    calls = {label: from_record(records[label]).runnable() for label in (a, b)}
+    seatings = {}  # copy -> (label of player 0, label of player 1)
+    for c in np.unique(copy).tolist():
+        pairs = set(zip(p0[copy == c].tolist(), p1[copy == c].tolist()))
+        if len(pairs) != 1:
+            raise SimkitError(f"copy {c} holds more than one pair of policies: {sorted(pairs)}")
+        seatings[c] = pairs.pop()
+    calls = {label: from_record(records[label]).runnable() for pair in seatings.values() for label in pair}
     matches = df["match"].to_numpy().astype(np.int64)
     hands = df["hand"].to_numpy().astype(np.int64)
     results = np.stack([_player_result(df, 0), _player_result(df, 1)], axis=1)
-    a_seat = np.where(p0 == a, 0, 1)
-    diff = np.where(a_seat == 0, results[:, 0] - results[:, 1], results[:, 1] - results[:, 0])
+    if value is None:
+        if 0 not in seatings:
+            raise SimkitError("the luck of a - b needs the rows of copy 0 of the duplicate run")
+        a = seatings[0][0]
+        focus = np.where(p0 == a, 0, 1)  # a's seat in each row
+        target = np.where(focus == 0, results[:, 0] - results[:, 1], results[:, 1] - results[:, 0])
+    else:
+        focus = np.full(len(df), int(value[-1]), np.int64)
+        target = results[:, int(value[-1])]
 
     match_ids = np.unique(matches)
     # contiguous ranges of the run's matches, replayed in each seating
@@ -100,7 +117,7 @@ def draw_luck(df, *, folds: int = FOLDS) -> np.ndarray:
     row_of[np.searchsorted(match_ids, matches), copy, hands] = np.arange(len(df))
     luck = np.zeros(len(df), np.float64)
     rec_rows, rec_parts = [], []
-    for c, (first, second) in enumerate(((a, b), (b, a))):
+    for c, (first, second) in seatings.items():
         for start, n in ranges:
             out = draw_records(spec, calls[first], calls[second], seed, start, n)
             at = row_of[np.searchsorted(match_ids, start) + np.arange(n), c]  # [n, max_hands]
@@ -114,12 +131,12 @@ def draw_luck(df, *, folds: int = FOLDS) -> np.ndarray:
         return luck
     recs = np.concatenate(rec_parts)
     rows = np.concatenate(rec_rows)
-    a_draws = (recs[:, L_PLAYER] == a_seat[rows]).astype(np.int64)
-    context = _context(recs, a_draws)
+    focus_draws = (recs[:, L_PLAYER] == focus[rows]).astype(np.int64)
+    context = _context(recs, focus_draws)
     n_context = 2 * 2 * 2 * 4 * TILES_LEFT_BUCKETS
     cls = recs[:, L_CLASS].astype(np.int64)
     counts = recs[:, L_CLASS_COUNTS : L_CLASS_COUNTS + N_DRAW_CLASSES].astype(np.float64)
-    target = diff[rows]
+    target = target[rows]
     fold = matches[rows] % folds
     terms = np.zeros(len(recs), np.float64)
     for f in range(folds):
@@ -132,13 +149,14 @@ def draw_luck(df, *, folds: int = FOLDS) -> np.ndarray:
     return luck
 
 
-def _context(recs, a_draws) -> np.ndarray:
-    """The situation of each draw record as an index of the value table."""
+def _context(recs, focus_draws) -> np.ndarray:
+    """The situation of each draw record as an index of the value table (``focus_draws``: 1 where
+    the drawer is the player whose value is corrected, ``a`` in a duplicate comparison)."""
     from ..engine.luck import L_DECLARED, L_OPP_DECLARED, L_OPP_SHANTEN, L_TILES_LEFT
 
     opp = np.minimum(recs[:, L_OPP_SHANTEN].astype(np.int64), 3)
     left = np.minimum(recs[:, L_TILES_LEFT].astype(np.int64) // TILES_LEFT_STEP, TILES_LEFT_BUCKETS - 1)
-    return (((a_draws * 2 + recs[:, L_DECLARED]) * 2 + recs[:, L_OPP_DECLARED]) * 4 + opp) * TILES_LEFT_BUCKETS + left
+    return (((focus_draws * 2 + recs[:, L_DECLARED]) * 2 + recs[:, L_OPP_DECLARED]) * 4 + opp) * TILES_LEFT_BUCKETS + left
 
 
 def _value_table(context, cls, target, n_context, n_classes) -> np.ndarray:
