@@ -652,8 +652,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="two runs: what is compared, result_0, result_1 or a numeric column such as points "
                    "(default: the result of the seat whose policy differs, else points)")
     p.add_argument("--correct-luck", action="store_true",
-                   help="a --duplicate run: remove the luck of the draw from the paired estimates (an unbiased "
-                   "control variate; replays the run's draws in the compiled engine)")
+                   help="remove the luck of the draw from the paired estimates (a - b in a --duplicate run, the "
+                   "seat's result across two runs): an unbiased control variate; replays the draws in the "
+                   "compiled engine")
     p.set_defaults(func=_cmd_compare)
     return parser
 

@@ -89,7 +89,7 @@ class LogProgress:
     def _write(self, now: float, final: bool = False) -> None:
         elapsed = max(now - self._start, 1e-9)
         rate = self.n / elapsed
-        units = f"{self.unit}s"
+        units = self.unit + ("es" if self.unit.endswith(("ch", "sh", "s", "x")) else "s")  # hands, matches
         done = f"{self.n:,}"
         if self.total:
             done += f" / {int(self.total):,} {units} ({100 * self.n / self.total:.0f}%)"

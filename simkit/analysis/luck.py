@@ -42,6 +42,7 @@ FOLDS = 2  #: cross-fitting folds (matches split by ``match % FOLDS``)
 TILES_LEFT_STEP = 6  #: tiles-left buckets of the value table: 0-5, 6-11, ..., the last open-ended
 TILES_LEFT_BUCKETS = 7
 PRIOR_HANDS = 5.0  #: shrinkage of a table cell towards its situation's mean, in hands
+PROGRESS_FROM = 20_000  #: matches (both copies counted) from which the replay shows its progress
 
 
 def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray:
@@ -62,6 +63,7 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
         replay that does not reproduce the run's results.
     """
     from ..engine.luck import L_CLASS, L_CLASS_COUNTS, L_HAND, L_MATCH, L_PLAYER, N_DRAW_CLASSES, draw_records
+    from ..progress import progress_bar
     from .loading import _is_path, _player_result, load
 
     df = load(df) if _is_path(df) else df
@@ -117,9 +119,11 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
     row_of[np.searchsorted(match_ids, matches), copy, hands] = np.arange(len(df))
     luck = np.zeros(len(df), np.float64)
     rec_rows, rec_parts = [], []
+    total = len(match_ids) * len(seatings)
+    bar = progress_bar(total, unit="match", desc="draws", enabled=total >= PROGRESS_FROM)
     for c, (first, second) in seatings.items():
         for start, n in ranges:
-            out = draw_records(spec, calls[first], calls[second], seed, start, n)
+            out = draw_records(spec, calls[first], calls[second], seed, start, n, progress=bar)
             at = row_of[np.searchsorted(match_ids, start) + np.arange(n), c]  # [n, max_hands]
             _check_replay(out, results, at, start, c)
             recs = out.records
@@ -127,6 +131,7 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
             keep = rows >= 0  # hands the run holds (a partial run: its complete shards)
             rec_rows.append(rows[keep])
             rec_parts.append(recs[keep])
+    bar.close()
     if not rec_parts:
         return luck
     recs = np.concatenate(rec_parts)

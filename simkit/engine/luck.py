@@ -18,6 +18,8 @@ A record is a row of ``int32[N_DRAW_COLUMNS]``, columns ``L_*`` below.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._jit import jit
@@ -84,13 +86,12 @@ def record_draw(T, t, match, hand, rec, remaining, trial, work):  # pragma: no c
     rec[L_TILES_LEFT] = sc[G.S_BACK] - sc[G.S_FRONT] + 1 - sc[G.S_KEPT_BACK]
 
 
-class DrawRecords:
-    """What :func:`draw_records` returns: ``records`` int32[n, N_DRAW_COLUMNS] in play order (their
-    ``L_MATCH`` counted from the call's ``start``), ``results`` float64[n_matches, max_hands, 2] (each seat's result, score
-    minus fee, of every hand played) and ``n_hands`` int64[n_matches]."""
+class DrawRecords(NamedTuple):
+    """What :func:`draw_records` returns."""
 
-    def __init__(self, records, results, n_hands):
-        self.records, self.results, self.n_hands = records, results, n_hands
+    records: np.ndarray  #: int32[n, N_DRAW_COLUMNS] in play order (L_MATCH counted from the call's start)
+    results: np.ndarray  #: float64[n_matches, max_hands, 2]: each seat's result (score - fee) of every hand
+    n_hands: np.ndarray  #: int64[n_matches]: the hands each match played
 
 
 #: Draw records a block's buffer gets per match before the first block of a rule set has run
@@ -99,18 +100,17 @@ DRAWS_PER_MATCH = 1024
 _draw_rates: dict = {}
 
 
-def draw_records(spec, call0, call1, seed: int, start: int, n_matches: int) -> DrawRecords:
+def draw_records(spec, call0, call1, seed: int, start: int, n_matches: int, progress=None) -> DrawRecords:
     """Replay matches ``start .. start + n_matches - 1`` of ``seed`` with the policies
     ``call0`` / ``call1`` (``(function, params)``, jitted) under ``spec`` (rules and wall design),
-    on all cores, and record every draw (:func:`record_draw`)."""
-    from concurrent.futures import ThreadPoolExecutor
-
+    on all cores, and record every draw (:func:`record_draw`); ``progress`` (a
+    :func:`simkit.progress.progress_bar`, optional) is advanced by the matches of every block."""
     from ..errors import SimkitError
     from ..hand.tables import hand_tables
     from .actions import N_ACTIONS
     from .compiled import prepared
     from .deal import wall_template
-    from .matches import EngineError, _calls, _error_text, _jitted, _threads, engine_for, policy_type
+    from .matches import EngineError, _calls, _error_text, _executor, _jitted, _threads, engine_for, policy_type
 
     (f0, p0), (f1, p1) = call0, call1
     if not (_jitted(f0) and _jitted(f1)):
@@ -143,6 +143,8 @@ def draw_records(spec, call0, call1, seed: int, start: int, n_matches: int) -> D
                 _draw_rates[key] = max(_draw_rates.get(key, 0), count / (b - a))
                 recs = args[13][:count]
                 recs[:, L_MATCH] += a  # counted from the call's first match
+                if progress is not None:
+                    progress.update(b - a)
                 return recs
             capacity = count  # the same games again, with room for every draw
 
@@ -152,8 +154,7 @@ def draw_records(spec, call0, call1, seed: int, start: int, n_matches: int) -> D
     if threads == 1 or len(blocks) == 1:
         parts = [run(a, b) for a, b in blocks]
     else:
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            parts = list(pool.map(lambda ab: run(*ab), blocks))
+        parts = [f.result() for f in [_executor(threads).submit(run, a, b) for a, b in blocks]]
     bad = np.flatnonzero(errors[:, 0])
     if len(bad):
         code, action, player, phase, tile = (int(v) for v in errors[bad[0]])
