@@ -126,6 +126,8 @@ def test_refusals(tmp_path, run):
         draw_luck(run, folds=1)
     with pytest.raises(SimkitError, match="value must be None"):
         draw_luck(run, value="points")
+    with pytest.raises(SimkitError, match="the data has no column 'score_1' \\(it is in the dataset: load it\\)"):
+        draw_luck(load(run).drop(columns=["score_1"]))
 
 
 def test_luck_corrected_comparison_of_two_runs(tmp_path):

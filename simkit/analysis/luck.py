@@ -64,7 +64,7 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
     """
     from ..engine.luck import L_CLASS, L_CLASS_COUNTS, L_HAND, L_MATCH, L_PLAYER, N_DRAW_CLASSES, draw_records
     from ..progress import progress_bar
-    from .loading import _is_path, _player_result, load
+    from .loading import _is_path, _player_result, _require, load
 
     df = load(df) if _is_path(df) else df
     manifest = df.attrs.get("manifest")
@@ -72,6 +72,9 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
         raise SimkitError("the luck of the draw needs the run's seed, rules and policies: give a run directory or a "
                           "DataFrame from simkit.analysis.load")
     spec_record = manifest["spec"]
+    fees = [f for f in ("fee_0", "fee_1") if f in manifest.get("columns", ())]  # a result is score - fee
+    _require(df, "match", "hand", "policy_0", "policy_1", "score_0", "score_1", *fees,
+             *(("copy",) if spec_record.get("duplicate") else ()))
     if value is None and not spec_record.get("duplicate"):
         raise SimkitError("the luck of a - b is measured in a --duplicate run; in another run give "
                           "value='result_0' or 'result_1'")
