@@ -646,7 +646,7 @@ def test_the_package_keeps_its_public_names_one_concern_per_file():
         "compare": "comparison", "Comparison": "comparison", "plot_tai_distribution": "plots",
         "plot_item_frequencies": "plots", "plot_expected_payment": "plots", "plot_deal_value": "plots",
         "plot_comparison": "plots",
-        "summarize": "summary", "Summary": "summary", "clustered_mean": "intervals",
+        "summarize": "summary", "Summary": "summary", "clustered_mean": "intervals", "draw_luck": "luck",
     }
     assert set(A.__all__) == set(where) | {"PLAYER_KEYS", "WIN_VALUES"}
     for name, module in where.items():

@@ -9,7 +9,8 @@
 * :func:`expected_payment`: mean payment, or a player's mean result, per hand and per match.
 * :func:`deal_value`: the value of the dealer's tenure from a streak until the deal passes.
 * :func:`compare`: the paired difference between the two policies of a ``--duplicate`` run, or
-  between two runs on the same deals (same seed and wall design).
+  between two runs on the same deals (same seed and wall design); ``correct_luck=True`` removes
+  the luck of the draw (:func:`draw_luck`, an unbiased control variate).
 * ``plot_*``: matplotlib figures of the above (matplotlib is imported only by them).
 * :func:`summarize`: what ``simkit summarize`` prints (streams over the shards).
 
@@ -17,8 +18,9 @@ One concern per file: ``loading.py`` (:func:`load`, :func:`load_many`, :func:`pl
 helpers), ``groups.py`` (the grouping keys), ``intervals.py`` (:func:`clustered_mean` and the
 interval helpers), ``distributions.py`` (:func:`tai_distribution`, :func:`item_frequencies`,
 :func:`item_pairs`), ``payments.py`` (:func:`expected_payment`, :func:`deal_value`),
-``comparison.py`` (:func:`compare`, :class:`Comparison`), ``summary.py`` (:func:`summarize`,
-:class:`Summary`) and ``plots.py`` (``plot_*``); every public name is imported from here.
+``comparison.py`` (:func:`compare`, :class:`Comparison`), ``luck.py`` (:func:`draw_luck`),
+``summary.py`` (:func:`summarize`, :class:`Summary`) and ``plots.py`` (``plot_*``); every public name
+is imported from here.
 
 Every function takes a DataFrame from :func:`load` (or a run directory, which it loads with only the
 columns it needs) and returns a tidy DataFrame: one row per group and value, plain columns.
@@ -46,6 +48,7 @@ from .comparison import Comparison, compare
 from .distributions import WIN_VALUES, item_frequencies, item_pairs, tai_distribution
 from .groups import PLAYER_KEYS
 from .intervals import clustered_mean
+from .luck import draw_luck
 from .loading import load, load_many, players
 from .payments import deal_value, expected_payment
 from .plots import (
@@ -68,6 +71,7 @@ __all__ = [
     "deal_value",
     "compare",
     "Comparison",
+    "draw_luck",
     "plot_tai_distribution",
     "plot_item_frequencies",
     "plot_expected_payment",
