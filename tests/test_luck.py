@@ -126,6 +126,10 @@ def test_refusals(tmp_path, run):
         draw_luck(run, folds=1)
     with pytest.raises(SimkitError, match="value must be None"):
         draw_luck(run, value="points")
+    other = load(run)
+    other.loc[other.index[3], "seed"] = 12
+    with pytest.raises(SimkitError, match="rows of seeds other than its run's \\(11\\)"):
+        draw_luck(other)
     with pytest.raises(SimkitError, match="the data has no column 'score_1' \\(it is in the dataset: load it\\)"):
         draw_luck(load(run).drop(columns=["score_1"]))
 

@@ -90,6 +90,9 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
     design = wall_settings_of(spec_record)
     spec = engine_spec(rules, design["deal"], design["wall"])
     seed = int(spec_record["seed"])
+    if "seed" in df.columns and len(df) and not (df["seed"].to_numpy() == seed).all():
+        raise SimkitError(f"the data holds rows of seeds other than its run's ({seed}): the luck of the draw is "
+                          "measured run by run")
     records = {p["label"]: p for p in spec_record["policies"]}
     copy = df["copy"].to_numpy().astype(np.int64) if "copy" in df.columns else np.zeros(len(df), np.int64)
     p0, p1 = df["policy_0"].astype(str).to_numpy(), df["policy_1"].astype(str).to_numpy()
