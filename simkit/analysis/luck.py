@@ -43,6 +43,8 @@ TILES_LEFT_STEP = 6  #: tiles-left buckets of the value table: 0-5, 6-11, ..., t
 TILES_LEFT_BUCKETS = 7
 PRIOR_HANDS = 5.0  #: shrinkage of a table cell towards its situation's mean, in hands
 PROGRESS_FROM = 20_000  #: matches (both copies counted) from which the replay shows its progress
+BLOCK_MATCHES = 10_000  #: matches replayed at a time (the draw records of a block are in memory at once)
+KEEP_RECORDS_UP_TO = 50_000  #: matches (both copies counted) up to which the draws are replayed once, not twice
 
 
 def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray:
@@ -116,47 +118,64 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
         focus = np.full(len(df), int(value[-1]), np.int64)
         target = results[:, int(value[-1])]
 
+    # the run's matches in blocks of consecutive ids, each replayed in each seating: twice (the value
+    # tables need every fold's sums first) unless the run is small enough to keep its records
+    order = np.argsort(matches, kind="stable")
+    sorted_matches = matches[order]
     match_ids = np.unique(matches)
-    # contiguous ranges of the run's matches, replayed in each seating
     breaks = np.flatnonzero(np.diff(match_ids) != 1) + 1
-    ranges = [(int(r[0]), len(r)) for r in np.split(match_ids, breaks)]
-    max_hands = int(spec.max_hands)
-    row_of = np.full((len(match_ids), 2, max_hands), -1, np.int64)  # (match, copy, hand) -> row
-    row_of[np.searchsorted(match_ids, matches), copy, hands] = np.arange(len(df))
-    luck = np.zeros(len(df), np.float64)
-    rec_rows, rec_parts = [], []
-    total = len(match_ids) * len(seatings)
-    bar = progress_bar(total, unit="match", desc="draws", enabled=total >= PROGRESS_FROM)
-    for c, (first, second) in seatings.items():
-        for start, n in ranges:
-            out = draw_records(spec, calls[first], calls[second], seed, start, n, progress=bar)
-            at = row_of[np.searchsorted(match_ids, start) + np.arange(n), c]  # [n, max_hands]
-            _check_replay(out, results, at, start, c)
-            recs = out.records
-            rows = at[recs[:, L_MATCH], recs[:, L_HAND]]
-            keep = rows >= 0  # hands the run holds (a partial run: its complete shards)
-            rec_rows.append(rows[keep])
-            rec_parts.append(recs[keep])
-    bar.close()
-    if not rec_parts:
-        return luck
-    recs = np.concatenate(rec_parts)
-    rows = np.concatenate(rec_rows)
-    focus_draws = (recs[:, L_PLAYER] == focus[rows]).astype(np.int64)
-    context = _context(recs, focus_draws)
+    blocks = [(int(r[i]), min(BLOCK_MATCHES, len(r) - i)) for r in np.split(match_ids, breaks)
+              for i in range(0, len(r), BLOCK_MATCHES)]
+    keep_records = len(match_ids) * len(seatings) <= KEEP_RECORDS_UP_TO
     n_context = 2 * 2 * 2 * 4 * TILES_LEFT_BUCKETS
-    cls = recs[:, L_CLASS].astype(np.int64)
-    counts = recs[:, L_CLASS_COUNTS : L_CLASS_COUNTS + N_DRAW_CLASSES].astype(np.float64)
-    target = target[rows]
-    fold = matches[rows] % folds
-    terms = np.zeros(len(recs), np.float64)
-    for f in range(folds):
-        train, test = fold != f, fold == f
-        table = _value_table(context[train], cls[train], target[train], n_context, N_DRAW_CLASSES)
-        values = table[context[test]]  # [n, classes]
-        expected = (values * counts[test]).sum(axis=1) / counts[test].sum(axis=1)
-        terms[test] = values[np.arange(values.shape[0]), cls[test]] - expected
-    np.add.at(luck, rows, terms)
+    n_cells = n_context * N_DRAW_CLASSES
+    sums = np.zeros((folds, n_cells), np.float64)
+    hands_in = np.zeros((folds, n_cells), np.float64)
+    total = len(match_ids) * len(seatings) * (1 if keep_records else 2)
+    bar = progress_bar(total, unit="match", desc="draws", enabled=total >= PROGRESS_FROM)
+
+    def block_records(start, n, c):
+        """(rows, cells, class counts) of the draws of matches start .. start + n - 1 in copy c."""
+        first, second = seatings[c]
+        out = draw_records(spec, calls[first], calls[second], seed, start, n, progress=bar)
+        lo, hi = np.searchsorted(sorted_matches, [start, start + n])
+        at = np.full((n, max_hands), -1, np.int64)  # the run's row of each replayed hand (-1: not in the run)
+        mine = order[lo:hi][copy[order[lo:hi]] == c]
+        at[matches[mine] - start, hands[mine]] = mine
+        _check_replay(out, results, at, start, c)
+        recs = out.records
+        rows = at[recs[:, L_MATCH], recs[:, L_HAND]]
+        keep = rows >= 0  # hands the run holds (a partial run: its complete shards)
+        recs, rows = recs[keep], rows[keep]
+        focus_draws = (recs[:, L_PLAYER] == focus[rows]).astype(np.int64)
+        cells = _context(recs, focus_draws) * N_DRAW_CLASSES + recs[:, L_CLASS]
+        return rows, cells, recs[:, L_CLASS_COUNTS : L_CLASS_COUNTS + N_DRAW_CLASSES].astype(np.float64)
+
+    max_hands = int(spec.max_hands)
+    kept = []
+    for start, n in blocks:  # pass 1: every fold's sums
+        for c in seatings:
+            rows, cells, counts = block_records(start, n, c)
+            fold = matches[rows] % folds
+            for f in range(folds):
+                sums[f] += np.bincount(cells[fold == f], weights=target[rows[fold == f]], minlength=n_cells)
+                hands_in[f] += np.bincount(cells[fold == f], minlength=n_cells)
+            if keep_records:
+                kept.append((rows, cells, counts))
+    # each fold's table from the other folds' draws (cross-fitting)
+    tables = [_value_table(sums.sum(axis=0) - sums[f], hands_in.sum(axis=0) - hands_in[f], n_context) for f in range(folds)]
+    luck = np.zeros(len(df), np.float64)
+    parts = iter(kept) if keep_records else (block_records(start, n, c) for start, n in blocks for c in seatings)
+    for rows, cells, counts in parts:  # pass 2: the luck terms
+        fold = matches[rows] % folds
+        terms = np.empty(len(rows), np.float64)
+        for f in range(folds):
+            sel = fold == f
+            values = tables[f][cells[sel] // N_DRAW_CLASSES]  # [n, classes]
+            expected = (values * counts[sel]).sum(axis=1) / counts[sel].sum(axis=1)
+            terms[sel] = values[np.arange(values.shape[0]), cells[sel] % N_DRAW_CLASSES] - expected
+        np.add.at(luck, rows, terms)
+    bar.close()
     return luck
 
 
@@ -170,16 +189,16 @@ def _context(recs, focus_draws) -> np.ndarray:
     return (((focus_draws * 2 + recs[:, L_DECLARED]) * 2 + recs[:, L_OPP_DECLARED]) * 4 + opp) * TILES_LEFT_BUCKETS + left
 
 
-def _value_table(context, cls, target, n_context, n_classes) -> np.ndarray:
-    """float64[n_context, n_classes]: the mean target per (situation, class), shrunk by
-    :data:`PRIOR_HANDS` towards the situation's mean, itself shrunk towards the overall mean."""
-    overall = float(target.mean()) if len(target) else 0.0
-    s_ctx = np.bincount(context, weights=target, minlength=n_context)
-    n_ctx = np.bincount(context, minlength=n_context)
-    base = (s_ctx + PRIOR_HANDS * overall) / (n_ctx + PRIOR_HANDS)
-    cell = context * n_classes + cls
-    s = np.bincount(cell, weights=target, minlength=n_context * n_classes).reshape(n_context, n_classes)
-    n = np.bincount(cell, minlength=n_context * n_classes).reshape(n_context, n_classes)
+def _value_table(sums, hands, n_context) -> np.ndarray:
+    """float64[n_context, N_DRAW_CLASSES]: the mean value per (situation, class) from its ``sums``
+    and ``hands`` (flat, situation-major), shrunk by :data:`PRIOR_HANDS` towards the situation's
+    mean, itself shrunk towards the overall mean."""
+    from ..engine.luck import N_DRAW_CLASSES
+
+    s = sums.reshape(n_context, N_DRAW_CLASSES)
+    n = hands.reshape(n_context, N_DRAW_CLASSES)
+    overall = float(s.sum() / n.sum()) if n.sum() else 0.0
+    base = (s.sum(axis=1) + PRIOR_HANDS * overall) / (n.sum(axis=1) + PRIOR_HANDS)
     return (s + PRIOR_HANDS * base[:, None]) / (n + PRIOR_HANDS)
 
 
