@@ -133,6 +133,7 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
     hands_in = np.zeros((folds, n_cells), np.float64)
     total = len(match_ids) * len(seatings) * (1 if keep_records else 2)
     bar = progress_bar(total, unit="match", desc="draws", enabled=total >= PROGRESS_FROM)
+    max_hands = int(spec.max_hands)
 
     def block_records(start, n, c):
         """(rows, cells, class counts) of the draws of matches start .. start + n - 1 in copy c."""
@@ -151,7 +152,6 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
         cells = _context(recs, focus_draws) * N_DRAW_CLASSES + recs[:, L_CLASS]
         return rows, cells, recs[:, L_CLASS_COUNTS : L_CLASS_COUNTS + N_DRAW_CLASSES].astype(np.float64)
 
-    max_hands = int(spec.max_hands)
     kept = []
     for start, n in blocks:  # pass 1: every fold's sums
         for c in seatings:

@@ -973,7 +973,9 @@ def draw_luck_kernel(table, seed, start, n_matches, template, t, game, sp, kinds
     row of ``records`` int32[capacity, N_DRAW_COLUMNS] (rows past the capacity are counted, not
     written); ``n_records[0]`` gets the count. ``results`` float64[n_matches, max_hands, 2] gets
     each seat's result (score - fee) of every hand, ``n_hands`` the hands of each match, ``errors``
-    / ``error_legal`` an engine error as in :func:`play_matches_kernel`."""
+    / ``error_legal`` an engine error as in :func:`play_matches_kernel`. Its loop is
+    :func:`_play_match`'s and :func:`_hand_loop`'s with the record added, a kernel of its own so
+    that the match kernel carries no draw hook (nor its compile)."""
     T = G.borrowed_table(table)
     tb = G.borrowed_hand_tables(t)
     sc = T.sc
