@@ -194,16 +194,47 @@ def test_also_first_items_compile_first_on_a_cold_start_only(tmp_path, monkeypat
     cold = _NeverCompiled(tmp_path)
     cached = matches.engine_for(engine_spec("douque")).play_matches_kernel
     simulate_matches("douque", ("random", "random"), 1, seed=0)  # the engine cached by now
+    prepare = lambda: order.append("prepare")  # noqa: E731
     with compiled.also_first([("probe", first, (numba.int64,))]):
-        with compiled.compile_ahead(cached, "douque", False):
+        with compiled.compile_ahead(cached, "douque", False, prepare=prepare):
             pass
-        assert order == []  # a cached engine: no helper, nothing compiled ahead
-        with compiled.compile_ahead(cold, "douque", False):
-            assert order == ["first"]
+        assert order == []  # a cached engine: no helper, nothing compiled ahead, nothing prepared
+        with compiled.compile_ahead(cold, "douque", False, prepare=prepare):
+            assert order == ["first", "prepare"]  # also_first's items, then what needs no helper item
     with compiled.compile_ahead(cold, "douque", False):
         pass
-    assert order == ["first"] and compiled._ALSO_FIRST == []
+    assert order == ["first", "prepare"] and compiled._ALSO_FIRST == []
     assert first(np.int64(1)) == 2
+
+
+def test_the_helper_types_without_the_hand_tables(tmp_path):
+    """What the helper compiles, and the policy type, are typed on the hand tables' stand-ins: a
+    process with an empty cache directory lists them without building or loading the tables
+    (the helper starts compiling at once, while the engine's process builds them), and the
+    stand-ins have the types of the real tables for every rule set."""
+    import numba
+
+    from simkit.hand.tables import hand_tables, hand_tables_stand_in
+
+    code = textwrap.dedent(
+        """
+        import simkit.hand.tables as tables
+        def refuse(*args, **kwargs):
+            raise AssertionError("the hand tables were loaded")
+        tables.load_tables = refuse
+        from simkit.engine.compiled import ahead_of_the_engine, first_of_the_engine
+        for rules in ("douque", "for_two"):
+            assert len(ahead_of_the_engine(rules, True)) == 10 and len(first_of_the_engine(rules)) == 2
+        print("ok")
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               SIMKIT_CACHE_DIR=str(tmp_path / "cache"))
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0 and out.stdout.split()[-1] == "ok", out.stderr
+    assert not list((tmp_path / "cache").glob("hand_*.npy"))
+    for rules in ("douque", "night_market", "duel", "for_two"):
+        assert numba.typeof(hand_tables_stand_in(rules)) == numba.typeof(hand_tables(rules))
 
 
 @pytest.mark.slow

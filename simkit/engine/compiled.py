@@ -218,7 +218,7 @@ def _engine_pieces(rules_name: str, greedy: bool) -> tuple[list, list]:
     from numba import types
 
     from ..hand.shanten import shanten_kernel
-    from ..hand.tables import hand_tables
+    from ..hand.tables import hand_tables_stand_in
     from ..hand.waits import waits_kernel
     from ..hand.win import is_win_kernel
     from ..rules import resolve_rules
@@ -233,7 +233,7 @@ def _engine_pieces(rules_name: str, greedy: bool) -> tuple[list, list]:
     T = new_table(len(wall_template(spec.rules)), spec.items_proto)
     i, b = types.int64, types.boolean
     ty = numba.typeof
-    t = ty(hand_tables(spec.rules))
+    t = ty(hand_tables_stand_in(spec.rules))  # (the tables themselves may not be built yet)
     row, table, scratch, game_t, sp = ty(T.hand[0]), ty(T), ty(T.swork), ty(spec.game), ty(spec.sp)
     settle_args = (  # settle(T, winner, win_type, win_tile, replacement, last_tile, last_discard, t, sp, row, floats)
         table, i, i, i, b, b, b, t, sp, ty(T.row), ty(T.row_floats),
@@ -294,7 +294,7 @@ def _will_compile(kernel) -> bool:
         return False
 
 
-def compile_ahead(kernel, rules_name: str, greedy: bool = False):
+def compile_ahead(kernel, rules_name: str, greedy: bool = False, prepare=None):
     """Before the engine ``kernel`` of ``rules_name`` compiles (on a machine with two or more
     cores): compile what :func:`ahead_of_the_engine` lists -- hand kernels, the rule set's settle
     function, small kernels of the hand loop, and the greedy policy when ``greedy`` plays -- in a
@@ -303,9 +303,12 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False):
     signature, ``greedy_policy.compile(policy_type(spec).signature.args)``):
     ``with compile_ahead(kernel, name, greedy): ...``.
 
-    Inside the context this process first compiles what :func:`also_first` added, then
-    :func:`first_of_the_engine`'s pieces (the engine's :func:`~simkit.engine.play._apply` and
-    decision log), so that the two cores share the work.
+    Inside the context this process first compiles what :func:`also_first` added, then calls
+    ``prepare`` (work that needs none of the helper's items, such as building the hand tables,
+    which the helper does not need: it types with :func:`~simkit.hand.tables.hand_tables_stand_in`),
+    then compiles :func:`first_of_the_engine`'s pieces (the engine's
+    :func:`~simkit.engine.play._apply` and decision log), so that the two cores share the work and
+    the helper's first items are ready when ``_apply`` reaches them.
     The helper compiles each into numba's cache and says so on its output. When this process's
     compile reaches one of them (the engine's compile reaches all but greedy; greedy, called
     through its pointer, compiles after the engine), it waits for the helper to have finished that one and
@@ -326,7 +329,7 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False):
             items, first = _engine_pieces(rules_name, greedy)
         except Exception:  # noqa: BLE001 -- the helper is an optimisation: without it, compile here
             return contextlib.nullcontext()
-        first = [*_ALSO_FIRST, *first]
+        _ALSO_FIRST_NOW = list(_ALSO_FIRST)
         from numba.core.caching import NullCache
 
         caches = {name: getattr(dispatcher, "_cache", None) for name, dispatcher, _ in items}
@@ -364,7 +367,12 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False):
     @contextlib.contextmanager
     def compiling():
         try:
-            for _, dispatcher, signature in first:  # meanwhile the helper compiles what they call
+            for item in [*_ALSO_FIRST_NOW, None, *first]:  # meanwhile the helper compiles what they call
+                if item is None:
+                    if prepare is not None:
+                        prepare()
+                    continue
+                _, dispatcher, signature = item
                 if not _will_compile(dispatcher):
                     continue
                 try:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import SimkitError, check_flag, check_int, show
-from ..hand.tables import hand_tables
+from ..hand.tables import hand_tables, hand_tables_stand_in
 from ..rules import resolve_rules
 from . import game as eng
 from .actions import N_ACTIONS, View
@@ -208,12 +208,13 @@ def policy_type(spec):
     if name not in _policy_types:
         # arrays of the types of the Table's rows the engine's views are made of (game.new_table:
         # hand uint8[2, 34], melds int8[2, 4, 2], river int8[2, MAX_RIVER], counters float64[2, N_COUNTERS]);
-        # plain numpy here, so that the type costs no compile (the compile-ahead helper starts with it)
+        # plain numpy here, so that the type costs no compile (the compile-ahead helper starts with it),
+        # and the hand tables' stand-ins, so that it needs no tables built
         hand, melds = np.zeros(34, np.uint8), np.zeros((4, 2), np.int8)
         river, counters = np.zeros(eng.MAX_RIVER, np.int8), np.zeros(eng.N_COUNTERS, np.float64)
         view = View(
             0, 0, hand, melds, 0, melds, 0, river, 0, river, 0, 0, 0, 0, 27, 27, True, 0, 0,
-            hand_tables(spec.rules), 0, counters,
+            hand_tables_stand_in(spec.rules), 0, counters,
         )
         _policy_types[name] = types.FunctionType(
             types.int64(numba.typeof(view), types.bool_[::1], types.float64[::1], types.uint64[::1])
@@ -283,7 +284,6 @@ def _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-
     errors = np.zeros((n_matches, 5), np.int64)
     error_legal = np.zeros((n_matches, N_ACTIONS), np.bool_)
     template = wall_template(spec.rules)
-    tables = hand_tables(spec.rules)
     wall = np.zeros(len(template) if log_hand >= 0 else 0, np.int8)
     log = np.zeros((eng.MAX_LOG if log_hand >= 0 else 0, 4), np.int64)
     n_log = np.zeros(1, np.int64)
@@ -301,7 +301,10 @@ def _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-
         )
 
     greedy = greedy_policy in (fn0, fn1)
-    with compile_ahead(engine.play_matches_kernel, spec.rules.name, greedy):  # on a cold start, on the other core
+    # on a cold start the helper starts first, on the other core, and compiles while this process
+    # builds the hand tables (the helper needs only their types)
+    with compile_ahead(engine.play_matches_kernel, spec.rules.name, greedy, prepare=lambda: hand_tables(spec.rules)):
+        tables = hand_tables(spec.rules)
         kernel = prepared(engine.play_matches_kernel, args_of(0, 1), (9, 10), policy_type(spec))  # compiles or loads, once
         if greedy:  # greedy compiled on the other core meanwhile (on a cold start): loaded here
             greedy_policy.compile(policy_type(spec).signature.args)

@@ -56,6 +56,7 @@ __all__ = [
     "load_tables",
     "cache_dir",
     "hand_tables",
+    "hand_tables_stand_in",
     "borrowed_hand_tables",
     "layout_tables",
     "suit_tables",
@@ -392,7 +393,26 @@ def layout_tables(kinds: tuple[int, ...], seven_pairs: bool) -> HandTables:
     cached = _LAYOUT_CACHE.get(key)
     if cached is not None:
         return cached
-    tables = load_tables()
+    layout = _layout(key, load_tables())
+    _LAYOUT_CACHE[key] = layout
+    return layout
+
+
+def hand_tables_stand_in(rules) -> HandTables:
+    """The rule set's :class:`HandTables` layout on zero-size stand-ins of the tables (the same
+    dtypes and dimensions), without building or loading them: ``numba.typeof`` of it is that of
+    :func:`hand_tables` ``(rules)``. For the types of a kernel's arguments before the tables
+    exist, e.g. in the helper process that compiles ahead on a cold start while this one builds
+    them (:func:`simkit.engine.compiled.compile_ahead`)."""
+    from ..rules import resolve_rules
+
+    rules = resolve_rules(rules)
+    key = (tuple(sorted(int(k) for k in rules.kinds)), bool(rules.seven_pairs))
+    return _layout(key, Tables(**{field: np.zeros((0,) * len(shape), dtype) for field, (shape, dtype) in _SPECS.items()}))
+
+
+def _layout(key: tuple, tables: Tables) -> HandTables:
+    """The :class:`HandTables` of the tile set ``key`` (sorted kinds, seven pairs) on ``tables``."""
     suits, pung_only = _groups_of(key[0])
     suit_base = np.full(3, -1, np.int64)
     suit_base[: len(suits)] = suits
@@ -413,5 +433,4 @@ def layout_tables(kinds: tuple[int, ...], seven_pairs: bool) -> HandTables:
         chow_start=chow_start,
         seven_pairs=key[1],
     )
-    _LAYOUT_CACHE[key] = layout
     return layout
