@@ -373,8 +373,8 @@ def _flags_compare_patch() -> bool:
     ``__eq__`` build a dict of all ~40 options through their properties each time, and the
     engine's cold compile makes tens of thousands of such lookups. Here ``values()`` reads the
     stored options with their defaults directly (what each property's getter does), ``__eq__``
-    is true at once for the same object or the same stored options of one class (the dict
-    comparison would be true), and ``__hash__`` -- numba's
+    of two flags of one class compares only the options either of them stores (the others are
+    at their defaults in both), and ``__hash__`` -- numba's
     is the hash of the sorted option *names* (``sorted`` of the dict), the same for every
     instance of a class -- is computed once per class. Same keys, same equality,
     same hashes; applied when simkit is imported unless ``SIMKIT_NUMBA_FLAGS_COMPARE=0``, and only
@@ -402,8 +402,17 @@ def _flags_compare_patch() -> bool:
         return {name: stored.get(name, option.default) for name, option in self.options.items()}
 
     def __eq__(self, other):
-        if self is other or (type(self) is type(other) and self._values == other._values):
-            return True  # (the same options stored: the same values)
+        if self is other:
+            return True
+        if type(self) is type(other):  # options neither stores are at their defaults in both
+            mine, theirs, options = self._values, other._values, self.options
+            if mine.keys() == theirs.keys():
+                return mine == theirs
+            for name in mine.keys() | theirs.keys():
+                default = options[name].default
+                if mine.get(name, default) != theirs.get(name, default):
+                    return False
+            return True
         if isinstance(other, config):
             return values(self) == values(other)
         return NotImplemented
@@ -509,3 +518,48 @@ def _inline_frontend_patch() -> bool:
 
 
 INLINE_FRONTEND = _inline_frontend_patch()  #: whether inlined functions are translated once per compile (see :func:`_inline_frontend_patch`)
+
+
+def _error_markup_patch() -> bool:
+    """Mark up numba's error texts without colorama's stream wrapping.
+
+    While it types a call numba tries candidate signatures and formats an error message for each
+    one that does not fit, most of them never shown; with colorama installed each piece of such a
+    message goes through ``HighlightColorScheme._markup``, which wraps and unwraps ``sys.stdout``
+    and ``sys.stderr`` (colorama's ``init`` and ``deinit``) around a string concatenation: about
+    34,000 times in the engine's cold compile. The text it returns is the colour, the style, the
+    message and colorama's ``Style.RESET_ALL``; here that same text is made directly. Applied when
+    simkit is imported unless ``SIMKIT_NUMBA_ERROR_MARKUP=0``; skipped where numba does not use
+    colorama. Returns whether it is active.
+    """
+
+    if not _switched_on("SIMKIT_NUMBA_ERROR_MARKUP"):
+        return False
+    try:
+        from numba.core import errors
+    except ImportError:  # pragma: no cover - another numba layout
+        return False
+    scheme = getattr(errors, "HighlightColorScheme", None)
+    original = getattr(scheme, "_markup", None)
+    style = getattr(errors, "Style", None)
+    if original is None or style is None:
+        return False  # no colorama: numba marks nothing up
+    if getattr(original, "_simkit_error_markup", False):
+        return True
+    import inspect
+
+    default_style = inspect.signature(original).parameters["style"].default
+
+    def _markup(self, msg, color=None, style=default_style):
+        return f"{color or ''}{style or ''}{msg}{errors.Style.RESET_ALL}"
+
+    probe = scheme()
+    if _markup(probe, "x", "c") != original(probe, "x", "c") or _markup(probe, "x") != original(probe, "x"):
+        return False  # pragma: no cover - numba's markup is made otherwise now
+    _markup._simkit_error_markup = True
+    _markup.__wrapped__ = original
+    scheme._markup = _markup
+    return True
+
+
+ERROR_MARKUP = _error_markup_patch()  #: whether numba's error texts are marked up directly (see :func:`_error_markup_patch`)

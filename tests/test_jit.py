@@ -309,18 +309,41 @@ def test_flags_compare_patch_keeps_numba_s_equality_and_hashes():
 
     assert _jit.FLAGS_COMPARE
     original = targetconfig.TargetConfig.values.__wrapped__
-    a, b, c, d = Flags(), Flags(), Flags(), Flags()
+    a, b, c, d, e = Flags(), Flags(), Flags(), Flags(), Flags()
     a.nrt = b.nrt = True
     c.nrt = True
     c.boundscheck = False  # the default, set explicitly: equal to a
     d.nrt = False
-    for x in (a, b, c, d):
+    e.nrt = True
+    e.boundscheck = True  # an option only e stores, not at its default: not equal to a
+    for x in (a, b, c, d, e):
         assert x.values() == original(x)
         assert hash(x) == hash(tuple(sorted(original(x))))
-        for y in (a, b, c, d):
+        for y in (a, b, c, d, e):
             assert (x == y) == (original(x) == original(y))
-    assert a == b == c and a != d and a != object()
+    assert a == b == c and c == a and a != d and a != e and e != c and a != object()
     assert {a: 1}[b] == 1
+
+
+def test_error_markup_patch_gives_numba_s_text():
+    """numba's error texts are marked up as numba's own ``_markup`` does, for every part of a
+    message and for the colour themes numba has (where numba uses colorama at all)."""
+    import pytest
+    from numba.core import errors
+
+    from simkit import _jit
+
+    scheme = getattr(errors, "HighlightColorScheme", None)
+    if scheme is None:
+        pytest.skip("numba marks nothing up without colorama")
+    assert _jit.ERROR_MARKUP
+    original = scheme._markup.__wrapped__
+    for theme in errors.themes.values():
+        s = scheme(theme)
+        for part in ("code", "errmsg", "filename", "indicate", "highlight", "reset"):
+            for msg in ("", "Unknown attribute 'foo' of type int64", "é\n[1m"):
+                colour = getattr(s, "_" + part)
+                assert getattr(s, part)(msg) == original(s, msg, colour)
 
 
 def test_inline_copy_patch_copies_each_scope_once():
