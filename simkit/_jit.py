@@ -24,7 +24,7 @@ _OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
 prange = numba.prange
 
 
-def jit(*args, refcounts=True, internal=False, inline_in_llvm=False, **kwargs):
+def jit(*args, refcounts=True, internal=False, inline_in_llvm=False, called_by_symbol=False, **kwargs):
     """Decorate a serial kernel (``@jit`` or ``@jit(inline="always")``).
 
     ``internal=True``: called only from other kernels, never from Python or through a function
@@ -36,6 +36,12 @@ def jit(*args, refcounts=True, internal=False, inline_in_llvm=False, **kwargs):
     the helper process) that LLVM inlines into every caller (:func:`_llvm_inline_patch`): the
     machine code of ``inline="always"`` without numba redoing the function's compile at each call
     site. For large functions the engine's loops call; combine with ``internal=True``.
+
+    ``called_by_symbol=True``: other kernels call the function's own machine code (by its symbol)
+    instead of linking a copy of its LLVM IR, which LLVM optimises and emits again in every
+    caller's library (:func:`_called_by_symbol_patch`). For large functions that their callers
+    call rather than inline (hand kernels, scoring, the table checks); only in simkit's own
+    modules (a cache load imports the module to load the function first).
 
     ``refcounts=False`` compiles the function without reference-count operations
     (:func:`_refcount_free_patch`). Only for a function that never owns an array: every array it
@@ -52,6 +58,10 @@ def jit(*args, refcounts=True, internal=False, inline_in_llvm=False, **kwargs):
             _REFCOUNT_FREE.add(_llvm_name_prefix(fn))
         if inline_in_llvm:
             _LLVM_INLINE.add(_llvm_name_prefix(fn))
+        if called_by_symbol:
+            if inline_in_llvm or not fn.__module__.startswith("simkit."):
+                raise ValueError("called_by_symbol is for functions of simkit's own modules that LLVM does not inline")
+            _BY_SYMBOL.add(_llvm_name_prefix(fn))
         return _njit(fn, opts)
 
     if args and callable(args[0]):
@@ -563,3 +573,113 @@ def _error_markup_patch() -> bool:
 
 
 ERROR_MARKUP = _error_markup_patch()  #: whether numba's error texts are marked up directly (see :func:`_error_markup_patch`)
+
+
+_BY_SYMBOL: set[str] = set()  #: LLVM name prefixes of the functions compiled with ``called_by_symbol=True``
+
+
+class _LoadFirst:
+    """Compiles (or loads from numba's cache) one signature of a ``called_by_symbol`` function
+    and makes its machine code known under the symbol a caller's code calls: run by numba before
+    it loads a cached caller (numba's ``reload_init``). numba's symbols hold a per-process
+    counter, so the function loaded now (perhaps compiled by another process since) may carry
+    another name than the caller's declaration: its address is then added under that name too.
+    Picklable: the module, the qualified name, the argument types and the caller's symbol."""
+
+    def __init__(self, module: str, qualname: str, args: tuple, symbol: str):
+        self.key = (module, qualname, tuple(args), symbol)
+
+    def __eq__(self, other):
+        return isinstance(other, _LoadFirst) and other.key == self.key
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __repr__(self):
+        return f"_LoadFirst{self.key[:2]}"
+
+    def __call__(self):
+        import importlib
+
+        from llvmlite import binding
+
+        module, qualname, args, symbol = self.key
+        dispatcher = importlib.import_module(module)
+        for part in qualname.split("."):
+            dispatcher = getattr(dispatcher, part)
+        dispatcher.compile(args)
+        cres = dispatcher.overloads[args]
+        name = cres.fndesc.llvm_func_name
+        if name != symbol:
+            binding.add_symbol(symbol, cres.library.get_pointer_to_function(name))
+
+
+_LOAD_FIRST: dict = {}  #: symbol of a compiled ``called_by_symbol`` function -> its :class:`_LoadFirst`
+_BY_SYMBOL_LIBRARIES: dict = {}  #: id of such a function's code library -> the library
+
+
+def _called_by_symbol_patch() -> bool:
+    """Link the functions marked ``called_by_symbol=True`` into their callers by symbol.
+
+    numba links the LLVM IR of every function a kernel calls (and of what those call) into the
+    kernel's code library, where LLVM optimises it and emits its machine code again: the engine's
+    cold compile optimised and emitted the hand kernels, the scoring, the table checks and the
+    discard evaluation three or four times each (the match kernel's library held 20,000 LLVM
+    instructions, 5,900 of them its own). Here a caller's library links no copy of a marked
+    function's library: the call stays a declaration, which the JIT resolves to the function's
+    own machine code (compiled or loaded in this process before the caller, as numba compiles
+    callees first). So that a cached caller finds the symbol defined when numba loads it, the
+    caller's library gets, for each marked function it declares, a :class:`_LoadFirst` among
+    numba's ``reload_init`` functions, which numba runs (and caches with the caller) before
+    loading the caller's code. The machine code of each function is the same as in the copies;
+    the calls were calls before too. Applied when simkit is imported, to code compiled
+    afterwards, unless ``SIMKIT_NUMBA_BY_SYMBOL=0``; skipped if numba's internals differ.
+    Returns whether it is active.
+    """
+
+    if not _switched_on("SIMKIT_NUMBA_BY_SYMBOL"):
+        return False
+    try:
+        from numba.core import codegen, dispatcher
+    except ImportError:  # pragma: no cover - another numba layout
+        return False
+    library = getattr(codegen, "CPUCodeLibrary", None)
+    finalize = getattr(library, "finalize", None)
+    add_overload = getattr(getattr(dispatcher, "Dispatcher", None), "add_overload", None)
+    if finalize is None or add_overload is None:
+        return False  # pragma: no cover - another numba layout
+    if getattr(finalize, "_simkit_by_symbol", False):
+        return True
+
+    def patched_add_overload(self, cres):
+        add_overload(self, cres)
+        fndesc, lib = getattr(cres, "fndesc", None), getattr(cres, "library", None)
+        name = getattr(fndesc, "mangled_name", "")
+        if _BY_SYMBOL and lib is not None and name.startswith(tuple(_BY_SYMBOL)):
+            fn = self.py_func
+            _LOAD_FIRST[name] = _LoadFirst(fn.__module__, fn.__qualname__, cres.signature.args, name)
+            _BY_SYMBOL_LIBRARIES[id(lib)] = lib
+
+    def patched_finalize(self):
+        linked = getattr(self, "_linking_libraries", None)
+        if _BY_SYMBOL_LIBRARIES and linked:
+            by_symbol = [lib for lib in linked if _BY_SYMBOL_LIBRARIES.get(id(lib)) is lib]
+            if by_symbol:
+                self._linking_libraries = [lib for lib in linked if _BY_SYMBOL_LIBRARIES.get(id(lib)) is not lib]
+                for lib in by_symbol:
+                    self._reload_init.update(lib._reload_init)
+        finalize(self)
+        if _LOAD_FIRST:
+            for fn in self._final_module.functions:
+                if fn.is_declaration and fn.name in _LOAD_FIRST:
+                    self._reload_init.add(_LOAD_FIRST[fn.name])
+
+    patched_finalize._simkit_by_symbol = True
+    patched_finalize.__wrapped__ = finalize
+    patched_add_overload.__wrapped__ = add_overload
+    library.finalize = patched_finalize
+    dispatcher.Dispatcher.add_overload = patched_add_overload
+    return True
+
+
+BY_SYMBOL = _called_by_symbol_patch()  #: whether ``called_by_symbol=True`` takes effect (see :func:`_called_by_symbol_patch`)

@@ -460,3 +460,82 @@ def test_inline_in_llvm_marks_the_function_and_llvm_inlines_it():
     assert not [line for line in calls if "_clip_sum_in_llvm" in line]  # inlined at its 3 sites, no copy kept
     other = next(iter(_three_sites_called.inspect_llvm().values())).splitlines()
     assert [line for line in other if "call" in line and "_clip_sum_called" in line]  # the control is called
+
+
+_BY_SYMBOL_CALLER = '''
+import numba, numpy as np
+from simkit.hand.tables import hand_tables
+from simkit.hand.win import is_win_kernel
+
+@numba.njit(cache=True)
+def complete_count(hands, n_melds, t):
+    n = 0
+    for i in range(hands.shape[0]):
+        n += is_win_kernel(hands[i], n_melds, t)
+    return n
+'''
+
+_BY_SYMBOL_RUN = '''
+import json, sys
+import numba, numpy as np
+from llvmlite import binding
+from simkit import _jit
+from simkit.hand.sample import random_complete_hands
+from simkit.hand.tables import hand_tables
+sys.path.insert(0, sys.argv[1])
+if sys.argv[2] == "shift":  # another compile first: numba's symbols carry a per-process counter
+    numba.njit(lambda x: x + 1)(1)
+added = []
+add_symbol = binding.add_symbol
+binding.add_symbol = lambda name, address: (added.append(name), add_symbol(name, address))[1]
+import probe_caller as m
+t = hand_tables("douque")
+hands = np.concatenate([random_complete_hands(50, seed=1, rules="douque"), np.zeros((7, 34), np.uint8)])
+n = m.complete_count(hands, 0, t)
+(sig,) = m.complete_count.signatures
+module = m.complete_count.overloads[sig].library._get_module_for_linking()  # (the IR numba caches with the code)
+declared = [f.name for f in module.functions if f.is_declaration and "is_win_kernel" in f.name]
+defined = [f.name for f in module.functions if not f.is_declaration and "is_win_kernel" in f.name]
+print(json.dumps({"n": int(n), "active": _jit.BY_SYMBOL, "hits": sum(m.complete_count.stats.cache_hits.values()),
+                  "declared": declared, "defined": defined, "added": [a for a in added if "is_win_kernel" in a]}))
+'''
+
+
+def test_called_by_symbol_functions_are_called_not_copied_and_reload_under_another_name(tmp_path):
+    """A kernel calling ``is_win_kernel`` (``called_by_symbol=True``) links no copy of it: its
+    library only declares the symbol, and computes what is_win computes. A new process loads
+    the kernel from numba's cache after is_win's own cache entry was compiled again (another
+    symbol: numba's names carry a per-process counter): numba runs the kernel's ``_LoadFirst``,
+    which loads is_win and adds its address under the declared name; same result. With
+    ``SIMKIT_NUMBA_BY_SYMBOL=0`` the kernel links a copy, as numba does."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from simkit.hand.sample import random_complete_hands
+
+    (tmp_path / "probe_caller.py").write_text(_BY_SYMBOL_CALLER)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+
+    def run(shift, **extra):
+        out = subprocess.run([sys.executable, "-c", _BY_SYMBOL_RUN, str(tmp_path), shift], env=dict(env, **extra),
+                             capture_output=True, text=True, timeout=900)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    expected = 50  # the complete hands; the 7 empty ones are not
+    assert len(random_complete_hands(50, seed=1, rules="douque")) == expected
+    first = run("-")
+    assert first["active"] and first["n"] == expected and first["hits"] == 0
+    assert len(first["declared"]) == 1 and first["defined"] == []
+    for path in (tmp_path / "numba").rglob("win.is_win_kernel-*"):  # is_win compiled again, under another name
+        path.unlink()
+    second = run("shift")
+    assert second["n"] == expected and second["hits"] == 1
+    assert second["declared"] == first["declared"] and second["added"] == first["declared"]
+    for path in (tmp_path / "numba").rglob("*"):
+        if path.is_file():
+            path.unlink()
+    copied = run("-", SIMKIT_NUMBA_BY_SYMBOL="0")
+    assert not copied["active"] and copied["n"] == expected and copied["declared"] == [] and len(copied["defined"]) == 1

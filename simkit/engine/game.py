@@ -521,7 +521,7 @@ def _draw_replacement(T, p):  # pragma: no cover - compiled
     return drawn
 
 
-@jit
+@jit(called_by_symbol=True)
 def _check(T, p_holding, expect_extra):  # pragma: no cover - compiled
     """Invariants: every tile accounted for, hand sizes, nothing drawn from the kept-back tiles.
 
@@ -737,7 +737,7 @@ def _legal_react(legal, hand, meld_counts, n_melds, declared, skip_win, skip_pun
 # one hand
 
 
-@jit
+@jit(called_by_symbol=True)
 def _shuffle_and_roll(T, template, dealer):  # pragma: no cover - compiled
     """Shuffle the wall and roll three dice: odd total, the dealer is East; even, West. With
     ``WALL_SEAT_SHARED`` the shuffled wall is then laid out by :func:`_lay_out_seat_streams`."""
@@ -754,7 +754,7 @@ def _shuffle_and_roll(T, template, dealer):  # pragma: no cover - compiled
         _lay_out_seat_streams(T.wall, dealer)
 
 
-@jit(internal=True)
+@jit(internal=True, called_by_symbol=True)
 def _lay_out_seat_streams(wall, dealer):  # pragma: no cover - compiled
     """The seat streams of a shuffled wall, laid out as one wall dealt and drawn in turn.
 
@@ -797,7 +797,7 @@ def _draw(T, p):  # pragma: no cover - compiled
     return drawn
 
 
-@jit
+@jit(called_by_symbol=True)
 def _deal(T, dealer):  # pragma: no cover - compiled
     """Deal the wall in T.wall: 14 to the dealer (positions 0-13), 13 to the opponent (14-26); with
     stable walls each seat's first tiles from its own end (:func:`_lay_out_seat_streams`)."""

@@ -104,7 +104,7 @@ def _complete(a, b, need):  # pragma: no cover - compiled
     return d
 
 
-@jit
+@jit(called_by_symbol=True)
 def shanten_kernel(counts, n_melds, t, work):  # pragma: no cover - compiled
     """Shanten of ``counts`` (uint8[34]) with ``n_melds`` exposed melds; -2 for a hand of wrong size.
 
@@ -299,7 +299,7 @@ LIVE_BEST = 2  #: discard_eval_kernel: live-tile counts only for the discards of
 LIVE_TIES = 3  #: discard_eval_kernel: as LIVE_BEST, but only when two or more discards tie for it
 
 
-@jit
+@jit(called_by_symbol=True)
 def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode):  # pragma: no cover - compiled
     """For every kind ``k`` held in a ``14 - 3k`` tile hand: the shanten after discarding ``k``
     (``sh_out[k]``) and the number of live tiles that would then lower it (``live_out[k]``: over the

@@ -37,7 +37,7 @@ def _melds_only(counts, t):  # pragma: no cover - compiled
     return True
 
 
-@jit
+@jit(called_by_symbol=True)
 def splits_kernel(counts, n_melds, t, out, scratch):  # pragma: no cover - compiled
     """Write every split of ``counts`` (uint8[34]) into ``out`` (int8[MAX_SPLITS, 5, 2]).
 

@@ -154,7 +154,7 @@ def _score_arrangement(a, hand, cand):  # pragma: no cover - compiled
         cand[THREE_CONCEALED] = VALUES[THREE_CONCEALED]
 
 
-@jit
+@jit(called_by_symbol=True)
 def score_kernel(
     counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile,
     first_turn, declared, seat_wind, prevailing_wind, t, p, work, items,

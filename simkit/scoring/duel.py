@@ -163,7 +163,7 @@ def _score_arrangement(a, hand, cand):  # pragma: no cover - compiled
     cand[LITTLE_WINDS] = VALUES[LITTLE_WINDS] if (a.winds == 3 and EAST <= a.pair < WHITE) else 0
 
 
-@jit
+@jit(called_by_symbol=True)
 def score_kernel(
     counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn,
     t, p, work, items,

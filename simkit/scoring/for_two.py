@@ -94,7 +94,7 @@ def _score_arrangement(a, hand, cand):  # pragma: no cover - compiled
     cand[a.chows] = hand[a.chows]
 
 
-@jit
+@jit(called_by_symbol=True)
 def score_kernel(counts, win_tile, melds, n_melds, self_drawn, t, p, work, items):  # pragma: no cover - compiled
     """Score a complete for_two hand; returns its combination points and fills ``items``.
 

@@ -146,7 +146,7 @@ def _score_arrangement(a, hand, cand):  # pragma: no cover - compiled
         cand[LITTLE_WINDS] = FAN[LITTLE_WINDS]
 
 
-@jit
+@jit(called_by_symbol=True)
 def score_kernel(
     counts, win_tile, melds, n_melds, self_drawn, last_tile, last_discard, t, p, work, items,
 ):  # pragma: no cover - compiled
