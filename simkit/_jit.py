@@ -40,7 +40,8 @@ def jit(*args, refcounts=True, internal=False, inline_in_llvm=False, called_by_s
     ``called_by_symbol=True``: other kernels call the function's own machine code (by its symbol)
     instead of linking a copy of its LLVM IR, which LLVM optimises and emits again in every
     caller's library (:func:`_called_by_symbol_patch`). For large functions that their callers
-    call rather than inline (hand kernels, scoring, the table checks); only in simkit's own
+    call rather than inline (shanten, scoring, the table checks; not small ones called at every
+    decision, which LLVM may inline into a copy); only in simkit's own
     modules (a cache load imports the module to load the function first).
 
     ``refcounts=False`` compiles the function without reference-count operations
@@ -623,8 +624,8 @@ def _called_by_symbol_patch() -> bool:
 
     numba links the LLVM IR of every function a kernel calls (and of what those call) into the
     kernel's code library, where LLVM optimises it and emits its machine code again: the engine's
-    cold compile optimised and emitted the hand kernels, the scoring, the table checks and the
-    discard evaluation three or four times each (the match kernel's library held 20,000 LLVM
+    cold compile optimised and emitted shanten, the scoring, the table checks and the discard
+    evaluation three or four times each (the match kernel's library held 20,000 LLVM
     instructions, 5,900 of them its own). Here a caller's library links no copy of a marked
     function's library: the call stays a declaration, which the JIT resolves to the function's
     own machine code (compiled or loaded in this process before the caller, as numba compiles

@@ -464,14 +464,14 @@ def test_inline_in_llvm_marks_the_function_and_llvm_inlines_it():
 
 _BY_SYMBOL_CALLER = '''
 import numba, numpy as np
-from simkit.hand.tables import hand_tables
-from simkit.hand.win import is_win_kernel
+from simkit.hand.shanten import shanten_kernel
 
 @numba.njit(cache=True)
-def complete_count(hands, n_melds, t):
+def ready_count(hands, n_melds, t):
+    work = np.zeros(20, np.int64)
     n = 0
     for i in range(hands.shape[0]):
-        n += is_win_kernel(hands[i], n_melds, t)
+        n += shanten_kernel(hands[i], n_melds, t, work) == 0
     return n
 '''
 
@@ -480,7 +480,7 @@ import json, sys
 import numba, numpy as np
 from llvmlite import binding
 from simkit import _jit
-from simkit.hand.sample import random_complete_hands
+from simkit.hand.sample import random_ready_hands
 from simkit.hand.tables import hand_tables
 sys.path.insert(0, sys.argv[1])
 if sys.argv[2] == "shift":  # another compile first: numba's symbols carry a per-process counter
@@ -490,30 +490,30 @@ add_symbol = binding.add_symbol
 binding.add_symbol = lambda name, address: (added.append(name), add_symbol(name, address))[1]
 import probe_caller as m
 t = hand_tables("douque")
-hands = np.concatenate([random_complete_hands(50, seed=1, rules="douque"), np.zeros((7, 34), np.uint8)])
-n = m.complete_count(hands, 0, t)
-(sig,) = m.complete_count.signatures
-module = m.complete_count.overloads[sig].library._get_module_for_linking()  # (the IR numba caches with the code)
-declared = [f.name for f in module.functions if f.is_declaration and "is_win_kernel" in f.name]
-defined = [f.name for f in module.functions if not f.is_declaration and "is_win_kernel" in f.name]
-print(json.dumps({"n": int(n), "active": _jit.BY_SYMBOL, "hits": sum(m.complete_count.stats.cache_hits.values()),
-                  "declared": declared, "defined": defined, "added": [a for a in added if "is_win_kernel" in a]}))
+hands = np.concatenate([random_ready_hands(50, seed=1, rules="douque")[0], np.zeros((7, 34), np.uint8)])
+n = m.ready_count(hands, 0, t)
+(sig,) = m.ready_count.signatures
+module = m.ready_count.overloads[sig].library._get_module_for_linking()  # (the IR numba caches with the code)
+declared = [f.name for f in module.functions if f.is_declaration and "shanten_kernel" in f.name]
+defined = [f.name for f in module.functions if not f.is_declaration and "shanten_kernel" in f.name]
+print(json.dumps({"n": int(n), "active": _jit.BY_SYMBOL, "hits": sum(m.ready_count.stats.cache_hits.values()),
+                  "declared": declared, "defined": defined, "added": [a for a in added if "shanten_kernel" in a]}))
 '''
 
 
 def test_called_by_symbol_functions_are_called_not_copied_and_reload_under_another_name(tmp_path):
-    """A kernel calling ``is_win_kernel`` (``called_by_symbol=True``) links no copy of it: its
-    library only declares the symbol, and computes what is_win computes. A new process loads
-    the kernel from numba's cache after is_win's own cache entry was compiled again (another
+    """A kernel calling ``shanten_kernel`` (``called_by_symbol=True``) links no copy of it: its
+    library only declares the symbol, and computes what shanten computes. A new process loads
+    the kernel from numba's cache after shanten's own cache entry was compiled again (another
     symbol: numba's names carry a per-process counter): numba runs the kernel's ``_LoadFirst``,
-    which loads is_win and adds its address under the declared name; same result. With
+    which loads shanten and adds its address under the declared name; same result. With
     ``SIMKIT_NUMBA_BY_SYMBOL=0`` the kernel links a copy, as numba does."""
     import json
     import os
     import subprocess
     import sys
 
-    from simkit.hand.sample import random_complete_hands
+    from simkit.hand.sample import random_ready_hands
 
     (tmp_path / "probe_caller.py").write_text(_BY_SYMBOL_CALLER)
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
@@ -524,12 +524,12 @@ def test_called_by_symbol_functions_are_called_not_copied_and_reload_under_anoth
         assert out.returncode == 0, out.stderr
         return json.loads(out.stdout.strip().splitlines()[-1])
 
-    expected = 50  # the complete hands; the 7 empty ones are not
-    assert len(random_complete_hands(50, seed=1, rules="douque")) == expected
+    expected = 50  # the ready hands; the 7 empty ones are not (wrong size: -2)
+    assert len(random_ready_hands(50, seed=1, rules="douque")[0]) == expected
     first = run("-")
     assert first["active"] and first["n"] == expected and first["hits"] == 0
     assert len(first["declared"]) == 1 and first["defined"] == []
-    for path in (tmp_path / "numba").rglob("win.is_win_kernel-*"):  # is_win compiled again, under another name
+    for path in (tmp_path / "numba").rglob("shanten.shanten_kernel-*"):  # compiled again, under another name
         path.unlink()
     second = run("shift")
     assert second["n"] == expected and second["hits"] == 1

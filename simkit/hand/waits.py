@@ -38,7 +38,7 @@ def _pung_waits(counts, t, h, want_pair):  # pragma: no cover - compiled
     return mask
 
 
-@jit(called_by_symbol=True)
+@jit
 def waits_kernel(counts, n_melds, meld_counts, t):  # pragma: no cover - compiled
     """Bitmask of winning kinds for ``counts`` (uint8[34]) with ``n_melds`` exposed melds.
 

@@ -77,7 +77,7 @@ def is_seven_pairs(counts, t):  # pragma: no cover - compiled
     return total == 14
 
 
-@jit(called_by_symbol=True)
+@jit
 def is_win_kernel(counts, n_melds, t):  # pragma: no cover - compiled
     """Whether ``counts`` (uint8[34], concealed part) completes a hand with ``n_melds`` exposed melds.
 
