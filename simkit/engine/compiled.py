@@ -329,7 +329,7 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False, prepare=None):
             items, first = _engine_pieces(rules_name, greedy)
         except Exception:  # noqa: BLE001 -- the helper is an optimisation: without it, compile here
             return contextlib.nullcontext()
-        _ALSO_FIRST_NOW = list(_ALSO_FIRST)
+        also_first_now = list(_ALSO_FIRST)
         from numba.core.caching import NullCache
 
         caches = {name: getattr(dispatcher, "_cache", None) for name, dispatcher, _ in items}
@@ -364,21 +364,22 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False, prepare=None):
 
             cache.load_overload = hooks[name] = load_after_helper
 
+    def compile_each(items):
+        for _, dispatcher, signature in items:
+            if not _will_compile(dispatcher):
+                continue
+            try:
+                dispatcher.compile(signature)
+            except Exception:  # noqa: BLE001 -- the engine's (or the caller's) own compile reports it
+                continue
+
     @contextlib.contextmanager
     def compiling():
-        try:
-            for item in [*_ALSO_FIRST_NOW, None, *first]:  # meanwhile the helper compiles what they call
-                if item is None:
-                    if prepare is not None:
-                        prepare()
-                    continue
-                _, dispatcher, signature = item
-                if not _will_compile(dispatcher):
-                    continue
-                try:
-                    dispatcher.compile(signature)
-                except Exception:  # noqa: BLE001 -- the engine's (or the caller's) own compile reports it
-                    continue
+        try:  # meanwhile the helper compiles what these call
+            compile_each(also_first_now)
+            if prepare is not None:
+                prepare()
+            compile_each(first)
             yield
         finally:
             with _lock:

@@ -389,7 +389,7 @@ def hand_tables(rules) -> HandTables:
 
 def layout_tables(kinds: tuple[int, ...], seven_pairs: bool) -> HandTables:
     """The :class:`HandTables` of a tile set given as kind indices, cached."""
-    key = (tuple(sorted(int(k) for k in kinds)), bool(seven_pairs))
+    key = _layout_key(kinds, seven_pairs)
     cached = _LAYOUT_CACHE.get(key)
     if cached is not None:
         return cached
@@ -407,8 +407,13 @@ def hand_tables_stand_in(rules) -> HandTables:
     from ..rules import resolve_rules
 
     rules = resolve_rules(rules)
-    key = (tuple(sorted(int(k) for k in rules.kinds)), bool(rules.seven_pairs))
+    key = _layout_key(rules.kinds, rules.seven_pairs)
     return _layout(key, Tables(**{field: np.zeros((0,) * len(shape), dtype) for field, (shape, dtype) in _SPECS.items()}))
+
+
+def _layout_key(kinds, seven_pairs) -> tuple:
+    """(sorted kinds, seven pairs): what a tile set's :class:`HandTables` layout depends on."""
+    return tuple(sorted(int(k) for k in kinds)), bool(seven_pairs)
 
 
 def _layout(key: tuple, tables: Tables) -> HandTables:
