@@ -73,6 +73,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import borrow, jit
+from .._words import BYTE_ONES, set_word_at, word_at
 from ..hand.tables import HandTables, borrowed_hand_tables
 from ..hand.shanten import shanten_kernel
 from ..hand.waits import waits_kernel
@@ -673,11 +674,16 @@ def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_w
         elif drawn >= 0:
             legal[A.DISCARD + drawn] = True
         return sh
-    for k in range(34):
-        legal[A.DISCARD + k] = hand[k] != 0  # branch-free: stores, no unpredictable jumps
-    if phase == A.PHASE_DRAW and not last:
-        for k in range(34):
-            legal[A.CONCEALED_KONG + k] = hand[k] == 4
+    # legal[DISCARD + k] = hand[k] != 0 and legal[CONCEALED_KONG + k] = hand[k] == 4, eight kinds
+    # at a time: a count (0 to 4) is nonzero where one of its three low bits is set, 4 where bit 2
+    # is; the last word (kinds 26-33) overlaps the one before and writes the same bytes again
+    kong = phase == A.PHASE_DRAW and not last
+    for k in (0, 8, 16, 24, 26):
+        w = word_at(hand, k)
+        set_word_at(legal, A.DISCARD + k, (w | (w >> np.uint64(1)) | (w >> np.uint64(2))) & BYTE_ONES)
+        if kong:
+            set_word_at(legal, A.CONCEALED_KONG + k, (w >> np.uint64(2)) & BYTE_ONES)
+    if kong:
         for m in range(n_melds):
             if melds[m, 0] == 0 and hand[melds[m, 1]] > 0:
                 legal[A.ADDED_KONG + melds[m, 1]] = True

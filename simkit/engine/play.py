@@ -55,7 +55,7 @@ from simkit.engine import actions as A
 from simkit.engine import game as G
 from simkit.engine.luck import record_draw
 from simkit.engine.observation import encode_observation_kernel, encode_state_kernel
-from simkit.engine.policies import random_policy
+from simkit.engine.policies import uniform_legal_action
 from simkit.engine.rng import bounded, stream_key
 from simkit.hand.win import is_win_kernel
 from simkit.hand.waits import waits_kernel
@@ -625,15 +625,15 @@ def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compile
     hot path of random-vs-random play)."""
     sc = T.sc
     p = sc[G.S_PLAYER]
+    rng = T.rng[1 + p : 2 + p]
+    kind = kinds[p]
+    if kind == G.POLICY_RANDOM:
+        return uniform_legal_action(T.legal, rng)  # random_policy's choice, inlined: no view, no call
     view = G._view(
         T.hand, T.melds, T.n_melds, T.river, T.n_river, T.declared, T.seat, T.skip_win, sc, p, sc[G.S_PHASE],
         sc[G.S_TILE], t, T.counters,
     )
-    rng = T.rng[1 + p : 2 + p]
     params = params0 if p == 0 else params1
-    kind = kinds[p]
-    if kind == G.POLICY_RANDOM:
-        return random_policy(view, T.legal, params, rng)
     if kind == G.POLICY_GREEDY:  # through its pointer, with the engine's mask (it only reads it)
         if p == 0:
             return fn0(view, T.legal, params, rng)

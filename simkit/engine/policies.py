@@ -49,6 +49,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jit, stack_empty
+from .._words import lowest_set_bit, popcount64, word_at
 from ..hand.shanten import least_shanten_after_discard, shanten_kernel
 from . import actions as A
 from .policy_spec import BUILT_IN, Param, policy
@@ -66,13 +67,47 @@ __all__ = ["random_policy", "greedy_policy", "count_waits_after", "GREEDY_DEFAUL
 GREEDY_DEFAULTS = np.array([1.0, 1.0, 1.0, 1.0, 2.0, 7.0])
 
 
-@policy(name="random")
+@jit(inline="always")
+def uniform_legal_action(legal, rng):  # pragma: no cover - compiled
+    """The ``j``-th legal action of ``legal`` for ``j`` uniform below their number (one draw of
+    :func:`~simkit.engine.rng.bounded` from ``rng``); -1 if none is legal.
+
+    A mask of :data:`~simkit.engine.actions.N_ACTIONS` is read eight actions at a time
+    (:mod:`simkit._words`: a legal action is a byte 1, so a word's popcount is the number of
+    legal actions in it), with a trip count LLVM knows: the scan is a few dozen instructions
+    and one unpredictable branch per word, not per action. Inlined where it is called (the
+    engine asks it for a random player directly)."""
+    if legal.shape[0] != A.N_ACTIONS:
+        return _uniform_legal_action_any(legal, rng)
+    whole = A.N_ACTIONS // 8 * 8
+    n = 0
+    for a in range(0, whole, 8):
+        n += popcount64(word_at(legal, a))
+    for a in range(whole, A.N_ACTIONS):
+        n += legal[a]
+    j = bounded(rng, n)
+    for a in range(0, whole, 8):
+        w = word_at(legal, a)
+        c = popcount64(w)
+        if j < c:
+            for _ in range(j):
+                w &= w - np.uint64(1)  # clear the lowest legal action
+            return a + lowest_set_bit(w) // 8
+        j -= c
+    for a in range(whole, A.N_ACTIONS):
+        if legal[a]:
+            if j == 0:
+                return a
+            j -= 1
+    return -1
+
+
 @jit
-def random_policy(view, legal, params, rng):  # pragma: no cover - compiled
-    """Uniform over the legal actions (the engine's fuzzer)."""
+def _uniform_legal_action_any(legal, rng):  # pragma: no cover - compiled
+    """:func:`uniform_legal_action` for a mask of any length, an action at a time."""
     n = 0
     for a in range(legal.shape[0]):
-        n += legal[a]  # branch-free, vectorised
+        n += legal[a]
     j = bounded(rng, n)
     for a in range(legal.shape[0]):
         if legal[a]:
@@ -80,6 +115,13 @@ def random_policy(view, legal, params, rng):  # pragma: no cover - compiled
                 return a
             j -= 1
     return -1
+
+
+@policy(name="random")
+@jit
+def random_policy(view, legal, params, rng):  # pragma: no cover - compiled
+    """Uniform over the legal actions (the engine's fuzzer): :func:`uniform_legal_action`."""
+    return uniform_legal_action(legal, rng)
 
 
 @jit
