@@ -469,20 +469,33 @@ def _compile_times(rules: str) -> None:
 
 
 _SIDE_BY_SIDE = """
-import sys, time
+import inspect, sys, time
+import simkit
 from simkit.engine.matches import simulate_matches
-rules, a, b, n, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-simulate_matches(rules, (a, b), 64, seed=seed)  # compile or load, and start the threads
+rules, a, b, n, seed, closed_loop = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6] == "1"
+kw = {}
+if closed_loop and "deal" in inspect.signature(simulate_matches).parameters:
+    # the closed-loop engine's games: the dealer deals, and (for_two) a fold keeps the deal
+    kw["deal"] = "dealer"
+    if rules == "for_two":
+        rules = simkit.get_rules(rules, fold_passes_deal=False)
+simulate_matches(rules, (a, b), 64, seed=seed, **kw)  # compile or load, and start the threads
 t0 = time.perf_counter()
-r = simulate_matches(rules, (a, b), n, seed=seed)
+r = simulate_matches(rules, (a, b), n, seed=seed, **kw)
 dt = time.perf_counter() - t0
 print(len(r["match"]) / dt, len(r["match"]), float(r["score_0"].sum()))
 """
 
+_HAS_DEAL = "import inspect; from simkit.engine.matches import simulate_matches; print(int('deal' in inspect.signature(simulate_matches).parameters))"
+
 
 def _side_by_side(other_python: str, matches: int, seed: int, repeat: int) -> None:
     """Engine throughput of this installation and another one on the same matches, in alternating
-    fresh processes (engine load excluded), best of ``repeat`` each, and the ratio."""
+    fresh processes (engine load excluded), best of ``repeat`` each, and the ratio.
+
+    Against the closed-loop engine (before the state machine: ``simulate_matches`` has no ``deal``),
+    both play its games: the dealer deals the wall (``deal="dealer"``) and for_two's fold keeps the
+    deal (``fold_passes_deal=False``). Equal hand counts and score sums are required either way."""
     import subprocess
 
     import tempfile
@@ -493,7 +506,13 @@ def _side_by_side(other_python: str, matches: int, seed: int, repeat: int) -> No
         return subprocess.run([python, "-c", "import simkit, os; print(os.path.dirname(simkit.__file__))"],
                               capture_output=True, text=True, check=True, cwd=neutral).stdout.strip()
 
-    print(f"\n  side by side: this simkit ({version(sys.executable)}) vs {version(other_python)}")
+    def has_deal(python):
+        return subprocess.run([python, "-c", _HAS_DEAL], capture_output=True, text=True, check=True,
+                              cwd=neutral).stdout.strip() == "1"
+
+    closed_loop = not (has_deal(sys.executable) and has_deal(other_python))
+    print(f"\n  side by side: this simkit ({version(sys.executable)}) vs {version(other_python)}"
+          + (" (the closed-loop engine's games: deal='dealer', for_two fold_passes_deal=False)" if closed_loop else ""))
     print(f"  {'run':<38} {'this':>14} {'other':>14} {'ratio':>9}")
     for rules, pair, n in (("douque", ("greedy", "greedy"), matches), ("douque", ("random", "random"), matches),
                            ("for_two", ("greedy", "greedy"), matches // 2)):
@@ -501,7 +520,7 @@ def _side_by_side(other_python: str, matches: int, seed: int, repeat: int) -> No
         sums = {}
         for _ in range(repeat):
             for python in (sys.executable, other_python):
-                out = subprocess.run([python, "-c", _SIDE_BY_SIDE, rules, *pair, str(n), str(seed)],
+                out = subprocess.run([python, "-c", _SIDE_BY_SIDE, rules, *pair, str(n), str(seed), str(int(closed_loop))],
                                      capture_output=True, text=True, check=True, cwd=neutral).stdout.split()
                 best[python] = max(best.get(python, 0.0), float(out[0]))
                 sums[python] = (out[1], out[2])
