@@ -20,8 +20,8 @@ given wall or position, and the Python step API (:mod:`simkit.engine.state`), wh
 
 This module is a *template* bound to one rule set's settle function (``SETTLE``):
 :mod:`simkit.engine.compiled` makes one instance per rule set, cached on disk, so the engine is
-compiled once per rule set. Policies are not compiled into it: the built-in random policy is
-called directly (by kind, :data:`~simkit.engine.game.POLICY_RANDOM`), greedy through its function
+compiled once per rule set. Policies are not compiled into it: the built-in random policy's
+choice is inlined (by kind, :data:`~simkit.engine.game.POLICY_RANDOM`), greedy through its function
 pointer with the engine's legal mask (``POLICY_GREEDY``), any other jitted policy through its
 pointer with a copy of the mask (``POLICY_FUNCTION``); each is compiled on its own.
 
@@ -618,8 +618,10 @@ def _next_hand_of_match(T, game):  # pragma: no cover - compiled
 def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
     """The deciding player's action. A policy called through its pointer is given a copy of the
     legal mask; the built-in ones, which only read it, the engine's own (the action is checked
-    against the engine's mask either way). Random is called directly, greedy through its pointer
-    (``fn0`` / ``fn1``): its compile is its own, not part of the engine's. A policy called through its pointer gets its user
+    against the engine's mask either way). Random's choice
+    (:func:`~simkit.engine.policies.uniform_legal_action`) is inlined here, before any view is
+    built; greedy is called through its pointer (``fn0`` / ``fn1``): its compile is its own, not
+    part of the engine's. A policy called through its pointer gets its user
     counters (``view.counters``) zeroed first, whether decisions are logged or not, so it sees the
     same view either way; the built-in ones never write theirs, which stay zero (no stores on the
     hot path of random-vs-random play)."""
