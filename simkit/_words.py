@@ -92,28 +92,20 @@ def _lower_set_word_at(context, builder, sig, args):
     return context.get_dummy_value()
 
 
-@type_callable(popcount64)
-def _type_popcount64(context):
-    def typer(w):
-        return types.int64 if isinstance(w, types.Integer) else None
+def _compile_bit_count(fn, emit):
+    """Type ``fn(w)`` (an integer) as int64 and lower it to ``emit(builder, w as i64)``."""
 
-    return typer
+    @type_callable(fn)
+    def _type(context):
+        def typer(w):
+            return types.int64 if isinstance(w, types.Integer) else None
 
+        return typer
 
-@lower_builtin(popcount64, types.Integer)
-def _lower_popcount64(context, builder, sig, args):
-    return builder.ctpop(context.cast(builder, args[0], sig.args[0], types.uint64))
-
-
-@type_callable(lowest_set_bit)
-def _type_lowest_set_bit(context):
-    def typer(w):
-        return types.int64 if isinstance(w, types.Integer) else None
-
-    return typer
+    @lower_builtin(fn, types.Integer)
+    def _lower(context, builder, sig, args):
+        return emit(builder, context.cast(builder, args[0], sig.args[0], types.uint64))
 
 
-@lower_builtin(lowest_set_bit, types.Integer)
-def _lower_lowest_set_bit(context, builder, sig, args):
-    w = context.cast(builder, args[0], sig.args[0], types.uint64)
-    return builder.cttz(w, ir.Constant(ir.IntType(1), 0))  # defined at 0: 64
+_compile_bit_count(popcount64, lambda builder, w: builder.ctpop(w))
+_compile_bit_count(lowest_set_bit, lambda builder, w: builder.cttz(w, ir.Constant(ir.IntType(1), 0)))  # 64 at 0
