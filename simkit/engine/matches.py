@@ -261,7 +261,9 @@ def _decision_capacity(key, n_matches: int) -> int:
 
 def _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1, state=None, decisions=False):
     """Call the engine's match kernel (whole matches, or with ``state`` the hand of that Table
-    from its decision); returns (buffers, n_hands, errors, error_legal, wall, log, n_log), and with
+    from its decision); returns (rows, n_hands, errors, error_legal, wall, log, n_log), ``rows``
+    the result arrays (ints, items, floats, hands, melds) of every hand played, match by match
+    (:func:`_rows_played`), and with
     ``decisions`` (whole matches only) an eighth item: the decision log ``(ints int64[n, N_DECISION_INT],
     counters float64[n, N_COUNTERS])`` in the order played.
 
@@ -279,7 +281,8 @@ def _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-
     if decisions and (from_state or log_hand >= 0):
         raise SimkitError("decisions are logged for whole matches only")
     kinds, fn0, fn1 = _calls(f0, f1)
-    bufs = _buffers(spec, n_matches, 1 if from_state else spec.max_hands, empty=log_hand < 0 and not from_state)
+    per_match = 1 if from_state else spec.max_hands  # rows a match may need: a block's capacity
+    bufs = _buffers(spec, n_matches * per_match, empty=log_hand < 0 and not from_state)
     n_hands = np.zeros(n_matches, np.int64)
     errors = np.zeros((n_matches, 5), np.int64)
     error_legal = np.zeros((n_matches, N_ACTIONS), np.bool_)
@@ -296,7 +299,7 @@ def _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-
             table.sc[eng.S_CHECK] = 1 if check else 0
         return (
             table, np.uint64(seed), int(start + a), int(b - a), template, tables, spec.game, spec.sp, kinds, fn0, fn1,
-            p0, p1, int(log_hand), from_state, *(x[a:b] for x in bufs), n_hands[a:b], errors[a:b],
+            p0, p1, int(log_hand), from_state, *(x[a * per_match : b * per_match] for x in bufs), n_hands[a:b], errors[a:b],
             error_legal[a:b], wall, log, n_log,
         )
 
@@ -330,20 +333,35 @@ def _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-
 
     threads = _threads()
     if n_matches == 1 or threads == 1 or log_hand >= 0 or from_state:
+        starts = [0]
         logs = [run(0, n_matches)]
     else:
         # four blocks per thread, handed out in order: an even finish, and the per-call cost
         # (a Table, unboxing the arguments under the GIL) stays near 1% of a block
         size = max(16, -(-n_matches // (4 * threads)))
+        starts = list(range(0, n_matches, size))
         futures = [
             _executor(threads).submit(lambda a=a: run(a, min(a + size, n_matches)))
             for a in range(0, n_matches, size)
         ]
         logs = [future.result() for future in futures]
-    out = (bufs, n_hands, errors, error_legal, wall, log, int(n_log[0]))
+    out = (_rows_played(bufs, n_hands, per_match, starts), n_hands, errors, error_legal, wall, log, int(n_log[0]))
     if not decisions:
         return out
     return out + ((np.concatenate([x for x, _ in logs]), np.concatenate([c for _, c in logs])),)
+
+
+def _rows_played(bufs, n_hands, per_match, starts) -> tuple:
+    """The rows the match kernel played, in match order: each block of matches (starting at the
+    matches ``starts``) wrote its rows from the start of its region of the buffers
+    (``per_match`` rows per match of capacity); the one block's rows are a view, several blocks'
+    are joined (one copy)."""
+    n = len(n_hands)
+    ends = starts[1:] + [n]
+    used = [(a * per_match, a * per_match + int(n_hands[a:b].sum())) for a, b in zip(starts, ends)]
+    if len(used) == 1:
+        return tuple(x[: used[0][1]] for x in bufs)
+    return tuple(np.concatenate([x[lo:hi] for lo, hi in used]) for x in bufs)
 
 
 def _raise_first_error(errors, error_legal, n_hands, start, seed):
@@ -560,8 +578,7 @@ def _simulate_copy(spec, call0, call1, n_matches, seed, start, check, decisions=
         spec, f0, p0, f1, p1, seed, start, n_matches, check, decisions=decisions
     )
     _raise_first_error(errors, error_legal, n_hands, start, seed)
-    keep = np.arange(spec.max_hands)[None, :] < n_hands[:, None]
-    rows = _rows(*(b[keep] for b in bufs))
+    rows = _rows(*bufs)
     if decisions:
         rows["decisions"] = _decision_columns(*log[0])
     return rows
@@ -758,7 +775,7 @@ def replay(seed: int, match: int, hand: int, rules="douque", policies: Sequence 
         n = int(n_hands[0])
         raise SimkitError(f"match {match} of seed {seed} has {n} hand{'s' if n != 1 else ''} (0 to {n - 1}); "
                           f"there is no hand {hand}")
-    return _record(spec, *(b[0, hand] for b in bufs), log, n_log, wall)
+    return _record(spec, *(b[hand] for b in bufs), log, n_log, wall)
 
 
 def play_hand(
