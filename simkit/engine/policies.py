@@ -131,6 +131,9 @@ def count_waits_after(view, k):  # pragma: no cover - compiled
     return popcount(waits_after_discard(view, k))
 
 
+_NO_DISCARD = 1 << 40  #: _best_discard's key of a kind that is not a legal discard
+
+
 @jit(inline="always")
 def _best_discard(view, legal):  # pragma: no cover - compiled
     """(discard kind, shanten after it): least shanten, then most live improving tiles, then lowest kind.
@@ -141,17 +144,18 @@ def _best_discard(view, legal):  # pragma: no cover - compiled
     sh = stack_empty(34, np.int64)
     live = stack_empty(34, np.int64)
     discard_table(view, sh, live, LIVE_TIES)
+    # the first legal k of least (shanten, -live), without a branch per kind (which kinds are
+    # legal and tie is unpredictable): one key, shanten * 1024 - live (live is -1 .. 136), and a
+    # strict "less" keeps the lowest kind; the start key is that of (99, -1), which nothing beats
+    # by equalling it, as before
     best = -1
-    best_sh = 99
-    best_live = -1
+    best_key = 99 * 1024 + 1
     for k in range(34):
-        if not legal[A.DISCARD + k]:
-            continue
-        if sh[k] < best_sh or (sh[k] == best_sh and live[k] > best_live):
-            best = k
-            best_sh = sh[k]
-            best_live = live[k]
-    return best, best_sh
+        key = sh[k] * 1024 - live[k] if legal[A.DISCARD + k] else _NO_DISCARD
+        better = key < best_key
+        best = k if better else best
+        best_key = key if better else best_key
+    return best, sh[best] if best >= 0 else 99
 
 
 @jit(inline="always")
