@@ -729,8 +729,8 @@ def _copy_row(T, row, items_row, floats_row, hand_row, melds_row):  # pragma: no
 @jit(inline="always", cache=CACHE)
 def _play_match(seed, m, T, template, t, game, sp, kinds, fn0, fn1, params0, params1, ints, items, floats, hands, melds, log_hand, from_state):  # pragma: no cover
     """Play match ``m`` into the rows of ``ints``/``items``/``floats``/``hands``/``melds`` (hand
-    ``h`` into row ``h``); returns the number of hands (rows). With ``log_hand >= 0`` the events of that hand are recorded in ``T.log``
-    and the match stops after it (replay). With ``from_state`` the hand in ``T`` (standing at a
+    ``h`` into row ``h``); returns the number of hands (rows). With ``log_hand >= 0`` the events
+    of that hand are recorded in ``T.log`` and the match stops after it (replay). With ``from_state`` the hand in ``T`` (standing at a
     decision, or with its wall to be dealt: PENDING_DEAL) is played to its end in place, into row
     0, as a match of that one hand. The hand loop has one call site here, so the kernel holds one
     copy of it."""
@@ -787,10 +787,9 @@ def play_matches_kernel(table, seed, start, n_matches, template, t, game, sp, ki
     ``items`` [capacity, N_ITEMS] (the rule set's item dtype), ``floats`` float64[capacity,
     N_RESULT_FLOAT], ``hands`` uint8[capacity, 34] (winner's concealed tiles), ``melds``
     int8[capacity, 4, 2] (winner's melds), ``capacity`` at least ``n_matches * max_hands`` (1 with
-    ``from_state``);
-    ``n_hands`` int64[n_matches] gets each match's number of rows. Rows past the last are not
-    touched (so the pages of an uninitialised buffer's unused part are never faulted in: a match
-    plays far fewer hands than its ``max_hands``). ``errors`` int64[n_matches, 5] gets (ERR_*
+    ``from_state``); ``n_hands`` int64[n_matches] gets each match's number of rows. Rows past the
+    last are not touched (so the pages of an uninitialised buffer's unused part are never faulted
+    in: a match plays far fewer hands than its ``max_hands``). ``errors`` int64[n_matches, 5] gets (ERR_*
     code, action, player, phase, tile), zero when the match completed, and ``error_legal``
     bool[n_matches, N_ACTIONS] the legal actions at the error. ``kinds`` int64[2]: how each
     player's policy is called (POLICY_*; ``fn0`` / ``fn1`` for POLICY_FUNCTION). With
