@@ -35,7 +35,8 @@ batch-kernel throughput on the douque tile set:
   only itself);
 * before/after (``--compare-python PATH``): the engine figures measured side by side with another
   installation of simkit (e.g. the previous commit installed in a second venv), the same matches in
-  alternating fresh processes, and the ratio; ``--only scoring`` measures the scored winning
+  alternating fresh processes, and the ratio (against the closed-loop engine, which has no
+  ``deal=``, both sides play its games: ``deal="dealer"``, for_two ``fold_passes_deal=False``); ``--only scoring`` measures the scored winning
   hands/s of every rule set (the workloads above) the same way, ``--rounds`` rounds of alternating
   fresh processes, and prints the best of each with the ratio (the other python runs this script
   against its own simkit: ``--only scoring-rates`` prints one JSON line);
