@@ -17,6 +17,7 @@ discard evaluation compiles in about half the time.
 import numpy as np
 
 from .._jit import borrow, jit, pjit, prange, stack_empty
+from .._words import lowest_set_bit, popcount64
 from .tables import DIST_MASK, DIST_SHIFT, INF, borrowed_hand_tables
 from .win import pung_group, suit_code
 
@@ -199,7 +200,8 @@ _SEL = 379  #: scratch list of kinds (round 1: held ranks of a suit; round 2: di
 _GMEMO = 413  #: per group g: the row key of its last discard evaluated (-1: none), then the other
 #: groups' slot masks for it (4 entries): they depend on the discard only through g's new row
 _WORD = 433  #: round 1: the packed rows after the discards of _SEL's kinds, 34 entries
-_BUF = 467
+_KROW = 467  #: per suit kind k held: the packed row of its suit after discarding k, 34 entries
+_BUF = 501
 
 _NEUTRAL = (0, INF, INF, INF, INF, INF, INF, INF, INF, INF)  #: the row of no group (min-plus identity)
 _POW5 = np.array([5**r for r in range(9)], np.int64)  #: base-5 code weight of each rank
@@ -293,13 +295,201 @@ def _discard_row(counts, t, buf, g, i):  # pragma: no cover - compiled
     return hk, _suit_row(t, hk)
 
 
+_SLOT_SHIFT = np.array(DIST_SHIFT, np.int64)  #: bit of a packed suit row's entry j (its field's lowest)
+_MAX_BEST = 160  #: room for the whole hand's least-distance slot assignments (at most 140)
+
+
+@jit(called_by_symbol=True, refcounts=False)
+def _live_of_best(counts, t, visible, sh_out, live_out, best, buf, n_groups, top, d_regular, seven, pairs,
+                  odd):  # pragma: no cover - compiled
+    """``live_out[k]`` for every held ``k`` with ``sh_out[k] == best`` (the rest of
+    :func:`discard_eval_kernel`'s round 2 for ``LIVE_BEST`` / ``LIVE_TIES``), when the whole hand
+    ``H`` (14 - 3k tiles) is ``best + 1 >= 1`` tiles from complete.
+
+    A target ``T`` (a complete hand of the form's shape) misses ``missing(H, T)`` of its tiles.
+    Removing a tile ``k`` that ``H`` holds beyond ``T`` costs nothing against ``T``, any other
+    removal costs one; adding ``x`` saves one when ``T`` has more ``x`` than the hand. So the
+    least-shanten discards are the ``k`` held beyond some best target of ``H`` (``missing = D``,
+    the least), and after such a discard ``x`` lowers the shanten iff some best target ``T`` of
+    ``H`` holds fewer ``k`` than ``H`` and more ``x``. No row is recombined per discard: the
+    regular form's best targets are the least-distance assignments ``A`` of (melds, pair)
+    slots to the groups, each group then any of its best targets for its slot. Per group and slot
+    ``b`` the kinds that some best target leaves over (its *surplus*: ``dist(code - k)[b] ==
+    dist(code)[b]``; pung-only group: :func:`~simkit.hand.tables.hist_moves`) and those it
+    lacks (its *deficit*: ``dist(code + x)[b] < dist(code)[b]``) are 34-bit kind masks; an
+    assignment's surplus and deficit are their unions. For a discard ``k`` of group ``g``, the
+    tiles of the other groups that lower are the union of the deficits of the assignments whose
+    surplus holds ``k``; those of ``g`` itself must come from one target with ``k``: ``x`` with
+    ``dist(code - k + x)[b] < dist(code - k)[b]`` at a slot ``b`` of those assignments. Seven
+    pairs as in the general round. Live counts are then a weighted popcount (the weights'
+    three bit planes).
+
+    ``d_regular``: the regular form's distance of ``H`` when it reaches the least, else -1."""
+    m = best + 1
+    sur = stack_empty(40, np.int64)  # per group g and slot b (10g + b): surplus, then deficit kinds
+    dfc = stack_empty(40, np.int64)
+    a_sur = stack_empty(_MAX_BEST, np.int64)  # per best assignment: surplus, deficit, slots (4 bits each)
+    a_dfc = stack_empty(_MAX_BEST, np.int64)
+    a_slots = stack_empty(_MAX_BEST, np.int64)
+    # weights: bit planes of 4 - visible[x] over the kinds x that may be added
+    plane1 = np.int64(0)
+    plane2 = np.int64(0)
+    plane4 = np.int64(0)
+    odd_kinds = np.int64(0)
+    tile_set = np.int64(0)
+    for u in range(t.kinds.shape[0]):
+        x = t.kinds[u]
+        c = np.int64(counts[x])
+        w = np.int64(4) - visible[x] if (c < 4 and visible[x] < 4) else np.int64(0)
+        bit = np.int64(1) << x
+        plane1 |= bit * (w & 1)
+        plane2 |= bit * ((w >> 1) & 1)
+        plane4 |= bit * ((w >> 2) & 1)
+        odd_kinds |= bit * (c & 1)
+        tile_set |= bit
+    # the pung-only group's kinds by count
+    by_count = stack_empty(5, np.int64)
+    for c in range(5):
+        by_count[c] = 0
+    for u in range(t.n_pung):
+        x = t.pung_kinds[u]
+        by_count[counts[x]] |= np.int64(1) << x
+    h0 = buf[_CODES]
+    n_best = 0
+    if d_regular >= 0:
+        opt = stack_empty(4, np.int64)  # per group: the slots some least-distance assignment gives it
+        for g in range(4):
+            opt[g] = 1  # a missing suit: the empty slot
+        for g in range(n_groups):
+            opt[g] = _equal_mask(_buf_row(buf, _ROWS + 10 * g), _buf_row(buf, _COMP + 10 * g), d_regular)
+        # surplus and deficit kinds per group and slot some assignment gives it
+        for b in range(10):  # the pung-only group
+            if (opt[0] >> b) & 1:
+                s_mask = np.int64(0)
+                d_mask = np.int64(0)
+                for c in range(5):
+                    s_mask |= by_count[c] * ((np.int64(t.hkeep[h0, c]) >> b) & 1)
+                    d_mask |= by_count[c] * ((np.int64(t.hdrop[h0, c]) >> b) & 1)
+                sur[b] = s_mask
+                dfc[b] = d_mask
+        kept = stack_empty(9, np.int64)  # per rank: packed fields 1 where removing it keeps the entry
+        lowered = stack_empty(9, np.int64)  # per rank: packed fields 1 where adding it lowers the entry
+        for g in range(1, n_groups):
+            base = t.suit_base[g - 1]
+            code = buf[_CODES + g]
+            w = np.int64(t.dist[code])
+            held = np.int64(0)
+            for r in range(9):  # removing a tile raises an entry by 0 or 1, adding one lowers it by 0 or 1
+                c = np.int64(counts[base + r])
+                held |= np.int64(c > 0) << r
+                kept[r] = ~(buf[_KROW + base + r] - w) if c > 0 else np.int64(0)
+                lowered[r] = w - np.int64(t.dist[code + _POW5[r] if c < 4 else code])
+            for b in range(10):
+                if (opt[g] >> b) & 1:
+                    if b == 0:  # the empty target: every held tile is left over, none lacking
+                        sur[10 * g] = held << base
+                        dfc[10 * g] = 0
+                        continue
+                    sh = _SLOT_SHIFT[b]
+                    s_mask = np.int64(0)
+                    d_mask = np.int64(0)
+                    for r in range(9):
+                        s_mask |= ((kept[r] >> sh) & 1) << r
+                        d_mask |= ((lowered[r] >> sh) & 1) << r
+                    sur[10 * g + b] = s_mask << base
+                    dfc[10 * g + b] = d_mask << base
+        for g in range(n_groups, 4):  # a missing suit's empty slot: nothing left over or lacking
+            sur[10 * g] = 0
+            dfc[10 * g] = 0
+        # the least-distance assignments (a missing suit has the neutral row and only its empty
+        # slot): three groups' slots chosen, the fourth's follows
+        w0 = opt[0]
+        while w0:  # over the set bits (slots) only: which are set is unpredictable
+            b0 = lowest_set_bit(w0)
+            w0 &= w0 - 1
+            w1 = opt[1]
+            while w1:
+                b1 = lowest_set_bit(w1)
+                w1 &= w1 - 1
+                w2 = opt[2]
+                while w2:
+                    b2 = lowest_set_bit(w2)
+                    w2 &= w2 - 1
+                    b3 = top - b0 - b1 - b2
+                    ok = (b3 >= 0) & (b3 <= 9) & ((b0 & 1) + (b1 & 1) + (b2 & 1) + (b3 & 1) == 1)
+                    if not ok or not (opt[3] >> b3) & 1:
+                        continue
+                    if (buf[_ROWS + b0] + buf[_ROWS + 10 + b1] + buf[_ROWS + 20 + b2] + buf[_ROWS + 30 + b3]
+                            != d_regular):
+                        continue
+                    a_sur[n_best] = sur[b0] | sur[10 + b1] | sur[20 + b2] | sur[30 + b3]
+                    a_dfc[n_best] = dfc[b0] | dfc[10 + b1] | dfc[20 + b2] | dfc[30 + b3]
+                    a_slots[n_best] = b0 | b1 << 4 | b2 << 8 | b3 << 12
+                    n_best += 1
+    groups = stack_empty(4, np.int64)  # each group's kinds
+    sel = stack_empty(34, np.int64)  # the discards to count for, as 16 * group + index in the group
+    n_sel = 0
+    for g in range(n_groups):
+        n_kinds = t.n_pung if g == 0 else 9
+        group = np.int64(0)
+        for i in range(n_kinds):
+            k = t.pung_kinds[i] if g == 0 else t.suit_base[g - 1] + i
+            group |= np.int64(1) << k
+            sel[n_sel] = 16 * g + i
+            n_sel += np.int64(counts[k] > 0) & np.int64(sh_out[k] == best)
+        groups[g] = group
+    for v in range(n_sel):
+        g = sel[v] >> 4
+        i = sel[v] & 15
+        k = t.pung_kinds[i] if g == 0 else t.suit_base[g - 1] + i
+        c = np.int64(counts[k])
+        bit_k = np.int64(1) << k
+        lowers = np.int64(0)
+        own = np.int64(0)  # slots of g in the assignments whose surplus holds k
+        for a in range(n_best):  # branch-free: whether k is left over is unpredictable
+            hit = -((a_sur[a] >> k) & 1)
+            lowers |= a_dfc[a] & hit
+            own |= (np.int64(1) << ((a_slots[a] >> (4 * g)) & 15)) & hit
+        lowers &= ~groups[g]
+        own &= ~np.int64(1)  # nothing lowers the empty target
+        if own != 0:
+            if g == 0:
+                hk = h0 - _HIST_W[c] + _HIST_W[c - 1]
+                for cc in range(4):
+                    hit = -np.int64((np.int64(t.hdrop[hk, cc]) & own) != 0)
+                    lowers |= by_count[cc] & ~bit_k & hit
+            else:
+                base = t.suit_base[g - 1]
+                code = buf[_CODES + g] - _POW5[i]
+                w1 = buf[_KROW + k]
+                bits = _packed_bits(own)
+                for r in range(9):
+                    x = base + r
+                    cx = np.int64(counts[x]) - np.int64(x == k)
+                    up = code + _POW5[r] if cx < 4 else code
+                    lowers |= np.int64(((w1 - np.int64(t.dist[up])) & bits) != 0) << x
+        sev7 = np.int64(0)
+        if seven:
+            need7 = 7 - (pairs - (c >> 1) + ((c - 1) >> 1))
+            odd7 = odd - (c & 1) + ((c - 1) & 1)
+            if need7 > 0 and _seven_from(7 - need7, odd7) == m:
+                sev7 = tile_set if need7 > odd7 else (odd_kinds ^ bit_k)
+        lowers |= sev7
+        others = lowers & ~bit_k
+        live = (popcount64(others & plane1) + 2 * popcount64(others & plane2)
+                + 4 * popcount64(others & plane4))
+        if lowers & bit_k and visible[k] < 4:
+            live += 4 - visible[k]
+        live_out[k] = live
+
+
 LIVE_NONE = 0  #: discard_eval_kernel: no live-tile counts
 LIVE_ALL = 1  #: discard_eval_kernel: live-tile counts for every discard
 LIVE_BEST = 2  #: discard_eval_kernel: live-tile counts only for the discards of least shanten
 LIVE_TIES = 3  #: discard_eval_kernel: as LIVE_BEST, but only when two or more discards tie for it
 
 
-@jit(called_by_symbol=True)
+@jit(called_by_symbol=True, refcounts=False)  # it owns no array (its scratch is on the stack)
 def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode):  # pragma: no cover - compiled
     """For every kind ``k`` held in a ``14 - 3k`` tile hand: the shanten after discarding ``k``
     (``sh_out[k]``) and the number of live tiles that would then lower it (``live_out[k]``: over the
@@ -425,6 +615,7 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
         c = np.int64(counts[k])
         d = min(np.int64(INF), _min_sum(_packed_row(buf[_WORD + u]), _buf_row(buf, _COMP + 10 * (1 + s))))
         buf[_DREG + k] = d
+        buf[_KROW + k] = buf[_WORD + u]
         if seven:
             d = min(d, _seven_from(pairs - (c >> 1) + ((c - 1) >> 1), odd - (c & 1) + ((c - 1) & 1)))
         sh_out[k] = d - 1
@@ -438,6 +629,17 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
         for k in range(34):
             n_best += sh_out[k] == best
         if n_best < 2:
+            return best
+    if live_mode != LIVE_ALL:  # only least-shanten discards: from the whole hand's best targets
+        # the 14 tiles' regular-form distance (from the rows in buf: tuples kept alive through
+        # round 1 would crowd its registers)
+        d_regular = min(np.int64(INF), _min_sum(_buf_row(buf, _ROWS), _buf_row(buf, _COMP)))
+        d_whole = d_regular
+        if seven:
+            d_whole = min(d_whole, _seven_from(pairs, odd))
+        if d_whole >= 1 and d_whole == best + 1:
+            _live_of_best(counts, t, visible, sh_out, live_out, best, buf, n_groups, top,
+                          d_regular if d_regular == d_whole else -1, seven, pairs, odd)
             return best
     for g in range(n_groups):
         buf[_MEMO + g] = -1
