@@ -299,7 +299,7 @@ _SLOT_SHIFT = np.array(DIST_SHIFT, np.int64)  #: bit of a packed suit row's entr
 _MAX_BEST = 160  #: room for the whole hand's least-distance slot assignments (at most 140)
 
 
-@jit(called_by_symbol=True, refcounts=False)
+@jit(internal=True, inline_in_llvm=True, refcounts=False)
 def _live_of_best(counts, t, visible, sh_out, live_out, best, buf, n_groups, top, d_regular, seven, pairs,
                   odd):  # pragma: no cover - compiled
     """``live_out[k]`` for every held ``k`` with ``sh_out[k] == best`` (the rest of
