@@ -151,7 +151,8 @@ def _best_discard(view, legal):  # pragma: no cover - compiled
     best = -1
     best_key = 99 * 1024 + 1
     for k in range(34):
-        key = sh[k] * 1024 - live[k] if legal[A.DISCARD + k] else _NO_DISCARD
+        key = sh[k] * 1024 - live[k]  # loaded whether legal or not: a select, not a branch on legal
+        key = key if legal[A.DISCARD + k] else _NO_DISCARD
         better = key < best_key
         best = k if better else best
         best_key = key if better else best_key
@@ -160,11 +161,17 @@ def _best_discard(view, legal):  # pragma: no cover - compiled
 
 @jit(inline="always")
 def _any_kong(legal):  # pragma: no cover - compiled
-    """Whether a concealed or added kong is legal."""
-    for a in range(A.CONCEALED_KONG, A.ADDED_KONG + 34):
-        if legal[a]:
-            return True
-    return False
+    """Whether a concealed or added kong is legal: the 68 bytes of their actions read as nine
+    words (:mod:`simkit._words`; the last overlaps the eighth), not a branch per action."""
+    if legal.shape[0] != A.N_ACTIONS:
+        for a in range(A.CONCEALED_KONG, A.ADDED_KONG + 34):
+            if legal[a]:
+                return True
+        return False
+    any_set = word_at(legal, A.ADDED_KONG + 26)
+    for a in range(A.CONCEALED_KONG, A.ADDED_KONG + 26, 8):
+        any_set |= word_at(legal, a)
+    return any_set != 0
 
 
 @jit(inline="always")
