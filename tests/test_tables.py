@@ -101,6 +101,29 @@ def test_histogram_rows_against_brute_force(fresh, size):
     assert seen == len({T.hist_code(c) for c in itertools.product(range(5), repeat=size)})
 
 
+@pytest.mark.parametrize("size", [7, 9])
+def test_histogram_moves_against_the_rows(fresh, size):
+    """hist_moves: for every histogram a group of ``size`` kinds can hold, the entries adding a
+    tile to a kind of c tiles lowers, and those removing one from a kind of c tiles keeps, read off
+    the rows of the two histograms themselves; zero where no kind holds c tiles."""
+    table = fresh.hdist7 if size == 7 else fresh.hdist9
+    hdrop, hkeep = T.hist_moves(table, size)
+    seen = 0
+    for n in itertools.product(range(size + 1), repeat=4):
+        if sum(n) > size:
+            continue
+        held = [size - sum(n), *n]  # kinds holding 0, 1, 2, 3, 4 tiles
+        h = sum(T.HIST_POW[c] * held[c] for c in range(1, 5))
+        for c in range(5):
+            up = h - T.HIST_POW[c] + T.HIST_POW[c + 1] if c < 4 and held[c] else None
+            down = h - T.HIST_POW[c] + T.HIST_POW[c - 1] if c > 0 and held[c] else None
+            lower = 0 if up is None else sum(1 << j for j in range(1, 10) if table[up, j] < table[h, j])
+            keep = 0 if down is None else sum(1 << j for j in range(10) if table[down, j] == table[h, j])
+            assert (int(hdrop[h, c]), int(hkeep[h, c])) == (lower, keep), (n, c)
+        seen += 1
+    assert seen > 0
+
+
 def test_unsupported_tile_set_is_refused():
     with pytest.raises(ValueError, match="unsupported tile set"):
         T.layout_tables((0, 1, 2, 27), False)

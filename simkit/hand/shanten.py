@@ -300,32 +300,34 @@ _MAX_BEST = 160  #: room for the whole hand's least-distance slot assignments (a
 
 
 @jit(internal=True, inline_in_llvm=True, refcounts=False)
-def _live_of_best(counts, t, visible, sh_out, live_out, best, buf, n_groups, top, d_regular, seven, pairs,
-                  odd):  # pragma: no cover - compiled
-    """``live_out[k]`` for every held ``k`` with ``sh_out[k] == best`` (the rest of
-    :func:`discard_eval_kernel`'s round 2 for ``LIVE_BEST`` / ``LIVE_TIES``), when the whole hand
-    ``H`` (14 - 3k tiles) is ``best + 1 >= 1`` tiles from complete.
+def _best_by_targets(counts, t, visible, sh_out, live_out, live_mode, d_whole, buf, n_groups, top, d_regular, seven,
+                     pairs, odd):  # pragma: no cover - compiled
+    """:func:`discard_eval_kernel` for ``LIVE_BEST`` / ``LIVE_TIES`` when the whole hand ``H``
+    (14 - 3k tiles) is ``d_whole >= 1`` tiles from complete: every held kind's shanten after its
+    discard, and the live tiles of the least-shanten discards. Returns the least shanten.
 
     A target ``T`` (a complete hand of the form's shape) misses ``missing(H, T)`` of its tiles.
     Removing a tile ``k`` that ``H`` holds beyond ``T`` costs nothing against ``T``, any other
     removal costs one; adding ``x`` saves one when ``T`` has more ``x`` than the hand. So the
-    least-shanten discards are the ``k`` held beyond some best target of ``H`` (``missing = D``,
-    the least), and after such a discard ``x`` lowers the shanten iff some best target ``T`` of
-    ``H`` holds fewer ``k`` than ``H`` and more ``x``. No row is recombined per discard: the
-    regular form's best targets are the least-distance assignments ``A`` of (melds, pair)
-    slots to the groups, each group then any of its best targets for its slot. Per group and slot
-    ``b`` the kinds that some best target leaves over (its *surplus*: ``dist(code - k)[b] ==
-    dist(code)[b]``; pung-only group: :func:`~simkit.hand.tables.hist_moves`) and those it
-    lacks (its *deficit*: ``dist(code + x)[b] < dist(code)[b]``) are 34-bit kind masks; an
-    assignment's surplus and deficit are their unions. For a discard ``k`` of group ``g``, the
-    tiles of the other groups that lower are the union of the deficits of the assignments whose
-    surplus holds ``k``; those of ``g`` itself must come from one target with ``k``: ``x`` with
-    ``dist(code - k + x)[b] < dist(code - k)[b]`` at a slot ``b`` of those assignments. Seven
-    pairs as in the general round. Live counts are then a weighted popcount (the weights'
+    least-shanten discards are the ``k`` held beyond some best target of ``H`` (``missing =
+    d_whole``), which leave ``d_whole`` to go (shanten ``d_whole - 1``); every other discard
+    leaves one more. After a least-shanten discard ``k``, ``x`` lowers the shanten iff some best
+    target ``T`` of ``H`` holds fewer ``k`` than ``H`` and more ``x``. No row is recombined per
+    discard: the regular form's best targets are the least-distance assignments ``A`` of
+    (melds, pair) slots to the groups, each group then any of its best targets for its slot. Per
+    group and slot ``b`` the kinds that some best target leaves over (its *surplus*:
+    ``dist(code - k)[b] == dist(code)[b]``; pung-only group:
+    :func:`~simkit.hand.tables.hist_moves`) and those it lacks (its *deficit*: ``dist(code +
+    x)[b] < dist(code)[b]``) are 34-bit kind masks; an assignment's surplus and deficit are their
+    unions. For a discard ``k`` of group ``g``, the tiles of the other groups that lower are the
+    union of the deficits of the assignments whose surplus holds ``k``; those of ``g`` itself must
+    come from one target with ``k``: ``x`` with ``dist(code - k + x)[b] < dist(code - k)[b]`` at
+    a slot ``b`` of those assignments (only ``x`` of those slots' deficits can). Seven pairs by
+    its counts, as in the general round. Live counts are then a weighted popcount (the weights'
     three bit planes).
 
-    ``d_regular``: the regular form's distance of ``H`` when it reaches the least, else -1."""
-    m = best + 1
+    ``d_regular``: the regular form's distance of ``H`` when it reaches ``d_whole``, else -1."""
+    best = d_whole - 1
     sur = stack_empty(40, np.int64)  # per group g and slot b (10g + b): surplus, then deficit kinds
     dfc = stack_empty(40, np.int64)
     a_sur = stack_empty(_MAX_BEST, np.int64)  # per best assignment: surplus, deficit, slots (4 bits each)
@@ -338,15 +340,20 @@ def _live_of_best(counts, t, visible, sh_out, live_out, best, buf, n_groups, top
     odd_kinds = np.int64(0)
     tile_set = np.int64(0)
     for u in range(t.kinds.shape[0]):
-        x = t.kinds[u]
+        tile_set |= np.int64(1) << t.kinds[u]
+    for x in range(34):  # every kind, masked by the tile set after (no gathers through t.kinds)
         c = np.int64(counts[x])
-        w = np.int64(4) - visible[x] if (c < 4 and visible[x] < 4) else np.int64(0)
+        v = np.int64(visible[x])
+        w = (np.int64(4) - v) * np.int64(c < 4) * np.int64(v < 4)
         bit = np.int64(1) << x
         plane1 |= bit * (w & 1)
         plane2 |= bit * ((w >> 1) & 1)
         plane4 |= bit * ((w >> 2) & 1)
         odd_kinds |= bit * (c & 1)
-        tile_set |= bit
+    plane1 &= tile_set
+    plane2 &= tile_set
+    plane4 &= tile_set
+    odd_kinds &= tile_set
     # the pung-only group's kinds by count
     by_count = stack_empty(5, np.int64)
     for c in range(5):
@@ -382,6 +389,7 @@ def _live_of_best(counts, t, visible, sh_out, live_out, best, buf, n_groups, top
             for r in range(9):  # removing a tile raises an entry by 0 or 1, adding one lowers it by 0 or 1
                 c = np.int64(counts[base + r])
                 held |= np.int64(c > 0) << r
+                buf[_KROW + base + r] = np.int64(t.dist[code - _POW5[r] if c > 0 else code])
                 kept[r] = ~(buf[_KROW + base + r] - w) if c > 0 else np.int64(0)
                 lowered[r] = w - np.int64(t.dist[code + _POW5[r] if c < 4 else code])
             for b in range(10):
@@ -426,6 +434,24 @@ def _live_of_best(counts, t, visible, sh_out, live_out, best, buf, n_groups, top
                     a_dfc[n_best] = dfc[b0] | dfc[10 + b1] | dfc[20 + b2] | dfc[30 + b3]
                     a_slots[n_best] = b0 | b1 << 4 | b2 << 8 | b3 << 12
                     n_best += 1
+    # the least-shanten discards: left over by a best regular target, or by a best seven pairs
+    # (then only its count matters)
+    regular_best = np.int64(0)
+    for a in range(n_best):
+        regular_best |= a_sur[a]
+    seven_best = stack_empty(5, np.int64)  # by the discard's count: 1 when it is such a discard
+    seven_best[0] = 0
+    for c in range(1, 5):
+        seven_best[c] = np.int64(seven and _seven_from(pairs - (c >> 1) + ((c - 1) >> 1),
+                                                       odd - (c & 1) + ((c - 1) & 1)) == d_whole)
+    best_kinds = np.int64(0)
+    for k in range(34):
+        c = np.int64(counts[k])
+        is_best = ((regular_best >> k) & 1) | seven_best[c] if c > 0 else np.int64(0)
+        sh_out[k] = 99 if c == 0 else (best if is_best else d_whole)
+        best_kinds |= is_best << k
+    if live_mode == LIVE_TIES and popcount64(best_kinds) < 2:
+        return best
     groups = stack_empty(4, np.int64)  # each group's kinds
     sel = stack_empty(34, np.int64)  # the discards to count for, as 16 * group + index in the group
     n_sel = 0
@@ -436,7 +462,7 @@ def _live_of_best(counts, t, visible, sh_out, live_out, best, buf, n_groups, top
             k = t.pung_kinds[i] if g == 0 else t.suit_base[g - 1] + i
             group |= np.int64(1) << k
             sel[n_sel] = 16 * g + i
-            n_sel += np.int64(counts[k] > 0) & np.int64(sh_out[k] == best)
+            n_sel += (best_kinds >> k) & 1
         groups[g] = group
     for v in range(n_sel):
         g = sel[v] >> 4
@@ -463,7 +489,18 @@ def _live_of_best(counts, t, visible, sh_out, live_out, best, buf, n_groups, top
                 code = buf[_CODES + g] - _POW5[i]
                 w1 = buf[_KROW + k]
                 bits = _packed_bits(own)
-                for r in range(9):
+                # only kinds some best target of the suit at those slots lacks can lower (a target
+                # that leaves k over and lacks x lacks x): usually a few of the nine
+                slots = own
+                maybe = np.int64(0)
+                while slots:
+                    b = lowest_set_bit(slots)
+                    slots &= slots - 1
+                    maybe |= dfc[10 * g + b]
+                maybe = (maybe >> base) & 511
+                while maybe:
+                    r = lowest_set_bit(maybe)
+                    maybe &= maybe - 1
                     x = base + r
                     cx = np.int64(counts[x]) - np.int64(x == k)
                     up = code + _POW5[r] if cx < 4 else code
@@ -472,7 +509,7 @@ def _live_of_best(counts, t, visible, sh_out, live_out, best, buf, n_groups, top
         if seven:
             need7 = 7 - (pairs - (c >> 1) + ((c - 1) >> 1))
             odd7 = odd - (c & 1) + ((c - 1) & 1)
-            if need7 > 0 and _seven_from(7 - need7, odd7) == m:
+            if need7 > 0 and _seven_from(7 - need7, odd7) == d_whole:
                 sev7 = tile_set if need7 > odd7 else (odd_kinds ^ bit_k)
         lowers |= sev7
         others = lowers & ~bit_k
@@ -481,6 +518,7 @@ def _live_of_best(counts, t, visible, sh_out, live_out, best, buf, n_groups, top
         if lowers & bit_k and visible[k] < 4:
             live += 4 - visible[k]
         live_out[k] = live
+    return best
 
 
 LIVE_NONE = 0  #: discard_eval_kernel: no live-tile counts
@@ -524,6 +562,11 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
       odd count or there are fewer odd counts than missing pairs. The shanten is
       ``min(regular, seven pairs) - 1``, so ``x`` lowers it iff it lowers a form that reaches the
       minimum.
+
+    With ``LIVE_BEST`` or ``LIVE_TIES`` (what the built-in policies ask for) and a hand that is not
+    complete, none of that: every discard's shanten and the least-shanten discards' live tiles come
+    from the whole hand's best targets (:func:`_best_by_targets`); the rounds above serve
+    ``LIVE_NONE``, ``LIVE_ALL`` and complete hands.
 
     Loops over kinds select held kinds and sum weights without data-dependent branches where they
     can: which kinds a hand holds is unpredictable, and mispredicted branches would cost more than
@@ -581,6 +624,17 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
         sh_out[k] = 99
         live_out[k] = -1
 
+    if live_mode == LIVE_BEST or live_mode == LIVE_TIES:
+        # live tiles only for the least-shanten discards: when the 14 tiles are not complete, all
+        # of it from the whole hand's best targets (_best_by_targets), no row recombined per discard
+        d_regular = min(np.int64(INF), _min_sum(_buf_row(buf, _ROWS), _buf_row(buf, _COMP)))
+        d_whole = d_regular
+        if seven:
+            d_whole = min(d_whole, _seven_from(pairs, odd))
+        if d_whole >= 1:
+            return _best_by_targets(counts, t, visible, sh_out, live_out, live_mode, d_whole, buf, n_groups, top,
+                                    d_regular if d_regular == d_whole else -1, seven, pairs, odd)
+
     # round 1: shanten after each discard (selections below are branch-free: which kinds are held
     # is unpredictable, and mispredicted branches would dominate)
     best = 99
@@ -629,17 +683,6 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
         for k in range(34):
             n_best += sh_out[k] == best
         if n_best < 2:
-            return best
-    if live_mode != LIVE_ALL:  # only least-shanten discards: from the whole hand's best targets
-        # the 14 tiles' regular-form distance (from the rows in buf: tuples kept alive through
-        # round 1 would crowd its registers)
-        d_regular = min(np.int64(INF), _min_sum(_buf_row(buf, _ROWS), _buf_row(buf, _COMP)))
-        d_whole = d_regular
-        if seven:
-            d_whole = min(d_whole, _seven_from(pairs, odd))
-        if d_whole >= 1 and d_whole == best + 1:
-            _live_of_best(counts, t, visible, sh_out, live_out, best, buf, n_groups, top,
-                          d_regular if d_regular == d_whole else -1, seven, pairs, odd)
             return best
     for g in range(n_groups):
         buf[_MEMO + g] = -1
