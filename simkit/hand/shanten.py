@@ -18,7 +18,7 @@ import numpy as np
 
 from .._jit import borrow, jit, pjit, prange, stack_empty
 from .._words import lowest_set_bit, popcount64
-from .tables import DIST_MASK, DIST_SHIFT, INF, borrowed_hand_tables
+from .tables import DIST_MASK, DIST_SHIFT, HIST_ADD, HIST_REMOVE, INF, borrowed_hand_tables
 from .win import pung_group, suit_code
 
 _HIST_W = np.array([0, 1, 10, 100, 1000], np.int64)  #: histogram code weight of 0..4 tiles
@@ -375,8 +375,8 @@ def _best_by_targets(counts, t, visible, sh_out, live_out, live_mode, d_whole, b
                 s_mask = np.int64(0)
                 d_mask = np.int64(0)
                 for c in range(5):
-                    s_mask |= by_count[c] * ((np.int64(t.hkeep[h0, c]) >> b) & 1)
-                    d_mask |= by_count[c] * ((np.int64(t.hdrop[h0, c]) >> b) & 1)
+                    s_mask |= by_count[c] * ((np.int64(t.hmoves[h0, HIST_REMOVE + c]) >> b) & 1)
+                    d_mask |= by_count[c] * ((np.int64(t.hmoves[h0, HIST_ADD + c]) >> b) & 1)
                 sur[b] = s_mask
                 dfc[b] = d_mask
         kept = stack_empty(9, np.int64)  # per rank: packed fields 1 where removing it keeps the entry
@@ -482,7 +482,7 @@ def _best_by_targets(counts, t, visible, sh_out, live_out, live_mode, d_whole, b
             if g == 0:
                 hk = h0 - _HIST_W[c] + _HIST_W[c - 1]
                 for cc in range(4):
-                    hit = -np.int64((np.int64(t.hdrop[hk, cc]) & own) != 0)
+                    hit = -np.int64((np.int64(t.hmoves[hk, HIST_ADD + cc]) & own) != 0)
                     lowers |= by_count[cc] & ~bit_k & hit
             else:
                 base = t.suit_base[g - 1]

@@ -47,9 +47,8 @@ def pung_group(counts, t):  # pragma: no cover - compiled
     h = np.int64(0)
     size = np.int64(0)
     for i in range(t.n_pung):
-        c = np.int64(counts[t.pung_kinds[i]])
-        # _HIST_POW[c] by selects: LLVM vectorises a table lookup here into a slow gather
-        h += np.int64(c == 1) + 10 * np.int64(c == 2) + 100 * np.int64(c == 3) + 1000 * np.int64(c == 4)
+        c = counts[t.pung_kinds[i]]
+        h += _HIST_POW[c]
         size += c
     return h, size
 
