@@ -200,7 +200,7 @@ _SEL = 379  #: scratch list of kinds (round 1: held ranks of a suit; round 2: di
 _GMEMO = 413  #: per group g: the row key of its last discard evaluated (-1: none), then the other
 #: groups' slot masks for it (4 entries): they depend on the discard only through g's new row
 _WORD = 433  #: round 1: the packed rows after the discards of _SEL's kinds, 34 entries
-_KROW = 467  #: per suit kind k held: the packed row of its suit after discarding k, 34 entries
+_KROW = 467  #: _best_by_targets: per suit kind k held, the packed row of its suit after discarding k (34)
 _BUF = 501
 
 _NEUTRAL = (0, INF, INF, INF, INF, INF, INF, INF, INF, INF)  #: the row of no group (min-plus identity)
@@ -669,7 +669,6 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
         c = np.int64(counts[k])
         d = min(np.int64(INF), _min_sum(_packed_row(buf[_WORD + u]), _buf_row(buf, _COMP + 10 * (1 + s))))
         buf[_DREG + k] = d
-        buf[_KROW + k] = buf[_WORD + u]
         if seven:
             d = min(d, _seven_from(pairs - (c >> 1) + ((c - 1) >> 1), odd - (c & 1) + ((c - 1) & 1)))
         sh_out[k] = d - 1
