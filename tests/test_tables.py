@@ -103,11 +103,13 @@ def test_histogram_rows_against_brute_force(fresh, size):
 
 @pytest.mark.parametrize("size", [7, 9])
 def test_histogram_moves_against_the_rows(fresh, size):
-    """hist_moves: for every histogram a group of ``size`` kinds can hold, the entries adding a
-    tile to a kind of c tiles lowers, and those removing one from a kind of c tiles keeps, read off
-    the rows of the two histograms themselves; zero where no kind holds c tiles."""
+    """hist_moves: the rows, then for every histogram a group of ``size`` kinds can hold, the
+    entries adding a tile to a kind of c tiles lowers, and those removing one from a kind of c
+    tiles keeps, read off the rows of the two histograms themselves; zero where no kind holds c
+    tiles."""
     table = fresh.hdist7 if size == 7 else fresh.hdist9
     moves = T.hist_moves(table, size)
+    assert moves.dtype == np.uint16 and np.array_equal(moves[:, :10], table)
     seen = 0
     for n in itertools.product(range(size + 1), repeat=4):
         if sum(n) > size:
@@ -122,7 +124,7 @@ def test_histogram_moves_against_the_rows(fresh, size):
             added = int(moves[h, T.HIST_ADD + c]) if c < 4 else 0
             removed = int(moves[h, T.HIST_REMOVE + c]) if c > 0 else 0
             assert (added, removed) == (lower, keep), (n, c)
-        assert moves[h, 4] == moves[h, 5] == 0  # the unused columns
+        assert moves[h, T.HIST_ADD + 4] == moves[h, T.HIST_REMOVE] == 0  # the unused columns
         seen += 1
     assert seen > 0
 

@@ -23,7 +23,7 @@ the whole batch. Rows that fail any check are left uncomputed (their output is 0
 import numpy as np
 
 from .._jit import borrow, jit, pjit, prange
-from .shanten import CHUNK, shanten_kernel
+from .shanten import CHUNK, shanten_of_counts
 from .tables import borrowed_hand_tables
 from .waits import waits_kernel
 from .win import is_win_kernel
@@ -150,7 +150,7 @@ def shanten_checked_kernel(counts, n_melds, per_row, outside, t, out, first):  #
         wb = borrow(work)
         for i in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             m = _check_row(counts, i, n_melds, per_row, outside, 13, 14, first, c)
-            out[i] = shanten_kernel(rows[i], m, tb, wb) if m >= 0 else 0
+            out[i] = shanten_of_counts(rows[i], m, tb) if m >= 0 else 0
 
 
 @pjit

@@ -109,8 +109,18 @@ def _complete(a, b, need):  # pragma: no cover - compiled
 def shanten_kernel(counts, n_melds, t, work):  # pragma: no cover - compiled
     """Shanten of ``counts`` (uint8[34]) with ``n_melds`` exposed melds; -2 for a hand of wrong size.
 
-    Valid sizes are ``13 - 3k`` and ``14 - 3k`` tiles. ``work`` is int64[20] scratch space (unused
-    since the rows became tuples; kept for the callers' signature). The pung-only group's row and
+    Valid sizes are ``13 - 3k`` and ``14 - 3k`` tiles of the rule set's tile set (kinds outside it
+    hold none, as the public calls check). ``work`` is int64[20] scratch space (unused since the
+    rows became tuples; kept for the callers' signature). :func:`shanten_of_counts`, called by its
+    own machine code (other kernels call this function, not a copy of it)."""
+    return shanten_of_counts(counts, n_melds, t)
+
+
+@jit(internal=True, inline_in_llvm=True)
+def shanten_of_counts(counts, n_melds, t):  # pragma: no cover - compiled
+    """:func:`shanten_kernel`'s answer, inlined where it is called: the batch kernels, which call it
+    once per row, take it so (a call passes every table array by array, as much work as the
+    shanten itself). The pung-only group's row and
     the suits' rows but the last are combined by :func:`_row_product`; the last suit only has to
     complete ``(4 - k)`` melds and the pair (:func:`_complete`). Entries for more melds than needed
     are computed too (constant work, no branches) and never read.
@@ -138,7 +148,13 @@ def shanten_kernel(counts, n_melds, t, work):  # pragma: no cover - compiled
             return np.int64(-2)
         d = _complete(rest, _suit_row(t, c0), need)
     if t.seven_pairs and n_melds == 0:
-        d7 = seven_pairs_distance(counts, t)
+        pairs = 0
+        odd = 0
+        for k in range(34):  # no gather through t.kinds: a hand holds no kind outside its tile set
+            c = counts[k]
+            pairs += c >> 1
+            odd += c & 1
+        d7 = _seven_from(pairs, odd)
         if d7 < d:
             d = d7
     return d - 1
@@ -171,7 +187,7 @@ def shanten_batch_kernel(counts, n_melds, t, out):  # pragma: no cover - compile
         work = np.empty(20, np.int64)
         wb = borrow(work)
         for i in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
-            out[i] = shanten_kernel(rows[i], n_melds[i], tb, wb)
+            out[i] = shanten_of_counts(rows[i], n_melds[i], tb)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -375,8 +391,8 @@ def _best_by_targets(counts, t, visible, sh_out, live_out, live_mode, d_whole, b
                 s_mask = np.int64(0)
                 d_mask = np.int64(0)
                 for c in range(5):
-                    s_mask |= by_count[c] * ((np.int64(t.hmoves[h0, HIST_REMOVE + c]) >> b) & 1)
-                    d_mask |= by_count[c] * ((np.int64(t.hmoves[h0, HIST_ADD + c]) >> b) & 1)
+                    s_mask |= by_count[c] * ((np.int64(t.hdist[h0, HIST_REMOVE + c]) >> b) & 1)
+                    d_mask |= by_count[c] * ((np.int64(t.hdist[h0, HIST_ADD + c]) >> b) & 1)
                 sur[b] = s_mask
                 dfc[b] = d_mask
         kept = stack_empty(9, np.int64)  # per rank: packed fields 1 where removing it keeps the entry
@@ -482,7 +498,7 @@ def _best_by_targets(counts, t, visible, sh_out, live_out, live_mode, d_whole, b
             if g == 0:
                 hk = h0 - _HIST_W[c] + _HIST_W[c - 1]
                 for cc in range(4):
-                    hit = -np.int64((np.int64(t.hmoves[hk, HIST_ADD + cc]) & own) != 0)
+                    hit = -np.int64((np.int64(t.hdist[hk, HIST_ADD + cc]) & own) != 0)
                     lowers |= by_count[cc] & ~bit_k & hit
             else:
                 base = t.suit_base[g - 1]

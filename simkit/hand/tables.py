@@ -27,8 +27,8 @@ its kinds hold 1, 2, 3 and 4 tiles. It is keyed by the **histogram code** ``sum_
 over kinds with ``c_k > 0`` (decimal digits n1, n2, n3, n4): ``hdist[size][hcode, 2*m + p]`` for
 groups of 7 and 9 kinds. Its completeness and waits are arithmetic (:mod:`simkit.hand.win`).
 How a tile added to or removed from one of its kinds moves the row depends only on the histogram
-code and that kind's count: :func:`hist_moves` tabulates it (``hmoves``) when a rule set's layout
-is made.
+code and that kind's count: :func:`hist_moves` tabulates it next to the rows when a rule set's
+layout is made.
 
 All tables are built once (about a second) by :func:`build_tables` and cached on disk as ``.npy``
 files in :func:`cache_dir`; later processes only load them. ``scripts/build_tables.py`` rebuilds them.
@@ -108,13 +108,13 @@ class HandTables(NamedTuple):
     ----------
     dist, info : uint32[5**9], uint16[5**9]
         Packed distance rows and completeness/wait words of suits (see module docstring).
-    hdist : uint8[10000, 10]
-        Histogram distance rows for this tile set's pung-only group size.
-    hmoves : uint16[10000, 10]
-        Slot masks of those rows (:func:`hist_moves`): ``hmoves[h, HIST_ADD + c]`` the entries that
-        adding a tile to a kind of ``c`` tiles lowers, ``hmoves[h, HIST_REMOVE + c]`` those removing
-        one from a kind of ``c`` tiles leaves as they are (one array: every kernel call passes
-        the tables, each array in several words).
+    hdist : uint16[10000, 20]
+        Histogram distance rows for this tile set's pung-only group size (columns 0-9), then
+        how a tile moves them (:func:`hist_moves`): ``hdist[h, HIST_ADD + c]`` the slot mask of
+        the entries that adding a tile to a kind of ``c`` tiles lowers, ``hdist[h, HIST_REMOVE +
+        c]`` of those removing one from a kind of ``c`` tiles leaves as they are. (In the same
+        array, not one more: every kernel call passes the tables array by array, each array in
+        several words.)
     kinds : int64[n]
         Kind indices of the tile set, ascending.
     suit_base : int64[3]
@@ -134,7 +134,6 @@ class HandTables(NamedTuple):
     dist: np.ndarray
     info: np.ndarray
     hdist: np.ndarray
-    hmoves: np.ndarray
     kinds: np.ndarray
     suit_base: np.ndarray
     n_suits: int
@@ -151,7 +150,7 @@ def borrowed_hand_tables(t):  # pragma: no cover - compiled
     read-only and outlive every call, and two atomic reference-count operations per array per
     call (contended across threads) would cost more than the hand analysis itself."""
     return HandTables(
-        borrow(t.dist), borrow(t.info), borrow(t.hdist), borrow(t.hmoves), borrow(t.kinds), borrow(t.suit_base), t.n_suits,
+        borrow(t.dist), borrow(t.info), borrow(t.hdist), borrow(t.kinds), borrow(t.suit_base), t.n_suits,
         borrow(t.pung_kinds), t.n_pung, borrow(t.chow_start), t.seven_pairs,
     )
 
@@ -270,24 +269,25 @@ def _hist_table(size: int) -> np.ndarray:
     return hdist
 
 
-HIST_ADD = 0  #: hmoves column of "add a tile to a kind of c tiles" (plus c, 0..3)
-HIST_REMOVE = 5  #: hmoves column of "remove a tile from a kind of c tiles" (plus c, 1..4)
+HIST_ADD = 10  #: HandTables.hdist column of "add a tile to a kind of c tiles" (plus c, 0..3)
+HIST_REMOVE = 15  #: HandTables.hdist column of "remove a tile from a kind of c tiles" (plus c, 1..4)
 
 
 def hist_moves(hdist: np.ndarray, kinds: int) -> np.ndarray:
-    """``hmoves``, uint16[10000, 10], of the histogram rows ``hdist`` of a pung-only group of
-    ``kinds`` kinds.
+    """The histogram rows ``hdist`` (uint8[10000, 10]) of a pung-only group of ``kinds`` kinds with
+    how a tile moves them, uint16[10000, 20]: columns 0-9 the rows, then slot masks.
 
-    Bit ``j`` of ``hmoves[h, HIST_ADD + c]`` (``c`` = 0..3) is set where adding a tile to one of
-    the group's kinds holding ``c`` tiles lowers entry ``j`` of row ``h``; bit ``j`` of
-    ``hmoves[h, HIST_REMOVE + c]`` (``c`` = 1..4) where removing a tile from a kind holding ``c``
-    tiles leaves entry ``j`` as it is (bit 0: the empty target, always kept, never lowered). Zero
-    where the code has no kind of ``c`` tiles (and in the unused columns 4 and 5). For every group
-    size the same way: the row moves only by the count of the kind touched."""
+    Bit ``j`` of column ``HIST_ADD + c`` (``c`` = 0..3) is set where adding a tile to one of the
+    group's kinds holding ``c`` tiles lowers entry ``j`` of row ``h``; bit ``j`` of column
+    ``HIST_REMOVE + c`` (``c`` = 1..4) where removing a tile from a kind holding ``c`` tiles leaves
+    entry ``j`` as it is (bit 0: the empty target, always kept, never lowered). Zero where the code
+    has no kind of ``c`` tiles (and in the unused columns ``HIST_ADD + 4`` and ``HIST_REMOVE``).
+    For every group size the same way: the row moves only by the count of the kind touched."""
     size = hdist.shape[0]
-    moves = np.zeros((size, 10), np.uint16)
+    out = np.zeros((size, 20), np.uint16)
     if size == 0:  # the zero-size stand-ins of hand_tables_stand_in
-        return moves
+        return out
+    out[:, :10] = hdist
     h = np.arange(size)
     digit = [None] + [(h // 10 ** (c - 1)) % 10 for c in range(1, 5)]  # kinds holding c tiles
     digit[0] = kinds - sum(digit[1:])
@@ -299,12 +299,12 @@ def hist_moves(hdist: np.ndarray, kinds: int) -> np.ndarray:
             ok = (h2 < size) & (digit[c] > 0)
             lower = rows[np.minimum(h2, size - 1)] < rows
             lower[:, 0] = False
-            moves[:, HIST_ADD + c] = np.where(ok, (lower * bits).sum(axis=1), 0)
+            out[:, HIST_ADD + c] = np.where(ok, (lower * bits).sum(axis=1), 0)
         if c > 0:
             h2 = h - HIST_POW[c] + HIST_POW[c - 1]
             same = rows[h2] == rows
-            moves[:, HIST_REMOVE + c] = np.where(digit[c] > 0, (same * bits).sum(axis=1), 0)
-    return moves
+            out[:, HIST_REMOVE + c] = np.where(digit[c] > 0, (same * bits).sum(axis=1), 0)
+    return out
 
 
 def pack_dist(rows: np.ndarray) -> np.ndarray:
@@ -475,13 +475,10 @@ def _layout(key: tuple, tables: Tables) -> HandTables:
     chow_start = np.zeros(34, np.bool_)
     for base in suits:
         chow_start[base : base + 7] = True
-    hdist = tables.hdist7 if len(pung_only) == 7 else tables.hdist9
-    hmoves = hist_moves(hdist, len(pung_only))
     layout = HandTables(
         dist=tables.dist,
         info=tables.info,
-        hdist=hdist,
-        hmoves=hmoves,
+        hdist=hist_moves(tables.hdist7 if len(pung_only) == 7 else tables.hdist9, len(pung_only)),
         kinds=np.array(key[0], np.int64),
         suit_base=suit_base,
         n_suits=len(suits),
