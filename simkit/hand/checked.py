@@ -143,14 +143,19 @@ def is_win_checked_kernel(counts, n_melds, per_row, outside, t, out, first):  # 
 def shanten_checked_kernel(counts, n_melds, per_row, outside, t, out, first):  # pragma: no cover - compiled
     """Checked batch shanten: rows of ``13 - 3 * n_melds`` or ``14 - 3 * n_melds`` tiles; ``out`` int8[N]."""
     n = counts.shape[0]
+    for c in prange((n + CHUNK - 1) // CHUNK):
+        _shanten_checked_rows(counts, n_melds, per_row, outside, t, out, first, c, c * CHUNK, min(n, (c + 1) * CHUNK))
+
+
+@jit
+def _shanten_checked_rows(counts, n_melds, per_row, outside, t, out, first, c, lo, hi):  # pragma: no cover - compiled
+    """:func:`shanten_checked_kernel` on rows ``lo <= i < hi`` (chunk ``c``), the rows and tables
+    borrowed in this loop's own function (as :func:`~simkit.hand.shanten._shanten_rows`)."""
     rows = borrow(counts)
     tb = borrowed_hand_tables(t)
-    for c in prange((n + CHUNK - 1) // CHUNK):
-        work = np.empty(20, np.int64)
-        wb = borrow(work)
-        for i in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
-            m = _check_row(counts, i, n_melds, per_row, outside, 13, 14, first, c)
-            out[i] = shanten_of_counts(rows[i], m, tb) if m >= 0 else 0
+    for i in range(lo, hi):
+        m = _check_row(counts, i, n_melds, per_row, outside, 13, 14, first, c)
+        out[i] = shanten_of_counts(rows[i], m, tb) if m >= 0 else 0
 
 
 @pjit
