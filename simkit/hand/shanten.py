@@ -120,10 +120,12 @@ def shanten_kernel(counts, n_melds, t, work):  # pragma: no cover - compiled
 def shanten_of_counts(counts, n_melds, t):  # pragma: no cover - compiled
     """:func:`shanten_kernel`'s answer, inlined where it is called: the batch kernels, which call it
     once per row, take it so (a call passes every table array by array, as much work as the
-    shanten itself). The pung-only group's row and
-    the suits' rows but the last are combined by :func:`_row_product`; the last suit only has to
-    complete ``(4 - k)`` melds and the pair (:func:`_complete`). Entries for more melds than needed
-    are computed too (constant work, no branches) and never read.
+    shanten itself).
+
+    The pung-only group's row and the suits' rows but the last are combined by
+    :func:`_row_product`; the last suit only has to complete ``(4 - k)`` melds and the pair
+    (:func:`_complete`). Entries for more melds than needed are computed too (constant work, no
+    branches) and never read.
     """
     need = 4 - n_melds
     h, total = pung_group(counts, t)
