@@ -41,11 +41,12 @@ __all__ = [
 
 @jit(inline="always")
 def seven_pairs_distance(counts, t):  # pragma: no cover - compiled
-    """Tiles to add to reach seven pairs (four identical tiles count as two pairs)."""
+    """Tiles to add to reach seven pairs (four identical tiles count as two pairs). Reads the 34
+    counts directly, not through ``t.kinds`` (a gather): a hand holds no kind outside its tile set."""
     pairs = 0
     odd = 0
-    for i in range(t.kinds.shape[0]):
-        c = counts[t.kinds[i]]
+    for k in range(34):
+        c = counts[k]
         pairs += c >> 1
         odd += c & 1
     return _seven_from(pairs, odd)
@@ -150,13 +151,7 @@ def shanten_of_counts(counts, n_melds, t):  # pragma: no cover - compiled
             return np.int64(-2)
         d = _complete(rest, _suit_row(t, c0), need)
     if t.seven_pairs and n_melds == 0:
-        pairs = 0
-        odd = 0
-        for k in range(34):  # no gather through t.kinds: a hand holds no kind outside its tile set
-            c = counts[k]
-            pairs += c >> 1
-            odd += c & 1
-        d7 = _seven_from(pairs, odd)
+        d7 = seven_pairs_distance(counts, t)
         if d7 < d:
             d = d7
     return d - 1
@@ -208,7 +203,6 @@ _ROWS = 0  #: rows of the hand's groups (group 0: pung-only, 1..: suits), 4 rows
 _PAIR = 40  #: leave-two-out: every group's row but g's and h's, row 4 * g + h for g < h (16 rows)
 _CODES = 200  #: group codes of the hand (histogram code, then base-5 suit codes), 4 entries
 _MASK = 204  #: per group: slots its row is given by some least-distance assignment, 4 entries
-_HDROP = 208  #: pung-only group: slot mask adding a tile to a kind of c tiles lowers (where _HW[c] != 0)
 _HW = 212  #: pung-only group: summed weights (_WT) of its kinds of c tiles, c = 0..3
 _XDIFF = 216  #: per suit kind x: packed row of its suit minus that row after adding x (each field
 #: 0 or 1: whether adding x lowers that entry), 34 entries
@@ -285,17 +279,6 @@ def _packed_bits(mask):  # pragma: no cover - compiled
     return (((mask >> 1) & 1) << _S1 | ((mask >> 2) & 1) << _S2 | ((mask >> 3) & 1) << _S3 | ((mask >> 4) & 1) << _S4
             | ((mask >> 5) & 1) << _S5 | ((mask >> 6) & 1) << _S6 | ((mask >> 7) & 1) << _S7 | ((mask >> 8) & 1) << _S8
             | ((mask >> 9) & 1) << _S9)  # branch-free: which slots are set is unpredictable
-
-
-@jit(internal=True, inline_in_llvm=True)
-def _hist_drop(hdist, h, c):  # pragma: no cover - compiled
-    """Slot mask of the row of the pung-only group with histogram code ``h`` that adding a tile to
-    one of its kinds holding ``c`` tiles lowers."""
-    h2 = h - _HIST_W[c] + _HIST_W[c + 1]
-    mask = np.int64(0)
-    for j in range(1, 10):
-        mask |= np.int64(hdist[h2, j] < hdist[h, j]) << j
-    return mask
 
 
 @jit(internal=True, inline_in_llvm=True)
@@ -387,7 +370,7 @@ def _best_by_targets(counts, t, visible, sh_out, live_out, live_mode, d_whole, b
         x = t.pung_kinds[u]
         by_count[counts[x]] |= np.int64(1) << x
     h0 = buf[_CODES]
-    n_best = 0
+    n_assign = 0
     if d_regular >= 0:
         opt = stack_empty(4, np.int64)  # per group: the slots some least-distance assignment gives it
         for g in range(4):
@@ -455,14 +438,14 @@ def _best_by_targets(counts, t, visible, sh_out, live_out, live_mode, d_whole, b
                     if (buf[_ROWS + b0] + buf[_ROWS + 10 + b1] + buf[_ROWS + 20 + b2] + buf[_ROWS + 30 + b3]
                             != d_regular):
                         continue
-                    a_sur[n_best] = sur[b0] | sur[10 + b1] | sur[20 + b2] | sur[30 + b3]
-                    a_dfc[n_best] = dfc[b0] | dfc[10 + b1] | dfc[20 + b2] | dfc[30 + b3]
-                    a_slots[n_best] = b0 | b1 << 4 | b2 << 8 | b3 << 12
-                    n_best += 1
+                    a_sur[n_assign] = sur[b0] | sur[10 + b1] | sur[20 + b2] | sur[30 + b3]
+                    a_dfc[n_assign] = dfc[b0] | dfc[10 + b1] | dfc[20 + b2] | dfc[30 + b3]
+                    a_slots[n_assign] = b0 | b1 << 4 | b2 << 8 | b3 << 12
+                    n_assign += 1
     # the least-shanten discards: left over by a best regular target, or by a best seven pairs
     # (then only its count matters)
     regular_best = np.int64(0)
-    for a in range(n_best):
+    for a in range(n_assign):
         regular_best |= a_sur[a]
     seven_best = stack_empty(5, np.int64)  # by the discard's count: 1 when it is such a discard
     seven_best[0] = 0
@@ -497,7 +480,7 @@ def _best_by_targets(counts, t, visible, sh_out, live_out, live_mode, d_whole, b
         bit_k = np.int64(1) << k
         lowers = np.int64(0)
         own = np.int64(0)  # slots of g in the assignments whose surplus holds k
-        for a in range(n_best):  # branch-free: whether k is left over is unpredictable
+        for a in range(n_assign):  # branch-free: whether k is left over is unpredictable
             hit = -((a_sur[a] >> k) & 1)
             lowers |= a_dfc[a] & hit
             own |= (np.int64(1) << ((a_slots[a] >> (4 * g)) & 15)) & hit
@@ -727,9 +710,6 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
         if c < 4 and visible[x] < 4:
             buf[_WT + x] = 4 - visible[x]
             buf[_HW + c] += 4 - visible[x]
-    for c in range(4):  # what adding a tile to a kind of c tiles lowers
-        if buf[_HW + c] != 0:
-            buf[_HDROP + c] = _hist_drop(t.hdist, h0, c)
     for s in range(n_suits):
         base = t.suit_base[s]
         code = buf[_CODES + 1 + s]
@@ -811,8 +791,8 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
                 if buf[_MEMO + h] != key:
                     part = 0
                     if h == 0:  # by count: every kind of c tiles lowers the same slots
-                        for cc in range(4):  # (_HDROP is unset where _HW is 0)
-                            hit = np.int64((buf[_HDROP + cc] & bits) != 0) | (odd_sev & cc)
+                        for cc in range(4):  # what adding a tile to a kind of cc tiles lowers: tabulated
+                            hit = np.int64((np.int64(t.hdist[h0, HIST_ADD + cc]) & bits) != 0) | (odd_sev & cc)
                             part += buf[_HW + cc] * (hit & 1)
                     else:
                         for r in range(9):
@@ -829,13 +809,8 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
                     buf[_KW + c] -= buf[_WT + k]
                 buf[_KW + c - 1] += wk
                 for cc in range(4):
-                    w = buf[_KW + cc]
-                    # no kind of cc tiles when w is 0: then look at hk itself (no drop)
-                    h2 = hk - _HIST_W[cc] + _HIST_W[cc + 1] if w != 0 else hk
-                    drop = np.int64(0)
-                    for j in range(1, 10):
-                        drop |= np.int64(t.hdist[h2, j] < t.hdist[hk, j]) << j
-                    hit = np.int64((drop & bits) != 0) | (odd_sev & cc)
+                    w = buf[_KW + cc]  # 0 where no kind holds cc tiles (its table entry is 0 too)
+                    hit = np.int64((np.int64(t.hdist[hk, HIST_ADD + cc]) & bits) != 0) | (odd_sev & cc)
                     live += w * (hit & 1)
             else:
                 base = t.suit_base[g - 1]
