@@ -1478,7 +1478,7 @@ class Run:
             if not found:
                 labels = ", ".join(p["label"] for p in self.spec["policies"])
                 raise DatasetError(f"the run has no policy {label!r} (its policies: {labels})")
-            out.append(from_record(found[0], allow_changed=allow_changed).runnable())
+            out.append(from_record(found[0], allow_changed=allow_changed))
         return tuple(out)
 
 

@@ -182,7 +182,7 @@ def _check_chunk_memory(spec: dict, rules, workers: int) -> None:
 
 
 def _policy_entries(policies) -> list[tuple[dict, object]]:
-    """``[(manifest record, runnable policy)]`` of the two policies (:class:`~simkit.engine.policy_spec.Policy`
+    """``[(manifest record, Policy)]`` of the two policies (:class:`~simkit.engine.policy_spec.Policy`
     records: label, name, parameters, module and source hash). Two different policies get two labels:
     when their default labels collide (one function name in two modules), their full names."""
     from .engine.policy_spec import as_policy
@@ -195,14 +195,14 @@ def _policy_entries(policies) -> list[tuple[dict, object]]:
             raise SimkitError(
                 f"the two policies differ but share the label {ps[0].label!r}: give them labels (label=policy{{...}})"
             )
-    return [(p.record(), p.runnable()) for p in ps]
+    return [(p.record(), p) for p in ps]
 
 
-def _check_engine(rules, runnable):
+def _check_engine(rules, policies):
     # the engine's own argument check (rule set playable, two valid policies), before any file is touched
     from .engine.matches import _common
 
-    _common(rules, runnable)
+    _common(rules, policies)
 
 
 def default_out(spec: dict) -> Path:
@@ -234,7 +234,9 @@ class _Job:
 
     spec: dict
     rules: object
-    runnable: tuple  # the two policies as simulate_matches takes them
+    #: the two Policy objects: a worker unpickles each as the very function it names, declaration
+    #: included, and builds the vector it plays from the run's rule set (Policy.engine_params)
+    policies: tuple
     directory: str
     columns: tuple | None = None  # a resumed run's columns (its shards'), which new shards keep
 
@@ -259,7 +261,7 @@ def _chunk_table(job: _Job, first: int, n: int, on_batch=None):
     decisions = bool(spec.get("decisions", False))
     schema = None
     labels = [p["label"] for p in spec["policies"]]
-    pols = list(job.runnable)
+    pols = list(job.policies)
     copies = [(0, pols, labels)]
     if spec["duplicate"]:
         copies.append((1, pols[::-1], labels[::-1]))
@@ -486,7 +488,7 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
                     raise SimkitError(
                         f"cannot resume {out}: policies {', '.join(r['label'] for r in value)} differ from the run's {labels}"
                     )
-                entries = [(record, runnable) for record, (_, runnable) in zip(stored["policies"], entries)]
+                entries = [(record, p) for record, (_, p) in zip(stored["policies"], entries)]
                 continue
             if value is not None and value != settings[key]:
                 raise SimkitError(
@@ -494,13 +496,13 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
                 )
         rules_obj = io.rules_from_dict(stored["rules"])
         if entries is None:
-            entries = [(record, _recorded_policy(record).runnable()) for record in stored["policies"]]
+            entries = [(record, _recorded_policy(record)) for record in stored["policies"]]
     else:
         rules_obj = rules_obj if rules_obj is not None else resolve_rules("douque")
         if entries is None:
             entries = _policy_entries(("greedy", "greedy"))
-    runnable = tuple(r for _, r in entries)
-    _check_engine(rules_obj, runnable)
+    policies = tuple(p for _, p in entries)
+    _check_engine(rules_obj, policies)
     spec = stored or {
         "rules": rules_obj.to_dict(),
         "policies": [e for e, _ in entries],
@@ -513,7 +515,7 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
         "decisions": bool(decisions),
     }
     directory = Path(out) if out is not None else default_out(spec)
-    return directory, spec, rules_obj, runnable
+    return directory, spec, rules_obj, policies
 
 
 def _same_policies(entries, records) -> bool:
@@ -521,12 +523,12 @@ def _same_policies(entries, records) -> bool:
     labels may be written differently, e.g. by an earlier version)."""
     from .engine.policy_spec import from_record
 
-    for (_, (fn, params)), record in zip(entries, records):
+    for (_, given), record in zip(entries, records):
         try:
             stored = from_record(record, allow_changed=True)
         except SimkitError:
             return False
-        if stored.function is not fn or not np.array_equal(stored.params, params):
+        if stored.function is not given.function or not np.array_equal(stored.params, given.params):
             return False
     return len(entries) == len(records)
 
@@ -670,7 +672,7 @@ def simulate(
     workers = _positive("workers", workers, (MAX_WORKERS, str(MAX_WORKERS)))
     if overwrite and resume:
         raise SimkitError("give overwrite or resume, not both")
-    directory, spec, rules_obj, runnable = _resolve(
+    directory, spec, rules_obj, policies = _resolve(
         out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume, deal, wall, decisions
     )
     _check_chunk_memory(spec, rules_obj, workers)
@@ -680,7 +682,7 @@ def simulate(
 
         cluster = connect(scheduler, workers if workers > 1 else None)
     try:
-        return _simulate(directory, spec, rules_obj, runnable, workers, overwrite, resume, progress, command, cluster, t_start)
+        return _simulate(directory, spec, rules_obj, policies, workers, overwrite, resume, progress, command, cluster, t_start)
     except OSError as exc:  # a full disk, a name too long, a vanished directory: one line, the run resumable
         raise SimkitError(_os_message(directory, exc)) from None
     except MemoryError:
@@ -734,14 +736,14 @@ def _sigterm_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
-def _simulate(directory, spec, rules_obj, runnable, workers, overwrite, resume, progress, command, cluster, t_start):
+def _simulate(directory, spec, rules_obj, policies, workers, overwrite, resume, progress, command, cluster, t_start):
     from . import io
 
     try:
         _prepare_directory(directory, overwrite, resume)
     except OSError as exc:
         raise SimkitError(_os_message(directory, exc)) from None
-    job = _Job(spec=spec, rules=rules_obj, runnable=runnable, directory=str(directory))
+    job = _Job(spec=spec, rules=rules_obj, policies=policies, directory=str(directory))
     with io.run_lock(directory), _sigterm_as_interrupt():
         if overwrite:
             io.begin_overwrite(directory)  # marks the old run 'overwriting', deletes only the files it lists
@@ -878,7 +880,7 @@ def warm_engine(job: _Job) -> float:
     decisions = bool(job.spec.get("decisions", False))
     with also_first(io.writer_kernels()):  # on a cold start, while the helper compiles the hand kernels
         res = simulate_matches(
-            job.rules, tuple(job.runnable), 1, job.spec["seed"], decisions=decisions, **io.wall_settings_of(job.spec)
+            job.rules, tuple(job.policies), 1, job.spec["seed"], decisions=decisions, **io.wall_settings_of(job.spec)
         )
     if decisions:
         io.decisions_to_batch(res.pop("decisions"), seed=job.spec["seed"], copy=0)

@@ -200,15 +200,22 @@ def policy(_fn=None, *, name: str | None = None, rules_data=None, **params: Para
         if not callable(fn):
             raise PolicyError(f"@simkit.policy decorates a function, got {fn!r}")
         py = getattr(fn, "py_func", fn)
-        fn.simkit_policy_spec = PolicySpec(name or py.__name__, tuple(params.items()), rules_data)
+        spec = PolicySpec(name or py.__name__, tuple(params.items()), rules_data)
+        fn.simkit_policy_spec = spec
+        if py is not fn:  # on the Python function too: a jitted function pickled by value keeps it
+            py.simkit_policy_spec = spec
         return fn
 
     return wrap(_fn) if _fn is not None else wrap
 
 
 def spec_of(fn) -> PolicySpec | None:
-    """The declared parameters of a policy function, or None when it declares none."""
-    return getattr(fn, "simkit_policy_spec", None)
+    """The declared parameters of a policy function, or None when it declares none (read from the
+    jitted function or its Python function, which travels with it when it is pickled by value)."""
+    spec = getattr(fn, "simkit_policy_spec", None)
+    if spec is None:
+        spec = getattr(getattr(fn, "py_func", None), "simkit_policy_spec", None)
+    return spec
 
 
 # ---------------------------------------------------------------------------------------------
@@ -281,19 +288,44 @@ class Policy:
         return dataclasses.replace(self, label=_check_label(label))
 
     def runnable(self) -> tuple:
-        """``(function, params)`` as :func:`simkit.simulate_matches` takes it (the vector itself: a
-        policy may use a vector it was given as scratch, as the tests' scripted players count their
-        calls); the engine appends what a ``rules_data`` policy reads from the rule set
-        (:meth:`engine_params`)."""
+        """``(function, params)``: the named parameters alone, without what a ``rules_data`` policy
+        reads from the rule set. simkit passes the Policy itself to the engine, which builds the
+        vector the policy plays with (:meth:`engine_params`)."""
         return self.function, self.params
 
     def engine_params(self, rules) -> np.ndarray:
         """The vector the policy receives when it plays ``rules`` (a Rules object): its parameters,
-        then what its ``rules_data`` (:func:`policy`) reads from the rule set, if it declares one."""
-        if self.spec is None or self.spec.rules_data is None:
+        then what its ``rules_data`` (:func:`policy`) reads from the rule set, if it declares one.
+
+        The engine plays no other vector: its length is checked against the declaration here, so
+        that a policy cannot read past its parameters (the vector itself, not a copy, for a policy
+        without ``rules_data``: a policy may use the vector it was given as scratch)."""
+        if self.spec is None:
             return self.params
-        data = np.ascontiguousarray(self.spec.rules_data(rules), np.float64).reshape(-1)
+        if len(self.params) != len(self.spec.params):
+            raise PolicyError(
+                f"policy {self.label} declares {len(self.spec.params)} parameters "
+                f"({', '.join(self.spec.names) or 'none'}), but its vector has {len(self.params)}"
+            )
+        if self.spec.rules_data is None:
+            return self.params
+        try:
+            data = np.asarray(self.spec.rules_data(rules), np.float64)
+        except (TypeError, ValueError) as exc:
+            raise PolicyError(f"policy {self.label}: its rules_data does not give numbers ({exc})") from None
+        if data.ndim != 1 or not np.isfinite(data).all():
+            raise PolicyError(f"policy {self.label}: its rules_data gives a 1-D array of finite numbers, got shape "
+                              f"{data.shape}" + ("" if data.ndim != 1 else " with a value that is not finite"))
         return np.concatenate([self.params, data])
+
+    def __reduce__(self):
+        # pickled (to a worker process or a Dask worker) by reference when the function can be
+        # imported by its name, so that the worker plays the very function, with its declaration,
+        # built-in status and compiled code; the function itself travels too for a worker that
+        # cannot import it (its declaration is on its Python function: spec_of)
+        ref = _reference_of(self.function)
+        fallback = None if self.built_in else self.function
+        return (_unpickle_policy, (ref, fallback, self.params, self.name, self.label))
 
     def record(self) -> dict:
         """What a run's manifest stores about the policy (JSON-ready)."""
@@ -314,6 +346,32 @@ class Policy:
 
     def __repr__(self):
         return f"Policy({self.text()!r})"
+
+
+def _reference_of(fn) -> str | None:
+    """``module:qualname`` of a function that importing that name gives back, else None."""
+    py = getattr(fn, "py_func", fn)
+    module, qualname = getattr(py, "__module__", None), getattr(py, "__qualname__", None)
+    if not module or not qualname or module == "__main__" or "<" in qualname:
+        return None
+    try:
+        found = _function_named(f"{module}:{qualname}")
+    except PolicyError:
+        return None
+    return f"{module}:{qualname}" if found is fn else None
+
+
+def _unpickle_policy(ref, fallback, params, name, label) -> Policy:
+    fn = None
+    if ref is not None:
+        try:
+            fn = _function_named(ref)
+        except PolicyError:
+            if fallback is None:
+                raise
+    if fn is None:
+        fn = fallback
+    return Policy(fn, params, name, label, spec_of(fn))
 
 
 def _values_text(p: Policy) -> str:
