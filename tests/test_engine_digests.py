@@ -61,7 +61,12 @@ FROZEN = {
 #: The rules of 43788a0, where the issue-21 rule fixes changed a default: for_two's banker kept the
 #: deal after a fold (``fold_passes_deal=False``; the default is now True, as for_two.md reads).
 #: (duel's Earthly Hand after the dealer's concealed kong changed no frozen run.)
-RULES_BEFORE_ISSUE_21 = {"for_two": dict(fold_passes_deal=False)}
+RULES_BEFORE_ISSUE_21 = {"for_two": dict(fold_passes_deal=False, bid_timing="after_deal", end_phase="plain_draw")}
+
+#: for_two's order and end of the wall when these runs were frozen: the bid and the follow after the
+#: deal, a plain draw at the last 8 tiles (the defaults are now the source's: the bid before the
+#: deal and the ready players' end phase, frozen in ``FROZEN_SOURCE_ORDER``).
+FOR_TWO_DEAL_FIRST = dict(bid_timing="after_deal", end_phase="plain_draw")
 
 
 def rules_before_issue_21(name: str):
@@ -85,9 +90,10 @@ FROZEN_ISSUE_21 = {
 
 @pytest.mark.parametrize("rules,policies", sorted(FROZEN_ISSUE_21), ids=lambda v: v if isinstance(v, str) else "-".join(v))
 def test_fixed_seed_runs_with_the_issue_21_defaults_give_the_frozen_rows(rules, policies):
+    rules = simkit.get_rules(rules, **FOR_TWO_DEAL_FIRST)
     rows = simulate_matches(rules, policies, N_MATCHES[policies], seed=11, check=True, deal="dealer")
-    assert simkit.get_rules(rules).options.fold_passes_deal
-    assert _digest(rows) == FROZEN_ISSUE_21[(rules, policies)]
+    assert rules.options.fold_passes_deal
+    assert _digest(rows) == FROZEN_ISSUE_21[(rules.name, policies)]
 
 
 def test_duel_with_chips_gives_the_frozen_rows():

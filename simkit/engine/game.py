@@ -121,6 +121,7 @@ WIN_SELF = 1  #: win type: self-drawn
 WIN_DISCARD = 2  #: win type: on a discard
 WIN_ROBBED = 3  #: win type: robbing an added kong
 WIN_FOLD = 4  #: win type (for_two): the opponent did not follow the bid; the hand was not played
+JOKER_TILE = -2  #: S_WIN_TILE of a for_two win on an end-phase joker, until settled (the kind it stands for)
 
 _EAST = 27
 _WEST = 29
@@ -285,6 +286,9 @@ class Game(NamedTuple):
     fee_numerator: int  #: with money_unit: the fee as the exact fraction fee_numerator / fee_denominator
     fee_denominator: int
     wall: int = 0  #: the run's wall design, WALL_* (not a rule: how the shuffled wall is dealt)
+    blind_bid: bool = False  #: for_two (option bid_timing): bid and follow before the tiles are dealt
+    end_phase: bool = False  #: for_two (option end_phase): ready players pick from the kept-back tiles
+    end_jokers: int = 0  #: with end_phase: jokers among the kept-back tiles
 
 
 class Table(NamedTuple):

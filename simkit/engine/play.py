@@ -149,6 +149,54 @@ def _complete_added_kong(T, p, x):  # pragma: no cover - compiled
     T.meld_counts[p, x] += 1
 
 
+@jit(cache=CACHE, internal=True)
+def _set_aside(T, p, x):  # pragma: no cover - compiled
+    """for_two's end phase: ``p``'s picked tile ``x`` goes to their river, out of play (nobody may
+    claim it or win on it: the end phase asks nobody)."""
+    n = T.n_river[p]
+    T.river[p, n] = x
+    T.claimed[p, n] = False
+    T.n_river[p] = n + 1
+    G._log(T.sc, T.log, G.EV_DISCARD, p, x, 0)
+
+
+@jit(cache=CACHE, internal=True)
+def _end_phase(T, t, game, p):  # pragma: no cover - compiled
+    """for_two's end phase (option ``end_phase="ready_pick_last_8"``; ``simkit.rules.for_two``):
+    only the kept-back tiles remain and ``p`` is due to draw. Each ready player (a hand waiting on
+    at least one kind), ``p`` first, picks one of them: the next tile of the wall, which is one of
+    the ``game.end_jokers`` jokers with probability jokers / tiles left (from the wall's stream,
+    ``T.rng[0]``: the jokers lie at random among the kept-back tiles). A joker, or a tile the hand
+    waits on, is a self-drawn win (a joker's tile is set aside, the kind it stands for is chosen when
+    the hand is settled: :data:`~simkit.engine.game.JOKER_TILE`); any other tile is set aside
+    (:func:`_set_aside`). When neither player wins the hand is drawn. Each pick lowers the kept-back
+    count, so the drawable count stays 0 and the invariants hold. Nobody is asked anything."""
+    sc = T.sc
+    for i in range(2):
+        q = p if i == 0 else 1 - p
+        waits = waits_kernel(T.hand[q], T.n_melds[q], T.meld_counts[q], t)
+        left = sc[G.S_BACK] - sc[G.S_FRONT] + 1
+        if waits == 0 or left <= 0:
+            continue
+        joker = bounded(T.rng[0:1], left) < game.end_jokers
+        drawn = G._draw(T, q)
+        sc[G.S_KEPT_BACK] -= 1
+        G._log(sc, T.log, G.EV_DRAW, q, drawn, 2 if joker else 1)
+        if joker:
+            _set_aside(T, q, drawn)
+            _end(sc, q, 1 - q, G.WIN_SELF, G.JOKER_TILE)
+            return
+        if (waits >> drawn) & 1:
+            T.hand[q, drawn] += 1
+            G._log(sc, T.log, G.EV_WIN, q, drawn, G.WIN_SELF)
+            _end(sc, q, 1 - q, G.WIN_SELF, drawn)
+            return
+        _set_aside(T, q, drawn)
+        if sc[G.S_CHECK] and not G._check(T, q, np.bool_(False)):
+            break
+    _end(sc, -1, -1, G.WIN_DRAW, -1)
+
+
 # ---------------------------------------------------------------------------------------------
 # the rules of each decision
 
@@ -167,13 +215,37 @@ def _after_bid(T, action):  # pragma: no cover - compiled
     _decision(sc, 1 - dealer, A.PHASE_FOLLOW, -1)
 
 
+@jit(cache=CACHE, internal=True)
+def _take_dealt_tiles(T):  # pragma: no cover - compiled
+    """for_two with the bid before the deal: the players take the tiles :func:`G._deal` set aside
+    for them (the wall positions it dealt from: with stable walls seat 0's from the front up to
+    ``S_FRONT`` and seat 1's from the back after ``S_BACK``, else the dealer's 14 from position 0
+    and the opponent's 13 after them)."""
+    sc = T.sc
+    n = T.wall.shape[0]
+    dealer = sc[G.S_DEALER]
+    if sc[G.S_WALL] == G.WALL_SEAT_STABLE:
+        for i in range(sc[G.S_FRONT]):
+            T.hand[0, T.wall[i]] += 1
+        for i in range(sc[G.S_BACK] + 1, n):
+            T.hand[1, T.wall[i]] += 1
+    else:
+        for i in range(14):
+            T.hand[dealer, T.wall[i]] += 1
+        for i in range(14, sc[G.S_FRONT]):
+            T.hand[1 - dealer, T.wall[i]] += 1
+
+
 @jit(inline="always", cache=CACHE)
-def _after_follow(T, action):  # pragma: no cover - compiled
-    """for_two: the opponent follows (the dealer plays first) or folds (the hand is not played)."""
+def _after_follow(T, game, action):  # pragma: no cover - compiled
+    """for_two: the opponent follows (the dealer plays first; with the bid before the deal the
+    players take their dealt tiles now) or folds (the hand is not played)."""
     sc = T.sc
     q = sc[G.S_PLAYER]
     if action == A.FOLLOW:
         G._log(sc, T.log, G.EV_FOLLOW, q, -1, sc[G.S_BID])
+        if game.blind_bid:
+            _take_dealt_tiles(T)
         _next_turn(sc, sc[G.S_DEALER], False, -1, False)
     else:
         G._log(sc, T.log, G.EV_FOLD, q, -1, sc[G.S_BID])
@@ -310,9 +382,12 @@ def _after_react(T, t, game, q, x, reply):  # pragma: no cover - compiled
         if legal[A.PUNG] and game.skipped_pung != 0:
             T.skip_pung[q] |= G._bit(x)
             G._log(sc, log, G.EV_SKIP_PUNG, q, x, 0)
-        # the opponent draws, unless only the kept-back tiles remain
+        # the opponent draws, unless only the kept-back tiles remain (then for_two's end phase, or a draw)
         if G._tiles_left(sc) <= 0:
-            _end(sc, -1, -1, G.WIN_DRAW, -1)
+            if game.end_phase:
+                _end_phase(T, t, game, q)
+            else:
+                _end(sc, -1, -1, G.WIN_DRAW, -1)
             return
         drawn = G._draw(T, q)
         hand[q, drawn] += 1
@@ -476,7 +551,7 @@ def _apply(T, t, game, action):  # pragma: no cover - compiled
     elif phase == A.PHASE_BID:
         _after_bid(T, action)
     elif phase == A.PHASE_FOLLOW:
-        _after_follow(T, action)
+        _after_follow(T, game, action)
     if phase == A.PHASE_REACT or sc[G.S_PHASE] == _PASS_PENDING:
         _after_react(T, t, game, sc[G.S_PLAYER], sc[G.S_TILE], action if phase == A.PHASE_REACT else A.PASS)
 
@@ -512,7 +587,8 @@ def _step(T, t, game, sp, action):  # pragma: no cover - compiled
 def _begin_hand(T, t, game):  # pragma: no cover - compiled
     """Deal the wall in ``T.wall`` (seats, dealer, streak and prevailing wind already set); the
     first decision (the banker's bid in for_two, else the dealer's turn on 14 tiles) is then set
-    up by :func:`_advance`."""
+    up by :func:`_advance`. With for_two's bid before the deal (``game.blind_bid``) the players'
+    hands stay empty through the bid and the follow."""
     sc = T.sc
     sc[G.S_KEPT_BACK] = game.kept_back
     sc[G.S_SHANTEN_LB] = G.SHANTEN_UNKNOWN
@@ -534,7 +610,13 @@ def _begin_hand(T, t, game):  # pragma: no cover - compiled
         _next_turn(sc, dealer, False, -1, False)
         return
     sc[G.S_CURRENT] = dealer
-    if sc[G.S_CHECK] and not G._check(T, dealer, np.bool_(True)):
+    if game.blind_bid:
+        # for_two, the bid before the deal: the dealt tiles stay set aside until the follow
+        # (_take_dealt_tiles); the invariants are checked at the dealer's first turn
+        for q in range(2):
+            for k in range(34):
+                T.hand[q, k] = 0
+    elif sc[G.S_CHECK] and not G._check(T, dealer, np.bool_(True)):
         _end(sc, -1, -1, G.WIN_DRAW, -1)
         return
     for a in range(A.N_ACTIONS):

@@ -61,10 +61,16 @@ from .toolkit import (
 
 __all__ = ["random_policy", "greedy_policy", "count_waits_after", "GREEDY_DEFAULTS", "POLICIES"]
 
+#: the built-ins' bid before the deal (for_two's ``bid_timing="before_deal"``), and the bid from
+#: which they fold one (4: they always follow); see :func:`bid_or_follow`
+BLIND_BID = 1
+BLIND_FOLD_AT = 4
+
 #: greedy's parameters: [claim pungs/chows/kongs, declare ready, make kongs from the hand (1 = yes),
-#: bid 3 at dealt shanten <= this, bid 2 at <= this, fold when shanten + bid >= this] (for_two's
-#: bid and follow: see :func:`greedy_policy`)
-GREEDY_DEFAULTS = np.array([1.0, 1.0, 1.0, 1.0, 2.0, 7.0])
+#: bid 3 at dealt shanten <= this, bid 2 at <= this, fold when shanten + bid >= this, the bid
+#: before the deal, fold a bid before the deal of at least this] (for_two's bid and follow: see
+#: :func:`greedy_policy`)
+GREEDY_DEFAULTS = np.array([1.0, 1.0, 1.0, 1.0, 2.0, 7.0, BLIND_BID, BLIND_FOLD_AT])
 
 
 @jit(inline="always")
@@ -191,10 +197,20 @@ def _chow_or(choice, best_sh, view, legal, hand, work):  # pragma: no cover - co
 
 
 @jit(inline="always")
-def bid_or_follow(view, three, two, fold_at):  # pragma: no cover - compiled
+def bid_or_follow(view, three, two, fold_at, blind_bid, blind_fold_at):  # pragma: no cover - compiled
     """for_two's bid and follow by the hand's shanten: bid 3 when the dealt 14 tiles are at most
     ``three`` from ready, 2 when at most ``two``, else 1; fold when the 13 tiles' shanten plus the
-    bid reaches ``fold_at``."""
+    bid reaches ``fold_at``. Before the deal (option ``bid_timing="before_deal"``: the view holds
+    no tiles) there is no hand to judge: bid ``blind_bid``, fold a bid of at least
+    ``blind_fold_at`` (4: always follow)."""
+    blind = True
+    for k in range(34):
+        if view.hand[k] != 0:
+            blind = False
+    if blind:
+        if is_bid(view):
+            return A.BID + min(max(np.int64(blind_bid), 1), 3) - 1
+        return A.FOLD if view.bid >= blind_fold_at else A.FOLLOW
     sh = shanten_of(view)
     if is_bid(view):
         b = 2 if sh <= three else (1 if sh <= two else 0)
@@ -202,13 +218,15 @@ def bid_or_follow(view, three, two, fold_at):  # pragma: no cover - compiled
     return A.FOLD if sh + view.bid >= fold_at else A.FOLLOW
 
 
-def bid_params(bid3_at: int, bid2_at: int, fold_at: int) -> dict:
+def bid_params(bid3_at: int, bid2_at: int, fold_at: int, blind_bid: int = BLIND_BID, blind_fold_at: int = BLIND_FOLD_AT) -> dict:
     """The named parameters of :func:`bid_or_follow`'s thresholds, with these defaults (for a
     policy's ``@policy(...)``)."""
     return dict(
         bid3_at=Param(bid3_at, int, low=-1, high=13, doc="for_two: bid 3 when the dealt hand's shanten is at most this"),
         bid2_at=Param(bid2_at, int, low=-1, high=13, doc="for_two: else bid 2 when it is at most this"),
         fold_at=Param(fold_at, int, low=0, high=20, doc="for_two: fold when the hand's shanten plus the bid reaches this"),
+        blind_bid=Param(blind_bid, int, low=1, high=3, doc="for_two, bid before the deal: the bid (1, 2 or 3)"),
+        blind_fold_at=Param(blind_fold_at, int, low=1, high=4, doc="for_two, bid before the deal: fold a bid of at least this (4: always follow)"),
     )
 
 
@@ -219,7 +237,9 @@ def _bid_or_follow(view, legal, params):  # pragma: no cover - compiled
     three = params[3] if params.shape[0] > 3 else 1.0  # the GREEDY_DEFAULTS values
     two = params[4] if params.shape[0] > 4 else 2.0
     fold_at = params[5] if params.shape[0] > 5 else 7.0
-    return bid_or_follow(view, three, two, fold_at)
+    blind_bid = params[6] if params.shape[0] > 6 else BLIND_BID
+    blind_fold_at = params[7] if params.shape[0] > 7 else BLIND_FOLD_AT
+    return bid_or_follow(view, three, two, fold_at, blind_bid, blind_fold_at)
 
 
 @policy(
@@ -236,7 +256,7 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
     pung and a chow, the one leaving the least shanten; ties: the pung); declare ready (MIGI when
     its conditions hold) as soon as the hand is ready. Shanten counts seven pairs where the rule
     set has them. for_two: bid by the shanten of the dealt hand, follow unless the hand is far
-    from ready for the bid (:func:`_bid_or_follow`).
+    from ready for the bid; before the deal, a fixed bid and follow (:func:`_bid_or_follow`).
 
     ``params``: [claim, declare, kong] each 1 (yes) or 0 (no), then the three for_two thresholds;
     see :data:`GREEDY_DEFAULTS` (missing entries: claims, declarations and kongs off, thresholds at

@@ -31,7 +31,9 @@ import numpy as np
 
 from .._jit import jit
 from ..errors import SimkitError
+from ..hand.waits import waits_kernel
 from ..rules import duel as duel_rules
+from ..rules import for_two as for_two_rules
 from ..rules import resolve_rules
 from ..scoring import douque as sc_douque
 from ..scoring import duel as sc_duel
@@ -39,7 +41,9 @@ from ..scoring import for_two as sc_for_two
 from ..scoring import night_market as sc_night_market
 from ..scoring.core import MELD_CONCEALED
 from .game import (
+    EV_WIN,
     F_COMBINATION,
+    JOKER_TILE,
     M_KONG0,
     M_KONG1,
     M_POINTS,
@@ -50,6 +54,7 @@ from .game import (
     S_BID,
     S_DEALER,
     S_DISCARDS,
+    S_WIN_TILE,
     S_NO_CALL,
     S_PREVAILING,
     S_STREAK,
@@ -60,6 +65,7 @@ from .game import (
     WALL_SEAT_STABLE,
     WIN_SELF,
     Game,
+    _log,
 )
 
 __all__ = [
@@ -181,16 +187,43 @@ def settle_duel(T, winner, win_type, win_tile, replacement, last_tile, last_disc
         T.money[M_KONG1] = sc_duel.kong_payment(T.melds[1], T.n_melds[1], sp)
 
 
+@jit(internal=True)
+def _joker_stands_for(T, p, t, sp):  # pragma: no cover - compiled
+    """for_two's end phase: player ``p`` (ready, 13 - 3k tiles) won on a joker. The joker stands for
+    the winning kind that scores most (self-drawn; ties: the lowest kind), which is added to the
+    hand, recorded as the win tile (``S_WIN_TILE``) and logged as the win."""
+    hand = T.hand[p]
+    w = waits_kernel(hand, T.n_melds[p], T.meld_counts[p], t)
+    best = -1
+    best_points = -1.0
+    for k in range(34):
+        if (w >> k) & 1:
+            hand[k] += 1
+            points = sc_for_two.score_kernel(hand, k, T.melds[p], T.n_melds[p], True, t, sp, T.work, T.items)
+            hand[k] -= 1
+            if points > best_points:
+                best_points = points
+                best = k
+    hand[best] += 1
+    T.sc[S_WIN_TILE] = best
+    _log(T.sc, T.log, EV_WIN, p, best, WIN_SELF)
+    return best
+
+
 @jit
 def settle_for_two(T, winner, win_type, win_tile, replacement, last_tile, last_discard, t, sp, row, floats):  # pragma: no cover
     """for_two.md: the combination points of the best split, payment ``bid x stake x points`` (times
-    the self-draw multiplier); a fold pays ``fold_payment x stake`` to the banker."""
+    the self-draw multiplier); a fold pays ``fold_payment x stake`` to the banker. A win on an
+    end-phase joker (``win_tile`` :data:`~simkit.engine.game.JOKER_TILE`) is a self-draw on the kind
+    it stands for (:func:`_joker_stands_for`)."""
     floats[F_COMBINATION] = 0.0
     if win_type == WIN_FOLD:
         T.money[M_POINTS] = sc_for_two.fold_payment(sp)
         return
     if winner < 0:
         return
+    if win_tile == JOKER_TILE:
+        win_tile = _joker_stands_for(T, winner, t, sp)
     self_drawn = win_type == WIN_SELF
     points = sc_for_two.score_kernel(
         T.hand[winner], win_tile, T.melds[winner], T.n_melds[winner], self_drawn, t, sp, T.work, T.items,
@@ -233,6 +266,9 @@ def game_of(rules) -> Game:
         kept_back=int(rules.kept_back), claim_chow=bool(rules.claim_chow), robbing=bool(rules.robbing_kong),
         declare=False, skipped_win=False, skipped_pung=0, bidding=rules.name == "for_two",
         fold_passes_deal=bool(o.fold_passes_deal) if rules.name == "for_two" else False,
+        blind_bid=rules.name == "for_two" and o.bid_timing == "before_deal",
+        end_phase=rules.name == "for_two" and o.end_phase == "ready_pick_last_8",
+        end_jokers=for_two_rules.END_PHASE_JOKERS if rules.name == "for_two" else 0,
         streak_cap=NO_STREAK_CAP, dealer_turns=0, match_hands=int(o.match_hands), rounds=False,
         fee=float(o.fee) if duel else 0.0,
         **(_NO_CHIPS if money is None else dict(

@@ -27,7 +27,8 @@ what the rule set pays for each -- read from the rule set's scorer with the run'
   the rules make safe (:func:`~simkit.engine.toolkit.safe_against_discard_win`), else one
   through which the fewest waits can pass given the tiles it cannot see;
 * **for_two's bid and follow**: by the hand's shanten, at ``bid3_at``, ``bid2_at`` and
-  ``fold_at`` (:func:`~simkit.engine.policies.bid_or_follow`).
+  ``fold_at``; before the deal (no tiles to judge) by ``blind_bid`` and ``blind_fold_at``
+  (:func:`~simkit.engine.policies.bid_or_follow`).
 
 It always wins when it can, as ``greedy`` does.
 """
@@ -53,7 +54,8 @@ __all__ = ["value_policy", "VALUE_DEFAULTS"]
 
 # positions of the named parameters in the params vector; the route values follow them
 _SPEED, _SELF_SHARE, _CLAIM_MARGIN, _DEFEND_AT, _THREAT_MELDS, _DECLARE_LIVE, _KONG, _BID3, _BID2, _FOLD = range(10)
-_N_NAMED = 10
+_BLIND_BID, _BLIND_FOLD = 10, 11
+_N_NAMED = 12
 # positions of the extras within the route values (routes.VALUE_FIELDS)
 _V_DECLARE = N_ROUTES * 4
 _V_MIGI = _V_DECLARE + 2
@@ -337,7 +339,7 @@ def value_policy(view, legal, params, rng):  # pragma: no cover - compiled
     if is_reaction(view):
         return _react(view, legal, params, hand)
     if is_bid(view) or is_follow(view):
-        return bid_or_follow(view, params[_BID3], params[_BID2], params[_FOLD])
+        return bid_or_follow(view, params[_BID3], params[_BID2], params[_FOLD], params[_BLIND_BID], params[_BLIND_FOLD])
     first = first_legal(legal)
     if view.declared != 0:
         return first  # locked hand: the drawn tile goes out (or the automatic added kong)

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from simkit.rules._options import RuleOptions, boolean, complete_rule_set, match_hands_option, number, number_tuple, option, positive, tile_set
+from simkit.rules._options import (
+    RuleOptions, boolean, complete_rule_set, match_hands_option, number, number_tuple, one_of, option, positive, tile_set,
+)
 
 __all__ = ["BIDS", "COMBINATIONS", "ForTwoOptions", "OPTIONS_OF_EARLIER_RECORDS"]  # and the template's names (RULE_SET_EXPORTS)
 
@@ -24,8 +26,10 @@ __all__ = ["BIDS", "COMBINATIONS", "ForTwoOptions", "OPTIONS_OF_EARLIER_RECORDS"
 TITLE = "Mahjong for 2: 136 tiles, the banker bids the stake"
 #: Kinds of the tile set: all 34 (characters, dots, bamboo 1-9 and the seven honors).
 KINDS = tile_set("123456789m 123456789p 123456789s 1234567z")
-#: Tiles at the end of the wall that are never drawn (jokers among them are not modelled).
+#: Tiles at the end of the wall kept back from ordinary draws (the end phase's tiles).
 KEPT_BACK = 8
+#: Jokers among the kept-back tiles in the end phase (``end_phase="ready_pick_last_8"``).
+END_PHASE_JOKERS = 2
 #: A chow may be claimed from the opponent's discard.
 CLAIM_CHOW = True
 # ROBBING_KONG stays False (the template's): neither rules/for_two.md nor its source text
@@ -94,6 +98,19 @@ class ForTwoOptions(RuleOptions):
         "after a fold the deal passes to the opponent (rules/for_two.md: the banker keeps it on a "
         "banker win or a draw, otherwise it passes); false: the banker keeps it, as on a banker win",
     )
+    bid_timing: str = option(
+        "before_deal",
+        one_of("before_deal", "after_deal"),
+        "before_deal: the banker bids and the opponent follows or folds before the tiles are dealt "
+        "(the source's order); after_deal: both decide having seen their dealt tiles",
+    )
+    end_phase: str = option(
+        "ready_pick_last_8",
+        one_of("ready_pick_last_8", "plain_draw"),
+        "ready_pick_last_8: when only the last 8 tiles remain, each ready player picks one of them, "
+        "two being jokers that complete any wait (the source's end phase); plain_draw: the hand is "
+        "drawn at once",
+    )
 
 
 #: The options class of this rule set, under the name every rule-set module uses.
@@ -101,8 +118,9 @@ Options = ForTwoOptions
 
 #: Options added after runs were recorded, with the value such a run was played with: a run
 #: manifest (or dataset metadata) without ``fold_passes_deal`` was made when the banker kept the
-#: deal after a fold (``simkit.io.rules_from_dict`` reads it so).
-OPTIONS_OF_EARLIER_RECORDS = {"fold_passes_deal": False}
+#: deal after a fold, one without ``bid_timing`` / ``end_phase`` with the bid after the deal and a
+#: plain draw at the last 8 tiles (``simkit.io.rules_from_dict`` reads it so).
+OPTIONS_OF_EARLIER_RECORDS = {"fold_passes_deal": False, "bid_timing": "after_deal", "end_phase": "plain_draw"}
 
 
 complete_rule_set(globals())  # DEALER_TILES ... RESULT_COLUMNS defaults, make_rules, RULES, __all__
