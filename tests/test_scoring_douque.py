@@ -532,7 +532,7 @@ def test_option_base_and_tai_value(base, tai_value):
     assert r["total_tai"] == pytest.approx(base / tai_value + 9)
 
 
-@pytest.mark.parametrize("opts", [{"skipped_pung": "hand"}, {"skipped_pung": "turn"}, {"streak_cap": 0}, {"streak_cap": 10}])
+@pytest.mark.parametrize("opts", [{"skipped_pung": "hand"}, {"skipped_pung": "turn"}, {"streak_cap": 4}, {"streak_cap": 100}])
 def test_options_that_do_not_affect_scoring(opts):
     assert score("123456789m111p99p", "6m", self_drawn=True, streak=4, options=opts) == score(
         "123456789m111p99p", "6m", self_drawn=True, streak=4
@@ -541,8 +541,8 @@ def test_options_that_do_not_affect_scoring(opts):
 
 def test_dealer_tai_ignores_dealer_flag_and_is_not_capped():
     for dealer in (False, True):
-        for streak in (0, 1, 5, 10, 12):
-            r = score("123456789m111p99p", "6m", dealer=dealer, streak=streak)
+        for streak in (0, 1, 5, 10, 12, 100):  # a streak up to the largest streak_cap
+            r = score("123456789m111p99p", "6m", dealer=dealer, streak=streak, options={"streak_cap": 100})
             assert r["dealer_tai"] == 1 + 2 * streak
 
 

@@ -247,12 +247,15 @@ def test_largest_options_keep_a_match_of_largest_payments_exact(name):
     assert r.points <= largest and largest * hands < 2**53
 
 
+LARGEST_DOUQUE = simkit.get_rules("douque", streak_cap=douque_rules.MAX_STREAK_CAP)
+
+
 def test_streak_far_above_the_cap_in_score():
     with pytest.raises(simkit.ScoreError, match="streak=1000 cannot happen"):
         simkit.score(HAND, "6m", self_drawn=True, streak=1000)
     with pytest.raises(simkit.ScoreError, match="cannot happen"):
         simkit.score(HAND, "6m", self_drawn=True, streak=10**30)
-    assert simkit.score(HAND, "6m", self_drawn=True, streak=100).dealer_tai == 201
+    assert simkit.score(HAND, "6m", self_drawn=True, streak=100, rules=LARGEST_DOUQUE).dealer_tai == 201
 
 
 def test_match_ids_at_2_63_do_not_wrap():

@@ -296,8 +296,8 @@ def score(
     dealer : bool
         douque, duel: whether the winner is the dealer (checked against ``first_turn``).
     streak : int
-        douque only: the dealer's streak (dealer tai = 1 + 2 * streak; default 0), 0 to 100 (the
-        largest ``streak_cap``; the rule set's own cap governs the deal, not the scoring).
+        douque only: the dealer's streak (dealer tai = 1 + 2 * streak; default 0), 0 to the rule
+        set's ``streak_cap`` (10 by default): no dealer keeps the deal beyond it.
     bid : {1, 2, 3}
         for_two only: the banker's bid, the hand's stake multiplier (default 1).
 
@@ -413,10 +413,11 @@ def _score_douque(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kon
     prevailing = _wind("prevailing_wind", prevailing_wind, _PREVAILING)
     if isinstance(streak, (bool, np.bool_)) or not isinstance(streak, (int, np.integer)) or streak < 0:
         raise ScoreError(f"streak must be a non-negative integer, got {show(streak)}")
-    if streak > MAX_STREAK_CAP:
+    cap = int(rules.options.streak_cap)
+    if streak > cap:
         raise ScoreError(
             f"streak={show(streak)} cannot happen: a dealer's streak never exceeds the rule set's streak_cap, "
-            f"which is at most {MAX_STREAK_CAP}"
+            f"{cap} here (the option streak_cap, at most {MAX_STREAK_CAP})"
         )
     codes = [m.code for m in parsed]
     _check_flags(
