@@ -37,9 +37,10 @@ import numpy as np
 from .engine import actions as A
 from .engine import game as eng
 from .engine.observation import OBSERVATION_LAYOUT, OBSERVATION_SIZE, encode_observation_kernel
-from .errors import SimkitError
+from .errors import SimkitError, check_flag
 
 __all__ = [
+    "EnvError",
     "OBSERVATION_LAYOUT",
     "OBSERVATION_SIZE",
     "encode_observation",
@@ -50,6 +51,10 @@ __all__ = [
     "register_gymnasium",
     "GYM_IDS",
 ]
+
+
+class EnvError(SimkitError, ValueError):
+    """An environment used out of order: stepped (or observed, rendered) before its first ``reset()``."""
 
 
 def encode_observation(T, p: int, deciding: bool) -> np.ndarray:
@@ -92,6 +97,11 @@ class _Table:
         self.match = 0
         self.state = None
         self.rng = np.random.default_rng(0)
+
+    def started(self, what: str) -> None:
+        """Raise :class:`EnvError` if there is no hand yet (no ``reset()`` so far) for ``what``."""
+        if self.state is None:
+            raise EnvError(f"call reset() before {what}: the environment has no hand yet")
 
     def reset(self, seed):
         from .engine.state import GameState
@@ -184,6 +194,7 @@ def _aec_class():
             return self.action_spaces[agent]
 
         def observe(self, agent):
+            self._table.started("observe()")
             p = self.possible_agents.index(agent)
             s = self._table.state
             deciding = not s.over and s.player == p
@@ -206,6 +217,7 @@ def _aec_class():
             self.agent_selection = self.possible_agents[self._table.state.player]
 
         def step(self, action):
+            self._table.started("step()")
             agent = self.agent_selection
             if self.terminations[agent] or self.truncations[agent]:
                 self._was_dead_step(action)
@@ -228,6 +240,7 @@ def _aec_class():
 
         def render(self):
             if self.render_mode == "ansi":
+                self._table.started("render()")
                 return _render(self._table.state)
             return None
 
@@ -304,6 +317,8 @@ class VectorEnv:
 
         check_int(n_envs, "n_envs", 1, 1 << 24)
         check_int(seed, "seed", 0, 2**63 - 1)
+        full_state = check_flag(full_state, "full_state")
+        copy = check_flag(copy, "copy")
         if threads is not None:
             check_int(threads, "threads", 1, 1024)
         self.rules = _settings(rules, episode, illegal, illegal_penalty, options)
@@ -426,7 +441,7 @@ class VectorEnv:
         """Play ``actions`` (one per table, for its deciding player); returns ``(obs, masks,
         rewards, terminated, truncated, info)``."""
         if not self._started:
-            raise SimkitError("call reset() before step()")
+            raise EnvError("call reset() before step(): the environment has no hand yet")
         a = np.asarray(actions)
         if a.shape != (self.n_envs,) or not (np.issubdtype(a.dtype, np.integer)):
             raise SimkitError(f"actions is an integer array of shape ({self.n_envs},), got {a.dtype} of shape {a.shape}")
@@ -515,8 +530,10 @@ def _gym_class():
 
             self._table = _Table(rules, episode, illegal, illegal_penalty, options)
             self._opponent = resolve_policy(opponent, self._table.rules)
-            if seat not in (None, 0, 1):
+            if seat is not None and (isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer))
+                                     or seat not in (0, 1)):
                 raise SimkitError(f"seat is 0, 1 or None (alternating), got {seat!r}")
+            seat = None if seat is None else int(seat)
             self._seat_arg = seat
             self.seat = 0 if seat is None else seat
             self._episodes = 0
@@ -564,6 +581,7 @@ def _gym_class():
 
         def step(self, action):
             t = self._table
+            t.started("step()")
             before = t.scores()[self.seat]
             penalty = t.play("the agent", action)
             done = t.done() if t.state.over else False
@@ -575,6 +593,7 @@ def _gym_class():
 
         def render(self):
             if self.render_mode == "ansi":
+                self._table.started("render()")
                 return _render(self._table.state)
             return None
 

@@ -35,6 +35,7 @@ from ..tiles import format_tile_list, parse_tile_list, parse_tiles, tile_name
 from . import game as eng
 from .rng import stream_key
 from .rulesets import engine_spec
+from .state import streak_limit
 
 __all__ = ["Position", "PositionError", "COMPLETION_STREAM"]
 
@@ -86,7 +87,7 @@ class Position:
     opponent_declared: int = 0
     tiles_left: int | None = None  #: drawable tiles left (None: derived from the tiles seen)
     dealer: bool = True  #: whether the viewer deals
-    streak: int = 0
+    streak: int = 0  #: the dealer's streak, at most the rule set's ``streak_cap``
     seat_wind: str = "E"  #: the viewer's seat wind, E or W (the opponent has the other)
     prevailing_wind: str = "E"
     phase: str = "draw"  #: "draw", "claim" (after a pung or chow: discard) or "discard" (the opponent's last)
@@ -193,6 +194,8 @@ class Position:
         except ValueError as exc:
             raise PositionError(str(exc)) from None
         spec = engine_spec(rules)
+        for name in ("dealer", "replacement", "stable_wall"):
+            check_flag(getattr(self, name), name)
         if self.phase not in _PHASES:
             raise PositionError(f"phase must be one of {', '.join(_PHASES)}, got {self.phase!r}")
         try:
@@ -221,7 +224,8 @@ class Position:
             raise PositionError(f"seat_wind must be E or W (two players sit East and West), got {self.seat_wind!r}")
         if self.prevailing_wind not in WIND_LETTERS:
             raise PositionError(f"prevailing_wind must be one of E, S, W, N, got {self.prevailing_wind!r}")
-        for name in ("streak", "hand_number", "dealerships"):
+        check_int(self.streak, "streak", 0, streak_limit(spec), PositionError)
+        for name in ("hand_number", "dealerships"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
                 raise PositionError(f"{name} must be a non-negative integer, got {value!r}")

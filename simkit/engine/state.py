@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import SimkitError, check_flag, check_int
+from ..errors import InputTypeError, SimkitError, TileCountError, check_flag, check_int, show
 from ..hand.tables import hand_tables
 from ..rules import resolve_rules
 from . import actions as A
@@ -41,6 +41,46 @@ from .rulesets import engine_spec
 __all__ = ["GameState"]
 
 _EAST, _WEST = 27, 29
+_WINDS = "27 (E), 28 (S), 29 (W) or 30 (N)"  #: the prevailing winds as kinds
+
+
+def streak_limit(spec) -> int:
+    """The largest dealer's streak a hand of the engine spec ``spec`` can have: the rule set's
+    ``streak_cap`` (douque), else the hands of a match less one. A hand is refused a larger one
+    rather than dealt with a dealer tai no match can reach."""
+    return int(min(spec.game.streak_cap, spec.max_hands - 1))
+
+
+def wall_kinds(wall, rules) -> np.ndarray:
+    """``wall`` (tile notation in wall order, or a 1-d integer array of kinds) as int8 kinds, after
+    checking that it holds exactly the rule set's tiles; the error names what is wrong (a wall that
+    is not a permutation of the tiles would corrupt the compiled engine's state)."""
+    from ..tiles import parse_tile_list, tile_name
+
+    rules = resolve_rules(rules)
+    if isinstance(wall, str):
+        kinds = np.asarray(parse_tile_list(wall, rules), np.int64)
+    else:
+        try:
+            kinds = np.asarray(wall)
+        except (ValueError, TypeError):  # ragged nesting
+            kinds = np.asarray(None)
+        if kinds.dtype == np.bool_ or kinds.dtype.kind not in "iu":
+            raise InputTypeError(f"the wall is tile notation or a 1-d integer array of kinds, got {show(wall)}")
+        if kinds.ndim != 1:
+            raise TileCountError(f"the wall is tile notation or a 1-d integer array of kinds, got shape {kinds.shape}")
+        if kinds.size and (kinds.min() < 0 or kinds.max() > 33):
+            bad = kinds.min() if kinds.min() < 0 else kinds.max()
+            raise TileCountError(f"the wall's kinds must be 0-33, got {show(int(bad))}")
+    template = wall_template(rules)
+    want, have = np.bincount(template, minlength=34), np.bincount(kinds.astype(np.int64), minlength=34)
+    head = f"the wall must hold exactly the {len(template)} tiles of rule set '{rules.name}' (4 of each of its kinds)"
+    if len(kinds) != len(template):
+        raise TileCountError(f"{head}, got {len(kinds)} tiles")
+    wrong = [f"{have[k]} of {tile_name(k)}" for k in range(34) if have[k] != want[k]]
+    if wrong:
+        raise TileCountError(f"{head}, got {', '.join(wrong[:6])}{', ...' if len(wrong) > 6 else ''}")
+    return kinds.astype(np.int8)
 
 
 class GameState:
@@ -78,12 +118,26 @@ class GameState:
     def from_wall(
         cls, rules, wall, *, dealer=0, dealer_east=True, streak=0, prevailing=_EAST, seed=0, check=True
     ) -> "GameState":
-        """One hand dealt from ``wall`` (kinds in wall order: the dealer takes wall[0:14], the
-        opponent wall[14:27], draws continue from wall[27], replacements come from the end),
-        standing at its first decision; the players' policy streams are ``(seed, 0, 1 + p)``."""
+        """One hand dealt from ``wall`` (tile notation or kinds, in wall order: the dealer takes
+        wall[0:14], the opponent wall[14:27], draws continue from wall[27], replacements come from
+        the end), standing at its first decision; the players' policy streams are ``(seed, 0, 1 + p)``.
+
+        Checked as :func:`simkit.play_hand` checks them: the wall holds exactly the rule set's tiles,
+        ``dealer`` is 0 or 1, ``streak`` at most the rule set's ``streak_cap``, ``prevailing`` a
+        wind kind (27-30), the flags real booleans."""
         spec = rules if hasattr(rules, "settle") else engine_spec(resolve_rules(rules))
-        T = eng.new_table(len(wall_template(spec.rules)), spec.items_proto)
-        T.wall[:] = np.asarray(wall, np.int8)
+        kinds = wall_kinds(wall, spec.rules)
+        dealer = check_int(dealer, "dealer", 0, 1)
+        dealer_east = check_flag(dealer_east, "dealer_east")
+        streak = check_int(streak, "streak", 0, streak_limit(spec))
+        try:
+            prevailing = check_int(prevailing, "prevailing", _EAST, _EAST + 3)
+        except SimkitError as exc:
+            raise type(exc)(f"prevailing must be a wind kind, {_WINDS}, got {show(prevailing)}") from None
+        seed = check_int(seed, "seed", 0, 2**63 - 1)
+        check = check_flag(check, "check")
+        T = eng.new_table(len(kinds), spec.items_proto)
+        T.wall[:] = kinds
         T.seat[dealer] = _EAST if dealer_east else _WEST
         T.seat[1 - dealer] = _WEST if dealer_east else _EAST
         T.sc[eng.S_DEALER] = dealer
@@ -161,7 +215,7 @@ class GameState:
         """What ``player`` (default: the deciding one) may know, as a policy's :class:`View` of copies
         (its ``counters``: four fresh zeros a policy may write)."""
         T, sc = self._T, self._T.sc
-        p = self.player if player is None else int(player)
+        p = self.player if player is None else check_int(player, "player", 0, 1)
         q = 1 - p
         deciding = p == self.player and not self.over
         tiles_left = int(sc[eng.S_BACK] - sc[eng.S_FRONT] + 1 - sc[eng.S_KEPT_BACK])
@@ -254,7 +308,7 @@ class GameState:
 
     def policy_stream(self, player: int | None = None) -> np.ndarray:
         """The uint64[1] random stream of ``player``'s policy (the engine's own: drawing advances it)."""
-        p = self.player if player is None else int(player)
+        p = self.player if player is None else check_int(player, "player", 0, 1)
         return self._T.rng[1 + p : 2 + p]
 
     # -- stepping -------------------------------------------------------------------------------
