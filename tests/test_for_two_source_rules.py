@@ -1,0 +1,391 @@
+"""for_two as its source describes it: the bid before the deal and the ready players' end phase.
+
+Two rule options (``simkit.rules.for_two``): ``bid_timing`` ("before_deal", the source's order and
+the default; "after_deal", the order simkit first had) and ``end_phase`` ("ready_pick_last_8", the
+source's end phase with jokers and the default; "plain_draw", a draw at the last 8 tiles). Each is
+tested both ways: the views of the bid and the follow, the built-ins' bid without tiles, and every
+hand's end against a Python referee (:func:`referee`) that reads only the hand's wall, its events
+and the reference hand and scoring modules (``tests/reference.py``,
+``tests/reference_scoring_for_two.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+import simkit
+from engine_util import PASSIVE, fallback
+from reference import ref_waits
+from reference_scoring_for_two import ref_score
+from simkit.engine import actions as A
+from simkit.engine import game as eng
+from simkit.engine.matches import play_hand, replay, simulate_matches
+from simkit.engine.policies import BLIND_BID, BLIND_FOLD_AT
+from simkit.engine.policy_spec import as_policy
+from simkit.engine.state import GameState
+from simkit.errors import RulesError
+
+KEPT_BACK = 8
+JOKERS = 2
+MELD_NAMES = {"pung": "pung", "kong": "kong", "concealed kong": "concealed_kong"}
+
+
+def rules(bid_timing="before_deal", end_phase="ready_pick_last_8"):
+    return simkit.get_rules("for_two", bid_timing=bid_timing, end_phase=end_phase)
+
+
+# ---------------------------------------------------------------------------------------------
+# the options
+
+
+def test_the_source_order_and_end_phase_are_the_defaults_and_both_ways_are_options():
+    o = simkit.get_rules("for_two").options
+    assert (o.bid_timing, o.end_phase) == ("before_deal", "ready_pick_last_8")
+    o = rules("after_deal", "plain_draw").options
+    assert (o.bid_timing, o.end_phase) == ("after_deal", "plain_draw")
+    with pytest.raises(RulesError, match="bid_timing"):
+        simkit.get_rules("for_two", bid_timing="later")
+    with pytest.raises(RulesError, match="end_phase"):
+        simkit.get_rules("for_two", end_phase="jokers")
+
+
+def test_a_record_without_the_options_was_played_after_the_deal_with_a_plain_draw():
+    from simkit.io import rules_from_dict
+
+    record = simkit.get_rules("for_two").to_dict()
+    for key in ("bid_timing", "end_phase"):
+        del record["options"][key]
+    o = rules_from_dict(record).options
+    assert (o.bid_timing, o.end_phase) == ("after_deal", "plain_draw")
+
+
+def test_a_run_records_both_options_in_its_manifest(tmp_path):
+    from simkit.io import MANIFEST, rules_from_dict
+
+    for r in (rules(), rules("after_deal", "plain_draw")):
+        out = tmp_path / r.options.bid_timing
+        simkit.simulate(out, rules=r, policies=("random", "random"), matches=2, seed=1)
+        manifest = json.loads((out / MANIFEST).read_text())
+        found = [v for v in _dicts(manifest) if v.get("name") == "for_two" and "options" in v]
+        assert found, "the manifest names the rule set with its options"
+        assert found[0]["options"]["bid_timing"] == r.options.bid_timing
+        assert found[0]["options"]["end_phase"] == r.options.end_phase
+        assert rules_from_dict(found[0]) == r
+
+
+def _dicts(value):
+    if isinstance(value, dict):
+        yield value
+        for v in value.values():
+            yield from _dicts(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _dicts(v)
+
+
+# ---------------------------------------------------------------------------------------------
+# the bid before the deal
+
+
+@pytest.mark.parametrize("match", range(6))
+def test_before_the_deal_the_bid_and_follow_views_hold_no_tiles(match):
+    state = GameState.new_match(rules(), seed=3, match=match, check=True)
+    dealer = state.player
+    assert state.phase == A.PHASE_BID
+    assert state.view().hand.sum() == 0 and state.view(1 - dealer).hand.sum() == 0
+    state.apply(A.BID + 2)
+    assert state.phase == A.PHASE_FOLLOW and state.player == 1 - dealer and state.view().bid == 3
+    assert state.view().hand.sum() == 0 and state.view(dealer).hand.sum() == 0
+    state.apply(A.FOLLOW)
+    T = state.table
+    dealt = eng.dealt_hands(T.wall, dealer, int(T.sc[eng.S_WALL]))
+    assert state.phase == A.PHASE_DRAW and state.player == dealer
+    np.testing.assert_array_equal(T.hand, dealt)  # the tiles the deal set aside for each seat
+    assert T.hand[dealer].sum() == 14 and T.hand[1 - dealer].sum() == 13
+
+
+@pytest.mark.parametrize("match", range(3))
+def test_after_the_deal_the_bid_and_follow_see_the_dealt_tiles_of_the_same_wall(match):
+    blind = GameState.new_match(rules(), seed=3, match=match, check=True)
+    seen = GameState.new_match(rules("after_deal"), seed=3, match=match, check=True)
+    dealer = seen.player
+    np.testing.assert_array_equal(blind.table.wall, seen.table.wall)
+    assert seen.view().hand.sum() == 14
+    seen.apply(A.BID)
+    assert seen.view().hand.sum() == 13
+    blind.apply(A.BID)
+    blind.apply(A.FOLLOW)
+    seen.apply(A.FOLLOW)
+    np.testing.assert_array_equal(blind.table.hand, seen.table.hand)
+    assert blind.player == seen.player == dealer
+
+
+def test_a_fold_before_the_deal_ends_the_hand_with_no_tiles_dealt():
+    state = GameState.new_match(rules(), seed=3, match=0, check=True)
+    state.apply(A.BID + 1)
+    state.apply(A.FOLD)
+    assert state.over and state.row["win_type"] == eng.WIN_FOLD
+    assert state.table.hand.sum() == 0
+
+
+@pytest.mark.parametrize("name", ["greedy", "value"])
+def test_the_built_ins_bid_by_their_blind_parameters_without_tiles(name):
+    default = as_policy(name)
+    rows = simulate_matches(rules(), (default, default), 8, seed=2, check=True)
+    assert (rows["bid"] == BLIND_BID).all()
+    assert ((rows["win_type"] == eng.WIN_FOLD) == (BLIND_BID >= BLIND_FOLD_AT)).all()
+    three = default.with_params(blind_bid=3, blind_fold_at=4)
+    folder = default.with_params(blind_bid=1, blind_fold_at=3)
+    rows = simulate_matches(rules(), (three, folder), 8, seed=2, check=True)
+    dealer0 = rows["dealer"] == 0
+    assert (rows["bid"][dealer0] == 3).all() and (rows["win_type"][dealer0] == eng.WIN_FOLD).all()
+    assert (rows["bid"][~dealer0] == 1).all() and (rows["win_type"][~dealer0] != eng.WIN_FOLD).all()
+    seen = simulate_matches(rules("after_deal"), (default, default), 8, seed=2, check=True)
+    assert len(np.unique(seen["bid"])) > 1  # after the deal they bid by their tiles
+
+
+# ---------------------------------------------------------------------------------------------
+# the end phase: a referee
+
+
+def referee(record, r) -> str:
+    """Check a for_two hand's events and row against the rules; returns how it ended: "win" (before
+    the end phase, or a fold), "drawn", "end win" (a waited tile picked in the end phase), "joker".
+
+    Replays the events from the dealt wall (every draw from the front of the wall in order, kong
+    replacements from the back) and checks: no ordinary draw takes a kept-back tile; with
+    ``end_phase="plain_draw"`` nothing is picked and a hand that uses up the drawable tiles without a
+    win is drawn; with ``"ready_pick_last_8"``, once they are used up each ready player (by the
+    reference's waits), the one due to draw first, picks the next tile of the wall and only they do;
+    a waited tile wins (self-drawn), a joker wins on the wait that scores most (self-drawn, ties:
+    the lowest kind), any other tile is set aside; when neither wins the hand is drawn. Every win's
+    payment is the reference's ``bid x stake x points`` (x the self-draw multiplier).
+    """
+    row, events, wall = record.row, record.events, np.asarray(record.wall)
+    dealer = int(row["dealer"])
+    hands = [np.array(h, np.int64) for h in eng.dealt_hands(wall, dealer, record.wall_design)]
+    melds = [[], []]
+    drawable = len(wall) - 27 - KEPT_BACK
+    front, back, drawn = 27, len(wall) - 1, 0
+    last_discarder = None
+    i = 0
+    while i < len(events):
+        name, p, x, extra = events[i]
+        if name == "draw" and extra != 0:
+            break  # an end-phase pick
+        if name in ("draw", "replacement"):
+            assert drawn < drawable, "an ordinary draw took a kept-back tile"
+            if name == "draw":
+                assert x == wall[front]
+                front += 1
+            else:
+                assert x == wall[back]
+                back -= 1
+            drawn += 1
+            hands[p][x] += 1
+        elif name == "discard":
+            hands[p][x] -= 1
+            last_discarder = p
+        elif name in ("pung", "kong"):
+            hands[p][x] -= 2 if name == "pung" else 3
+            melds[p].append([MELD_NAMES[name], x])
+        elif name == "concealed kong":
+            hands[p][x] -= 4
+            melds[p].append(["concealed_kong", x])
+        elif name == "added kong":
+            hands[p][x] -= 1
+            next(m for m in melds[p] if m == ["pung", x])[0] = "added_kong"
+        elif name == "chow":
+            for k in (x, x + 1, x + 2):
+                hands[p][k] -= k != extra
+            melds[p].append(["chow", x])
+        elif name == "win":
+            if extra == eng.WIN_DISCARD:
+                hands[p][x] += 1
+            _check_payment(row, r, hands[p], x, melds[p], extra == eng.WIN_SELF, p)
+            return "win"
+        elif name == "fold":
+            return "win"
+        elif name == "exhaustive draw":
+            assert drawn == drawable and int(row["winner"]) == -1
+            if r.options.end_phase == "ready_pick_last_8":
+                assert not any(_waits(hands[q], melds[q]) for q in (0, 1)), "a ready player did not pick"
+            return "drawn"
+        i += 1
+    assert r.options.end_phase == "ready_pick_last_8", "a pick with end_phase='plain_draw'"
+    assert drawn == drawable and last_discarder is not None
+    first = 1 - last_discarder
+    waits = {q: _waits(hands[q], melds[q]) for q in (0, 1)}
+    for q in (first, 1 - first):
+        if not waits[q]:
+            continue
+        name, p, x, extra = events[i]
+        assert (name, p) == ("draw", q) and extra in (1, 2) and x == wall[front], events[i]
+        front += 1
+        i += 1
+        if extra == 2:  # a joker: its tile set aside, a win on the wait that scores most
+            assert events[i] == ("discard", q, x, 0)
+            i += 1
+            scored = {k: _score(hands[q], k, melds[q], row, r) for k in sorted(waits[q])}
+            best = max(scored, key=lambda k: (scored[k]["points"], -k))
+            assert events[i] == ("win", q, best, eng.WIN_SELF)
+            hands[q][best] += 1
+            _check_payment(row, r, hands[q], best, melds[q], True, q)
+            assert i == len(events) - 1
+            return "joker"
+        if x in waits[q]:
+            assert events[i] == ("win", q, x, eng.WIN_SELF)
+            hands[q][x] += 1
+            _check_payment(row, r, hands[q], x, melds[q], True, q)
+            return "end win"
+        assert events[i] == ("discard", q, x, 0)
+        i += 1
+    assert events[i][0] == "exhaustive draw" and int(row["winner"]) == -1
+    return "drawn"
+
+
+def _waits(hand, melds) -> set:
+    meld_counts = [0] * 34
+    for typ, k in melds:
+        if typ == "chow":
+            for d in range(3):
+                meld_counts[k + d] += 1
+        else:
+            meld_counts[k] += 3 if typ == "pung" else 4
+    return ref_waits(list(hand), len(melds), meld_counts)
+
+
+def _score(hand, k, melds, row, r):
+    c = np.array(hand)
+    c[k] += 1
+    return ref_score(c, k, [tuple(m) for m in melds], self_drawn=True, bid=int(row["bid"]), options=r.options.__dict__)
+
+
+def _check_payment(row, r, hand, x, melds, self_drawn, p):
+    ref = ref_score(hand, x, [tuple(m) for m in melds], self_drawn=self_drawn, bid=int(row["bid"]), options=r.options.__dict__)
+    assert (int(row["winner"]), int(row["win_tile"])) == (p, x)
+    assert int(row["win_type"]) == (eng.WIN_SELF if self_drawn else int(row["win_type"]))
+    assert float(row["points"]) == pytest.approx(ref["points"])
+    assert float(row["combination_points"]) == pytest.approx(ref["combination_points"])
+
+
+def ready_walls(n, seed):
+    """Walls dealing both players a ready hand (a random complete hand less one tile; the dealer's
+    14th tile a 1m, which the passive dealer discards first, while neither ready hand holds one)."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        left = {k: 4 for k in range(34)}
+        left[0] = 3  # the dealer's extra 1m
+        hands = []
+        for _ in range(2):
+            hand = _complete_hand(rng, left)
+            if hand is None:
+                break
+            out_tile = rng.choice(hand)
+            hand.remove(out_tile)
+            left[out_tile] += 1
+            hands.append(hand)
+        if len(hands) < 2:
+            continue
+        rest = [k for k in range(34) for _ in range(left[k])]
+        rng.shuffle(rest)
+        out.append(np.array([0] + hands[0] + hands[1] + rest, np.int8))
+    return out
+
+
+def _complete_hand(rng, left):
+    """Four melds (pungs or chows, never of 1m) and a pair, taken from ``left``; None if it runs dry."""
+    hand = []
+    for shape in ["pair"] + ["meld"] * 4:
+        for _ in range(50):
+            k = rng.randrange(1, 34)
+            if shape == "pair" or rng.random() < 0.4:
+                need = [k] * (2 if shape == "pair" else 3)
+            elif k < 27 and k % 9 <= 6:
+                need = [k, k + 1, k + 2]
+            else:
+                continue
+            if all(left[t] >= need.count(t) for t in set(need)):
+                for t in need:
+                    left[t] -= 1
+                hand += need
+                break
+        else:
+            return None
+    return hand
+
+
+@pytest.mark.parametrize("bid_timing", ["before_deal", "after_deal"])
+def test_the_end_phase_of_ready_hands_matches_the_referee(bid_timing):
+    """Passive players (never win, never claim, discard what they draw) keep their dealt ready hands
+    to the end of the wall, so every hand reaches the end phase with both players ready."""
+    r = rules(bid_timing)
+    ends = {}
+    passive = fallback(PASSIVE)
+    for i, wall in enumerate(ready_walls(60, seed=7)):
+        record = play_hand(wall, rules=r, policies=(passive, passive), seed=i, dealer=i % 2)
+        end = referee(record, r)
+        ends[end] = ends.get(end, 0) + 1
+    assert set(ends) <= {"joker", "end win", "drawn"}
+    assert ends.get("joker", 0) >= 5 and ends.get("end win", 0) >= 5 and ends.get("drawn", 0) >= 1, ends
+
+
+def test_with_a_plain_draw_ready_hands_are_drawn_at_the_last_8_tiles():
+    r = rules(end_phase="plain_draw")
+    passive = fallback(PASSIVE)
+    for i, wall in enumerate(ready_walls(10, seed=8)):
+        record = play_hand(wall, rules=r, policies=(passive, passive), seed=i)
+        assert referee(record, r) == "drawn"
+        assert int(record.row["tiles_left"]) == 0
+
+
+@pytest.mark.parametrize("bid_timing,end_phase", [
+    ("before_deal", "ready_pick_last_8"), ("after_deal", "ready_pick_last_8"),
+    ("before_deal", "plain_draw"), ("after_deal", "plain_draw"),
+])
+def test_random_matches_match_the_referee(bid_timing, end_phase):
+    """Random players claim and make kongs at random: every hand that used up the drawable tiles,
+    and some that ended earlier, replayed and refereed (checked runs: the engine's invariants hold)."""
+    r = rules(bid_timing, end_phase)
+    random_pair = (fallback(1), fallback(1))
+    rows = simulate_matches(r, random_pair, 6, seed=5, check=True)
+    played = np.flatnonzero(rows["win_type"] != eng.WIN_FOLD)
+    late = played[rows["tiles_left"][played] == 0][:25]
+    early = played[rows["tiles_left"][played] > 0][:5]
+    ends = set()
+    for j in np.concatenate([late, early]):
+        record = replay(5, match=int(rows["match"][j]), hand=int(rows["hand"][j]), rules=r, policies=random_pair)
+        ends.add(referee(record, r))
+    assert "drawn" in ends and "win" in ends
+
+
+def test_a_joker_stands_for_the_wait_that_scores_most():
+    """123p 456p 789p 111s 3s waits on 2s (123s + 11s: four chows, 1 point) and 3s (111s + 33s: a
+    pung and three chows, 2 points): a joker is a 3s, and pays as a self-draw, 1 x 2 points x 2.
+    The opponent's 13 honors are not ready, so the dealer alone picks; the first seed whose pick is
+    a joker is kept (a pick is a joker with probability 2 / 8)."""
+    r = rules()
+    tiles = simkit.tiles.parse_tile_list
+    dealer = tiles("1m 123p 456p 789p 111s 3s", r)
+    other = tiles("11z 22z 33z 44z 55z 66z 7z", r)
+    left = {k: 4 for k in range(34)}
+    for k in dealer + other:
+        left[k] -= 1
+    rest = [k for k in range(34) for _ in range(left[k])]
+    random.Random(4).shuffle(rest)
+    wall = np.array(dealer + other + rest, np.int8)
+    passive = fallback(PASSIVE)
+    for seed in range(200):
+        record = play_hand(wall, rules=r, policies=(passive, passive), seed=seed)
+        if referee(record, r) == "joker":
+            row = record.row
+            assert (int(row["winner"]), int(row["win_type"]), int(row["win_tile"])) == (0, eng.WIN_SELF, simkit.tiles.kind_of("3s"))
+            assert float(row["combination_points"]) == 2 and float(row["points"]) == 1 * 1 * 2 * 2
+            assert record.row["win_hand"][simkit.tiles.kind_of("3s")] == 2
+            return
+    pytest.fail("no joker in 200 picks")
