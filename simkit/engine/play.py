@@ -165,8 +165,9 @@ def _end_phase(T, t, game, p):  # pragma: no cover - compiled
     """for_two's end phase (option ``end_phase="ready_pick_last_8"``; ``simkit.rules.for_two``):
     only the kept-back tiles remain and ``p`` is due to draw. Each ready player (a hand waiting on
     at least one kind), ``p`` first, picks one of them: the next tile of the wall, which is one of
-    the ``game.end_jokers`` jokers with probability jokers / tiles left (from the wall's stream,
-    ``T.rng[0]``: the jokers lie at random among the kept-back tiles). A joker, or a tile the hand
+    the ``game.end_jokers`` jokers with probability jokers / tiles left (the pick is the player's:
+    from their stream, ``T.rng[1 + q]``; the jokers lie at random among the kept-back tiles, and
+    the hand ends at the first one). A joker, or a tile the hand
     waits on, is a self-drawn win (a joker's tile is set aside, the kind it stands for is chosen when
     the hand is settled: :data:`~simkit.engine.game.JOKER_TILE`); any other tile is set aside
     (:func:`_set_aside`). When neither player wins the hand is drawn. Each pick lowers the kept-back
@@ -178,7 +179,7 @@ def _end_phase(T, t, game, p):  # pragma: no cover - compiled
         left = sc[G.S_BACK] - sc[G.S_FRONT] + 1
         if waits == 0 or left <= 0:
             continue
-        joker = bounded(T.rng[0:1], left) < game.end_jokers
+        joker = bounded(T.rng[1 + q : 2 + q], left) < game.end_jokers
         drawn = G._draw(T, q)
         sc[G.S_KEPT_BACK] -= 1
         G._log(sc, T.log, G.EV_DRAW, q, drawn, 2 if joker else 1)
