@@ -10,6 +10,43 @@ otherwise it passes". A fold is neither (the hand is not played), so by default 
 after a fold (``fold_passes_deal=True``); ``fold_passes_deal=False`` keeps it with the banker, as
 on a banker win (simkit before issue 21, where folds are about 8% of greedy hands). The rule is
 applied in ``_next_hand_of_match`` of ``simkit/engine/play.py``.
+
+The source's order, ``bid_timing``: "system randomly choose a player as banker and bid for 1,2 or
+3. The opponent has the choice to follow or not. Initially, each player draws 13 tiles." So by
+default (``"before_deal"``) the banker bids and the opponent follows or folds holding no tiles: the
+wall is shuffled as always, its dealt tiles stay set aside, and the players take them after the
+follow (a fold leaves them there). ``"after_deal"`` is the order simkit first had: both decide having
+seen their dealt tiles. The tiles dealt are the same either way (``simkit.engine.play``:
+``_begin_hand``, ``_take_dealt_tiles``).
+
+The source's end phase, ``end_phase``: "Draw game happened when last 8th un-drawn tile in the hand.
+Players who under "ting" are able to pick tile from the last 8th un-drawn tiles include 2 jokers
+within the time frame. If none of the players get the tile, an abortive draw happened." simkit's
+reading (``"ready_pick_last_8"``, the default; ``simkit.engine.play._end_phase``), each gap filled:
+
+* When a player must draw and only the last 8 tiles (``KEPT_BACK``) remain -- after the discard
+  of the last drawable tile, which may still be won on as before -- the end phase begins; kong
+  replacements before it came from the tail as always, so these are the 8 tiles then undrawn.
+* A player is ready ("ting") when their concealed tiles wait on at least one kind (a kind they
+  already hold four of, in hand and melds, is no wait); a wait on tiles all in sight still counts.
+* Each ready player picks once ("within the time frame": one pick each), the one due to draw first
+  (the opponent of the last discarder), then the other. A player who is not ready picks nothing.
+* Two of the 8 are jokers (``END_PHASE_JOKERS``), lying at random among them: a pick is a joker
+  with probability 2 / (tiles left), from the picking player's random stream; the tile taken is the
+  next tile of the wall (a joker's own kind is out of play). Jokers are not among the 136 kinds.
+* A joker completes any wait: it is a self-drawn win on the waited kind that scores most (the
+  self-draw payment; ties: the lowest kind). The hand and the result row show that kind as the
+  winning tile; the joker's own tile is set aside.
+* A picked tile the hand waits on is a self-drawn win on it. Any other picked tile is set aside with
+  the picker's discards: nobody may claim it or win on it, and the hand is unchanged.
+* Nobody decides anything in the end phase (a win there is taken). When neither player wins --
+  neither is ready, or both picks missed -- the hand is drawn ("abortive draw"), and the banker keeps
+  the deal as on any draw.
+* Scoring is for_two's: ``bid x stake x combination points x self_drawn_multiplier``.
+
+``"plain_draw"`` is the rule simkit first had: when only the last 8 tiles remain the hand is drawn.
+Results made before these options existed were played with ``"after_deal"`` and ``"plain_draw"``
+(``OPTIONS_OF_EARLIER_RECORDS``).
 """
 
 from __future__ import annotations
@@ -20,7 +57,7 @@ from simkit.rules._options import (
     RuleOptions, boolean, complete_rule_set, match_hands_option, number, number_tuple, one_of, option, positive, tile_set,
 )
 
-__all__ = ["BIDS", "COMBINATIONS", "ForTwoOptions", "OPTIONS_OF_EARLIER_RECORDS"]  # and the template's names (RULE_SET_EXPORTS)
+__all__ = ["BIDS", "COMBINATIONS", "END_PHASE_JOKERS", "ForTwoOptions", "OPTIONS_OF_EARLIER_RECORDS"]  # and the template's names (RULE_SET_EXPORTS)
 
 #: One-line description.
 TITLE = "Mahjong for 2: 136 tiles, the banker bids the stake"
