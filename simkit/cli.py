@@ -445,6 +445,8 @@ def _cmd_summarize(args) -> int:
 def _cmd_compare(args) -> int:
     from .analysis import compare
 
+    if args.correct_luck:
+        _importable_here()  # the luck correction replays the run's policies, a module of the working directory too
     print(compare(args.run_a, args.run_b, value=args.value, correct_luck=args.correct_luck).table())
     return 0
 

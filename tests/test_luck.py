@@ -192,3 +192,29 @@ def test_blocks_and_two_passes_give_the_same_luck(run, monkeypatch):
     monkeypatch.setattr(luck_module, "KEEP_RECORDS_UP_TO", 0)
     monkeypatch.setattr(luck_module, "BLOCK_MATCHES", 150)
     np.testing.assert_array_equal(draw_luck(df), once)
+
+
+def test_the_luck_correction_replays_value_and_a_working_directory_module(tmp_path):
+    """Any policy the engine can replay: ``value`` (its vector holds its rule set's values) and, from
+    the command line, a user policy with ``rules_data`` in a module of the working directory
+    (``compare --correct-luck`` imports it as ``simulate`` does)."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    simkit.simulate(tmp_path / "value", policies=("value", "greedy"), matches=20, seed=3, duplicate=True,
+                    progress=False)
+    result = compare(tmp_path / "value", correct_luck=True)
+    assert result.luck_corrected and np.isfinite(result.per_hand[0])
+
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copy(Path(__file__).with_name("policy_rules_data.py"), work / "my_reader.py")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "PYTHONPATH"}
+    for args in (["simulate", "--policies", "my_reader:rule_reader,greedy", "--matches", "12", "--duplicate",
+                  "--out", "run", "--quiet"], ["compare", "run", "--correct-luck"]):
+        done = subprocess.run([sys.executable, "-m", "simkit", *args], cwd=work, env=env, capture_output=True,
+                              text=True, check=False)
+        assert done.returncode == 0, done.stderr[-1500:]
+    assert "paired, luck corrected" in done.stdout

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import SimkitError
+from ..errors import SimkitError, show
 
 __all__ = ["draw_luck", "FOLDS", "TILES_LEFT_STEP", "PRIOR_HANDS"]
 
@@ -83,7 +83,12 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
     if value not in (None, "result_0", "result_1"):
         raise SimkitError(f"value must be None (a - b in a duplicate run), 'result_0' or 'result_1'; got {value!r}")
     if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
-        raise SimkitError(f"folds must be an integer of at least 2 (cross-fitting), got {folds!r}")
+        raise SimkitError(f"folds must be an integer of at least 2 (cross-fitting), got {show(folds)}")
+    n_matches = int(df["match"].nunique())
+    if folds > max(2, n_matches):  # the folds split the matches: more would be empty (and cost memory)
+        raise SimkitError(f"folds must be at most the data's {n_matches:,} matches (each fold holds whole matches), "
+                          f"got {folds:,}")
+    from ..engine.matches import resolve_policy
     from ..engine.policy_spec import from_record
     from ..engine.rulesets import engine_spec
     from ..io import rules_from_dict, wall_settings_of
@@ -104,7 +109,8 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
         if len(pairs) != 1:
             raise SimkitError(f"copy {c} holds more than one pair of policies: {sorted(pairs)}")
         seatings[c] = pairs.pop()
-    calls = {label: from_record(records[label]).runnable() for pair in seatings.values() for label in pair}
+    # each policy as the engine plays it: its vector built from the run's rule set (engine_params)
+    calls = {label: resolve_policy(from_record(records[label]), rules) for pair in seatings.values() for label in pair}
     matches = df["match"].to_numpy().astype(np.int64)
     hands = df["hand"].to_numpy().astype(np.int64)
     results = np.stack([_player_result(df, 0), _player_result(df, 1)], axis=1)
