@@ -492,7 +492,9 @@ _HAS_DEAL = "import inspect; from simkit.engine.matches import simulate_matches;
 
 def _side_by_side(other_python: str, matches: int, seed: int, repeat: int) -> None:
     """Engine throughput of this installation and another one on the same matches, in alternating
-    fresh processes (engine load excluded), best of ``repeat`` each, and the ratio.
+    fresh processes (engine load excluded), best of ``repeat`` each, and the ratio: random in douque,
+    greedy against greedy and value against greedy in every rule set (``value`` is called through
+    its function pointer with the view every user policy gets, ``greedy`` as a built-in).
 
     Against the closed-loop engine (before the state machine: ``simulate_matches`` has no ``deal``),
     both play its games: the dealer deals the wall (``deal="dealer"``) and for_two's fold keeps the
@@ -515,8 +517,11 @@ def _side_by_side(other_python: str, matches: int, seed: int, repeat: int) -> No
     print(f"\n  side by side: this simkit ({version(sys.executable)}) vs {version(other_python)}"
           + (" (the closed-loop engine's games: deal='dealer', for_two fold_passes_deal=False)" if closed_loop else ""))
     print(f"  {'run':<38} {'this':>14} {'other':>14} {'ratio':>9}")
-    for rules, pair, n in (("douque", ("greedy", "greedy"), matches), ("douque", ("random", "random"), matches),
-                           ("for_two", ("greedy", "greedy"), matches // 2)):
+    runs = [("douque", ("random", "random"), matches)]
+    for rules in ("douque", "night_market", "duel", "for_two"):
+        n = matches // 2 if rules == "for_two" else matches
+        runs += [(rules, ("greedy", "greedy"), n), (rules, ("value", "greedy"), n // 2)]
+    for rules, pair, n in runs:
         best = {}
         sums = {}
         for _ in range(repeat):

@@ -16,7 +16,7 @@ from ._cache import numba_cache_dir
 numba.config.CACHE_DIR = str(numba_cache_dir())  # read by numba when a cached function is defined
 
 __all__ = [
-    "jit", "pjit", "prange", "threading_layer", "borrow", "stack_empty", "REFCOUNT_FREE", "INLINE_COPY", "LLVM_INLINE", "FLAGS_COMPARE", "INLINE_FRONTEND",
+    "jit", "pjit", "prange", "threading_layer", "borrow", "read_only", "stack_empty", "REFCOUNT_FREE", "INLINE_COPY", "LLVM_INLINE", "FLAGS_COMPARE", "INLINE_FRONTEND",
 ]
 
 _OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
@@ -144,6 +144,30 @@ def borrow(typingctx, arr):
         return dst._getvalue()
 
     return arr(arr), codegen
+
+
+@intrinsic
+def read_only(typingctx, arr):
+    """``arr`` typed read-only (the same data, no copy, no reference count): a function that writes
+    into the result does not compile ("Cannot modify readonly array"). The engine hands a policy
+    its view's arrays so: whatever a policy does, it cannot change the game's state through them."""
+    if not isinstance(arr, types.Array):
+        return None
+    result = arr.copy(readonly=True)
+
+    def codegen(context, builder, sig, args):
+        src = context.make_array(arr)(context, builder, value=args[0])
+        dst = context.make_array(result)(context, builder)
+        dst.meminfo = cgutils.get_null_value(dst.meminfo.type)
+        dst.parent = cgutils.get_null_value(dst.parent.type)
+        dst.nitems = src.nitems
+        dst.itemsize = src.itemsize
+        dst.data = src.data
+        dst.shape = src.shape
+        dst.strides = src.strides
+        return dst._getvalue()
+
+    return result(arr), codegen
 
 
 def stack_empty(n, dtype):

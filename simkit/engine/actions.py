@@ -94,8 +94,12 @@ PHASE_NAMES = ("after a draw", "after a claim", "on the opponent's discard", "on
 
 
 class View(NamedTuple):
-    """What the deciding player may know. Arrays are the engine's own: treat them as read-only
-    (``counters`` excepted: a policy may write it).
+    """What the deciding player may know. Its arrays are read-only, ``counters`` excepted: in the
+    engine they are the engine's own arrays typed read-only, so a jitted policy that writes into
+    them does not compile ("Cannot modify readonly array"); from Python
+    (:meth:`~simkit.engine.state.GameState.view`) they are copies marked not writeable. Either way
+    a policy cannot change the game through its view (copy an array to work on it, e.g.
+    :func:`~simkit.engine.toolkit.copy_hand`).
 
     Attributes
     ----------

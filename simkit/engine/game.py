@@ -72,7 +72,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._jit import borrow, jit
+from .._jit import borrow, jit, read_only
 from .._words import BYTE_ONES, set_word_at, word_at
 from ..hand.tables import HandTables, borrowed_hand_tables
 from ..hand.shanten import shanten_kernel
@@ -581,10 +581,14 @@ def _check(T, p_holding, expect_extra):  # pragma: no cover - compiled
 
 @jit(inline="always")
 def _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p, phase, tile, t, counters):  # pragma: no cover
-    """The :class:`~simkit.engine.actions.View` of player ``p`` (arguments: the Table's arrays)."""
+    """The :class:`~simkit.engine.actions.View` of player ``p`` (arguments: the Table's arrays). Its
+    arrays are the Table's own, typed read-only (:func:`~simkit._jit.read_only`): a policy that
+    writes into them does not compile, so no policy can change the game through its view; the
+    user counters are the one writable array."""
     q = 1 - p
     return A.View(
-        phase, tile, hand[p], melds[p], n_melds[p], melds[q], n_melds[q], river[p], n_river[p], river[q], n_river[q],
+        phase, tile, read_only(hand[p]), read_only(melds[p]), n_melds[p], read_only(melds[q]), n_melds[q],
+        read_only(river[p]), n_river[p], read_only(river[q]), n_river[q],
         declared[p], declared[q], _tiles_left(sc), seat[p], sc[S_PREVAILING], sc[S_DEALER] == p, sc[S_STREAK],
         skip_win[p], t, sc[S_BID], counters[p],
     )
