@@ -152,7 +152,7 @@ def test_the_built_ins_bid_by_their_blind_parameters_without_tiles(name):
 # the end phase: a referee
 
 
-def referee(record, r) -> str:
+def referee(record, r, design=None) -> str:
     """Check a for_two hand's events and row against the rules; returns how it ended: "win" (before
     the end phase, or a fold), "drawn", "end win" (a waited tile picked in the end phase), "joker".
 
@@ -164,13 +164,28 @@ def referee(record, r) -> str:
     a waited tile wins (self-drawn), a joker wins on the wait that scores most (self-drawn, ties:
     the lowest kind), any other tile is set aside; when neither wins the hand is drawn. Every win's
     payment is the reference's ``bid x stake x points`` (x the self-draw multiplier).
+    ``design``: the wall design the hand was played with (default: the record's; a hand played from
+    a given wall, :func:`simkit.engine.matches.play_hand`, is dealt as ``WALL_DEALER_FIRST``).
     """
     row, events, wall = record.row, record.events, np.asarray(record.wall)
     dealer = int(row["dealer"])
-    hands = [np.array(h, np.int64) for h in eng.dealt_hands(wall, dealer, record.wall_design)]
+    design = record.wall_design if design is None else design
+    hands = [np.array(h, np.int64) for h in eng.dealt_hands(wall, dealer, design)]
     melds = [[], []]
     drawable = len(wall) - 27 - KEPT_BACK
-    front, back, drawn = 27, len(wall) - 1, 0
+    stable = design == eng.WALL_SEAT_STABLE
+    # the next tile of each source: a shared wall's front and tail, or (stable walls) each seat's end
+    if stable:
+        ends = [14 if dealer == 0 else 13, len(wall) - (14 if dealer == 1 else 13) - 1]
+    else:
+        ends = [27, len(wall) - 1]
+    drawn = 0
+
+    def take(p, replacement):
+        side = (p if stable else (1 if replacement else 0))
+        x = wall[ends[side]]
+        ends[side] += 1 if side == 0 else -1
+        return x
     last_discarder = None
     i = 0
     while i < len(events):
@@ -179,12 +194,7 @@ def referee(record, r) -> str:
             break  # an end-phase pick
         if name in ("draw", "replacement"):
             assert drawn < drawable, "an ordinary draw took a kept-back tile"
-            if name == "draw":
-                assert x == wall[front]
-                front += 1
-            else:
-                assert x == wall[back]
-                back -= 1
+            assert x == take(p, name == "replacement")
             drawn += 1
             hands[p][x] += 1
         elif name == "discard":
@@ -224,8 +234,7 @@ def referee(record, r) -> str:
         if not waits[q]:
             continue
         name, p, x, extra = events[i]
-        assert (name, p) == ("draw", q) and extra in (1, 2) and x == wall[front], events[i]
-        front += 1
+        assert (name, p) == ("draw", q) and extra in (1, 2) and x == take(q, False), events[i]
         i += 1
         if extra == 2:  # a joker: its tile set aside, a win on the wait that scores most
             assert events[i] == ("discard", q, x, 0)
@@ -275,7 +284,9 @@ def _check_payment(row, r, hand, x, melds, self_drawn, p):
 
 def ready_walls(n, seed):
     """Walls dealing both players a ready hand (a random complete hand less one tile; the dealer's
-    14th tile a 1m, which the passive dealer discards first, while neither ready hand holds one)."""
+    14th tile a 1m, which the passive dealer discards first, while neither ready hand holds one),
+    as :func:`simkit.engine.matches.play_hand` deals a wall: the dealer wall[0:14], the opponent
+    wall[14:27], draws from wall[27] on, replacements from the end."""
     rng = random.Random(seed)
     out = []
     while len(out) < n:
@@ -329,7 +340,7 @@ def test_the_end_phase_of_ready_hands_matches_the_referee(bid_timing):
     passive = fallback(PASSIVE)
     for i, wall in enumerate(ready_walls(60, seed=7)):
         record = play_hand(wall, rules=r, policies=(passive, passive), seed=i, dealer=i % 2)
-        end = referee(record, r)
+        end = referee(record, r, eng.WALL_DEALER_FIRST)
         ends[end] = ends.get(end, 0) + 1
     assert set(ends) <= {"joker", "end win", "drawn"}
     assert ends.get("joker", 0) >= 5 and ends.get("end win", 0) >= 5 and ends.get("drawn", 0) >= 1, ends
@@ -340,7 +351,7 @@ def test_with_a_plain_draw_ready_hands_are_drawn_at_the_last_8_tiles():
     passive = fallback(PASSIVE)
     for i, wall in enumerate(ready_walls(10, seed=8)):
         record = play_hand(wall, rules=r, policies=(passive, passive), seed=i)
-        assert referee(record, r) == "drawn"
+        assert referee(record, r, eng.WALL_DEALER_FIRST) == "drawn"
         assert int(record.row["tiles_left"]) == 0
 
 
@@ -382,7 +393,7 @@ def test_a_joker_stands_for_the_wait_that_scores_most():
     passive = fallback(PASSIVE)
     for seed in range(200):
         record = play_hand(wall, rules=r, policies=(passive, passive), seed=seed)
-        if referee(record, r) == "joker":
+        if referee(record, r, eng.WALL_DEALER_FIRST) == "joker":
             row = record.row
             assert (int(row["winner"]), int(row["win_type"]), int(row["win_tile"])) == (0, eng.WIN_SELF, simkit.tiles.kind_of("3s"))
             assert float(row["combination_points"]) == 2 and float(row["points"]) == 1 * 1 * 2 * 2
