@@ -96,6 +96,25 @@ def test_fixed_seed_runs_with_the_issue_21_defaults_give_the_frozen_rows(rules, 
     assert _digest(rows) == FROZEN_ISSUE_21[(rules.name, policies)]
 
 
+#: for_two's defaults as the source orders them (the bid and the follow before the deal, the ready
+#: players' end phase with jokers: ``simkit.rules.for_two``), frozen once their referee
+#: (tests/test_for_two_source_rules.py) passed.
+FROZEN_SOURCE_ORDER = {
+    ("for_two", ("greedy", "greedy")): "dea2f1d97703e530",
+    ("for_two", ("greedy", "random")): "ed4a76f4383d9d72",
+    ("for_two", ("random", "greedy")): "eeffadf13ddf4999",
+    ("for_two", ("random", "random")): "33fa3c023c0936a1",
+}
+
+
+@pytest.mark.parametrize("rules,policies", sorted(FROZEN_SOURCE_ORDER), ids=lambda v: v if isinstance(v, str) else "-".join(v))
+def test_fixed_seed_runs_with_the_source_order_give_the_frozen_rows(rules, policies):
+    o = simkit.get_rules(rules).options
+    assert (o.bid_timing, o.end_phase) == ("before_deal", "ready_pick_last_8")
+    rows = simulate_matches(rules, policies, N_MATCHES[policies], seed=11, check=True, deal="dealer")
+    assert _digest(rows) == FROZEN_SOURCE_ORDER[(rules, policies)]
+
+
 def test_duel_with_chips_gives_the_frozen_rows():
     """Re-frozen by issue 21 (money with chips counted exactly; was ``bf242d142dbff7ef``): the same
     960 hands, dealers, winners, fan and items as before; only money columns moved, by float
