@@ -54,8 +54,9 @@ Rules decided where night_market.md, duel.md and for_two.md are open (every rule
   ``match_hands`` hands (option; duel's match also ends when a player has no chips left: with
   ``chips`` the chips at the table are counted exactly, in whole money units of
   :func:`simkit.rules.duel.money_unit`, so "none left" is exactly zero: :func:`_pay_chips`).
-* for_two: the tiles are dealt first, then the banker bids having seen the dealt 14 tiles, then
-  the opponent follows or folds having seen the 13. A fold ends the hand at once: ``win_type``
+* for_two: the banker bids and the opponent follows or folds before the tiles are dealt (option
+  ``bid_timing``; with ``"after_deal"`` the tiles are dealt first and the banker bids having seen
+  the dealt 14, the opponent the 13). A fold ends the hand at once: ``win_type``
   :data:`WIN_FOLD`, no winner, the opponent (``payer``) pays the banker ``fold_payment`` stakes, and
   the deal passes (for_two.md: the banker keeps it on a banker win or a draw, "otherwise it
   passes"), or stays with the banker with ``fold_passes_deal=False`` (as before issue 21).
