@@ -194,7 +194,8 @@ COLUMNS: tuple = (
     ("points", pa.float64(), "the payment in points: base + tai_value x (hand_tai + dealer_tai)"),
     ("score_0", pa.float64(), "player 0's result for the hand in points (+ won, - paid)"),
     ("score_1", pa.float64(), "player 1's result (-score_0)"),
-    ("turns", pa.int16(), "discards made in the hand"),
+    ("turns", pa.int16(), "decisions taken in the hand by both players, passes included (a player who "
+     "could only pass is not asked): the hand's rows in the decision log, not its discards"),
     ("tiles_left", pa.int16(), "drawable tiles left when the hand ended"),
     ("kongs_0", pa.int8(), "kongs made by player 0"),
     ("kongs_1", pa.int8(), "kongs made by player 1"),
