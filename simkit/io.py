@@ -18,12 +18,16 @@ metadata under ``simkit`` and Parquet page checksums; shards are written to a hi
 in the run directory, flushed with ``fsync`` and renamed into place, so a run killed at any moment
 leaves only complete shards.
 
-The manifest is the source of truth: its ``shards`` list names every committed shard with its chunk,
+The manifest says which files are the run: its ``shards`` list names every committed shard with its chunk,
 matches, rows, byte size and SHA-256 (appended, atomically, as each shard is committed). Every reader
 (:func:`open_run`, :meth:`Run.read_shard`, ``simkit.analysis``, a resumed run) reads exactly the
 listed shards and refuses, naming the file, a listed shard that is missing, resized or corrupt (its
 SHA-256 or a page checksum differs), a shard written by another run, and any other ``part-*`` or
-``*.parquet`` file in the directory. The manifest's ``status`` is ``running``, ``complete`` or
+``*.parquet`` file in the directory. What the manifest says of the run is checked against the
+shards' footers (:func:`check_manifest`): each footer names the spec of the run that wrote it (rule
+set and options, policies, seed, target, duplicate, items, chunking, wall design) and its chunk,
+matches and rows, so an edited manifest is refused, naming the field, rather than reported as fact
+or resumed toward an edited target. The manifest's ``status`` is ``running``, ``complete`` or
 ``overwriting`` (an ``--overwrite`` marks the old run so before deleting the files it lists; such a
 directory is refused by readers until the overwrite is run again). A manifest written before the
 shard list (*legacy*, e.g. ``data/sample/``) is checked against the shards' own footers instead: each
@@ -102,6 +106,7 @@ __all__ = [
     "file_digest",
     "shard_entry",
     "check_shards",
+    "check_manifest",
     "verify_shard",
     "begin_overwrite",
     "is_legacy",
@@ -861,12 +866,36 @@ def read_manifest(directory) -> dict:
     except ValueError as exc:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise DatasetError(f"{directory} is not a simkit dataset: its {MANIFEST} is not valid JSON ({text})") from None
+    except RecursionError:  # e.g. 100,000 nested lists: deeper than the JSON parser goes
+        manifest = None
+    if manifest is None or _too_deep(manifest):
+        raise DatasetError(
+            f"{directory} is not a simkit dataset: its {MANIFEST} is nested more than {MAX_MANIFEST_DEPTH} levels deep"
+        )
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise DatasetError(f"{directory} is not a simkit dataset of format {FORMAT} ({MANIFEST} says otherwise)")
     problem = _manifest_problem(manifest)
     if problem:
         raise DatasetError(f"{directory} is not a simkit dataset: its {MANIFEST} {problem}")
     return manifest
+
+
+#: Nesting a manifest may have (simkit writes about six levels): anything deeper is refused when
+#: read, so that no later walk of it (a comparison, a copy, JSON output) can exhaust the stack.
+MAX_MANIFEST_DEPTH = 32
+
+
+def _too_deep(value, limit: int = MAX_MANIFEST_DEPTH) -> bool:
+    """Whether the parsed JSON ``value`` nests lists and objects more than ``limit`` levels deep
+    (walked without recursion)."""
+    stack = [(value, 1)] if isinstance(value, (dict, list)) else []
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
 
 
 def _is_int(value) -> bool:
@@ -947,10 +976,66 @@ def write_common_metadata(directory, schema: pa.Schema, manifest: dict) -> None:
 
 
 def shard_metadata(path) -> dict:
-    """The JSON description stored in a shard's key-value metadata (``{}`` if none)."""
-    meta = pq.read_schema(path).metadata or {}
-    raw = meta.get(METADATA_KEY.encode())
-    return json.loads(raw) if raw else {}
+    """The JSON description stored in a shard's key-value metadata (``{}`` if none).
+
+    Read from the footer's bytes (:func:`_footer_value`; having pyarrow parse the whole footer, its
+    schema and row-group statistics, takes several times as long), or through pyarrow when that
+    finds nothing. A description nested too deeply to parse is a ``ValueError``, like one that is
+    not JSON.
+    """
+    raw = _footer_value(path)
+    try:
+        if raw is not None:
+            with contextlib.suppress(ValueError):
+                meta = json.loads(raw)
+                if isinstance(meta, dict):
+                    return meta
+        meta = pq.read_schema(path).metadata or {}
+        raw = meta.get(METADATA_KEY.encode())
+        return json.loads(raw) if raw else {}
+    except RecursionError:
+        raise ValueError("its metadata is nested too deeply") from None
+
+
+# A Parquet footer (Thrift compact protocol) stores each key-value pair as a struct of two binary
+# fields, 1 the key and 2 the value: header byte 0x18 (field delta 1, type binary), the length as a
+# varint, the bytes. This is the key's encoding up to the value's header.
+_FOOTER_KEY = b"\x18" + bytes([len(METADATA_KEY)]) + METADATA_KEY.encode() + b"\x18"
+
+
+def _footer_value(path) -> bytes | None:
+    """The value stored under :data:`METADATA_KEY` in a Parquet file's footer, read from the
+    footer's bytes; None if the file is not Parquet or the key is not found (the caller then asks
+    pyarrow). Only the footer is read."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size < 12:
+            return None
+        start = max(0, size - (1 << 16))
+        tail = os.pread(f.fileno(), size - start, start)
+        if tail[-4:] != b"PAR1":
+            return None
+        n = int.from_bytes(tail[-8:-4], "little")
+        if n > size - 12:
+            return None
+        if n + 8 > len(tail):
+            tail = os.pread(f.fileno(), n + 8, size - n - 8)
+    footer = tail[len(tail) - 8 - n : len(tail) - 8]
+    at = footer.rfind(_FOOTER_KEY)  # the pair is near the footer's end, after the schema and row groups
+    if at < 0:
+        return None
+    j = at + len(_FOOTER_KEY)
+    length = shift = 0
+    while True:
+        if j >= len(footer) or shift > 28:
+            return None
+        byte = footer[j]
+        j += 1
+        length |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            break
+    return footer[j : j + length] if j + length <= len(footer) else None
 
 
 def completed_chunks(directory, spec: dict) -> dict[int, dict]:
@@ -1020,12 +1105,14 @@ def _is_data_like(name: str) -> bool:
     return not name.startswith((".", "_")) and (name.startswith(_SHARD_PREFIX) or name.endswith(_SHARD_SUFFIX))
 
 
-def _footer_problem(path: Path, spec: dict, chunk: int, table: str = "hands") -> str | None:
+def _footer_problem(path: Path, spec: dict | None, chunk: int, table: str = "hands") -> str | None:
+    """What makes the shard at ``path`` not chunk ``chunk`` of ``table`` in the run of ``spec``
+    (``spec`` None: any run); None if nothing."""
     try:
         meta = shard_metadata(path)
     except (OSError, pa.ArrowException, ValueError) as exc:
         return f"is not a readable shard ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
-    if meta.get("spec") != spec or meta.get("chunk") != chunk:
+    if (spec is not None and meta.get("spec") != spec) or meta.get("chunk") != chunk:
         return "was written by another run (its footer's settings or chunk differ from the manifest's)"
     if meta.get("table", "hands") != table:
         return f"is not a shard of the run's {table} (its footer says {meta.get('table', 'hands')})"
@@ -1039,10 +1126,10 @@ def _extra(directory: Path, name: str) -> DatasetError:
     )
 
 
-def _footer_chunk(directory: Path, name: str, spec: dict, table: str = "hands") -> int:
-    """The chunk of shard file ``name`` whose footer must name ``spec``, that chunk and ``table``
-    (``"decisions"`` in ``_decisions/``); a file that is not a shard, or a shard of another run,
-    chunk or table, is a one-line :class:`DatasetError`."""
+def _footer_chunk(directory: Path, name: str, spec: dict | None, table: str = "hands") -> int:
+    """The chunk of shard file ``name`` whose footer must name ``spec`` (None: any run's), that chunk
+    and ``table`` (``"decisions"`` in ``_decisions/``); a file that is not a shard, or a shard of
+    another run, chunk or table, is a one-line :class:`DatasetError`."""
     chunk = _chunk_of(name)
     if chunk is None:
         raise _extra(directory, name)
@@ -1062,14 +1149,18 @@ def _decision_names(directory: Path) -> list[str]:
 
 def check_shards(directory, manifest: dict, *, pending_ok: bool = False, missing_ok: bool = False):
     """The run's shards as its manifest describes them, checked against the directory (sizes, no
-    extra files; a legacy manifest: the footers); checksums are checked by :func:`verify_shard`.
+    extra files; a legacy manifest: the footers' chunks); checksums are checked by :func:`verify_shard`,
+    and what the manifest says of the run against the shards' footers by :func:`check_manifest`.
 
     Returns ``(shards, pending)``: ``shards`` a tuple of ``(path, entry)`` in chunk order (``entry``
     the manifest's record; for a legacy manifest, one built from the footer without a checksum);
     ``pending`` the chunks of shards in place but not yet listed (a run killed, or being read, between
     committing a shard and listing it), whose footer says they belong to this run: allowed (and not
     read) in a ``running`` run or with ``pending_ok``, otherwise refused as extra files. With
-    ``missing_ok`` (an overwrite) listed shards that are gone are skipped. A run with decisions gets
+    ``missing_ok`` (an overwrite, which deletes the listed shards) listed shards that are gone are
+    skipped and a listed shard's size is not checked, and a legacy run's shards may name one spec
+    other than the manifest's (an edited manifest); a shard naming yet another run is still refused
+    (it is not the run's to delete). A run with decisions gets
     the same checks for each chunk's decision shard in ``_decisions/`` (its entry's ``"decisions"``;
     a chunk is pending when either of its shards is); a run without has no decision shard.
 
@@ -1101,7 +1192,7 @@ def check_shards(directory, manifest: dict, *, pending_ok: bool = False, missing
                     return False  # already deleted (an interrupted overwrite), or being overwritten
                 raise DatasetError(f"{path} is missing (the manifest lists it); the run is incomplete: "
                                    "rerun it with --overwrite") from None
-            if size != entry["bytes"]:
+            if size != entry["bytes"] and not missing_ok:
                 raise DatasetError(f"{path} has {size:,} bytes, the manifest lists {entry['bytes']:,} (resized or "
                                    "replaced); rerun the run with --overwrite")
             return True
@@ -1130,14 +1221,22 @@ def check_shards(directory, manifest: dict, *, pending_ok: bool = False, missing
             if chunk not in pending:
                 pending.append(chunk)  # committed before its chunk's shard, not yet listed
         return tuple(shards), sorted(pending)
-    # legacy: the shards in place, each footer naming the manifest's spec and its own chunk
+    # legacy: the shards in place, each footer naming its own chunk (and the manifest's spec:
+    # check_manifest; an overwrite takes a spec all of them name)
+    specs = {}
     for name in names:
-        chunk = _footer_chunk(directory, name, spec)
+        chunk = _footer_chunk(directory, name, None)
         meta = shard_metadata(directory / name)
+        specs[name] = meta.get("spec")
         shards.append((directory / name, {
             "file": name, "chunk": chunk, "first_match": meta.get("first_match"), "matches": meta.get("matches"),
             "rows": meta.get("rows"),
         }))
+    if missing_ok and len({_canonical(v) for v in specs.values()}) > 1:
+        for name, their_spec in specs.items():
+            if their_spec != spec:
+                raise DatasetError(f"{directory / name} was written by another run (its footer's settings differ "
+                                   "from the manifest's); remove it")
     if manifest.get("status") == "complete" and not missing_ok:
         rows = sum(int(e["rows"] or 0) for _, e in shards)
         want_n, want_rows = manifest.get("shards"), manifest.get("rows")
@@ -1181,6 +1280,175 @@ def verify_shard(path, entry: dict) -> None:
         _DIGESTS[key] = digest
     if digest != want:
         raise DatasetError(f"{path} is corrupt: its SHA-256 differs from the manifest's; rerun the run with --overwrite")
+
+
+def _canonical(value) -> str:
+    """One text per JSON value (keys sorted, no spaces): equal texts, equal values, ``1`` and
+    ``1.0`` and ``true`` told apart."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+_FOOTERS: dict = {}  # (device, inode, size, mtime, ctime) -> what check_manifest reads of the shard's footer
+
+
+def _footer_facts(path: Path) -> tuple:
+    """``(spec as canonical text, chunk, first_match, matches, rows, table)`` from a shard's footer,
+    read once per process and file version.
+
+    Raises
+    ------
+    DatasetError
+        The footer cannot be read.
+    """
+    try:
+        st = os.stat(path)
+        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        facts = _FOOTERS.get(key)
+        if facts is None:
+            meta = shard_metadata(path)
+            facts = (_canonical(meta.get("spec")), *(meta.get(k) for k in ("chunk", "first_match", "matches", "rows")),
+                     meta.get("table", "hands"))
+            if len(_FOOTERS) > 100_000:
+                _FOOTERS.clear()
+            _FOOTERS[key] = facts
+    except (OSError, pa.ArrowException, ValueError) as exc:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DatasetError(f"{path} is not a readable shard ({text}); rerun the run with --overwrite") from None
+    return facts
+
+
+_ABSENT = object()
+
+
+def _same(a, b) -> bool:
+    """Equal JSON values of the same type (``1`` is not ``1.0`` nor ``true``)."""
+    return type(a) is type(b) and (a == b if not isinstance(a, (dict, list)) else _canonical(a) == _canonical(b))
+
+
+def _first_difference(mine, theirs, where: str = ""):
+    """``(field, my value, their value)`` at the first place two JSON values differ (``where`` the
+    path so far: ``seed``, ``rules.options.migi_tai``, ``policies[0].label``); None if they are equal.
+    A missing key is :data:`_ABSENT`."""
+    if isinstance(mine, dict) and isinstance(theirs, dict):
+        for k in sorted(set(mine) | set(theirs)):
+            found = _first_difference(mine.get(k, _ABSENT), theirs.get(k, _ABSENT), f"{where}.{k}" if where else k)
+            if found:
+                return found
+        return None
+    if isinstance(mine, list) and isinstance(theirs, list) and len(mine) == len(theirs):
+        for i, (a, b) in enumerate(zip(mine, theirs)):
+            found = _first_difference(a, b, f"{where}[{i}]")
+            if found:
+                return found
+        return None
+    if mine is _ABSENT or theirs is _ABSENT or _canonical(mine) != _canonical(theirs):
+        return where, mine, theirs
+    return None
+
+
+def _shown(value) -> str:
+    """A manifest value for a one-line message (JSON, cut at 60 characters)."""
+    if value is _ABSENT:
+        return "(none)"
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_manifest(directory, manifest: dict, shards, *, resuming: bool = False) -> None:
+    """Check what the manifest says of its run against what the run's shards say of themselves.
+
+    Every shard's footer holds the spec of the run that wrote it, its chunk, first match, matches
+    and rows (a decision shard's, its table's rows); the manifest is a file anyone can edit. Each of
+    ``shards`` (``(path, entry)`` from :func:`check_shards`) and its decision shard must name the
+    manifest's spec exactly and what its entry lists; a complete run's totals must be the sum of its
+    shards and its shards must reach its target; the manifest's rules must pass the rule set's own
+    validation (:func:`rules_from_dict`). ``resuming``: the run is about to be finished, which
+    rewrites its status and totals, so those are not checked.
+
+    Only footers are read (a fraction of a millisecond a shard, once per process and file version).
+    A run without shards yet has nothing to compare with: its spec is only validated, and the shards
+    it goes on to write carry that spec.
+
+    Raises
+    ------
+    DatasetError
+        One line naming the field that differs and the way out: put the shards' value back in the
+        manifest, or rerun the run with ``--overwrite``.
+    """
+    directory = Path(directory)
+    spec = manifest["spec"]
+    mine = _canonical(spec)
+    footers = []  # (path, footer facts, what the manifest lists: {key: value}, table)
+    for path, entry in shards:
+        footers.append((path, _footer_facts(path), entry, "hands"))
+        listed = entry.get("decisions")
+        if listed is not None:
+            listed = dict(listed, chunk=entry["chunk"], first_match=entry.get("first_match"),
+                          matches=entry.get("matches"))
+            footers.append((directory / listed["file"], _footer_facts(directory / listed["file"]), listed, "decisions"))
+    for path, facts, _, _ in footers:
+        if facts[0] != mine:
+            field, ours, theirs = _first_difference(spec, json.loads(facts[0]))
+            field = field or "spec"
+            if len({f[0] for _, f, _, _ in footers}) == 1:
+                raise DatasetError(
+                    f"{directory}: the manifest's {field} {_shown(ours)} differs from its shards' {_shown(theirs)}: "
+                    f"{MANIFEST} was edited; put {_shown(theirs)} back, or rerun the run with --overwrite"
+                )
+            raise DatasetError(
+                f"{path} was not written by this run: its footer's {field} {_shown(theirs)} differs from the "
+                f"manifest's {_shown(ours)}; rerun the run with --overwrite"
+            )
+    for path, facts, listed, table in footers:
+        if facts[5] != table:
+            raise DatasetError(f"{path} is not a shard of the run's {table} (its footer says {facts[5]}); rerun the "
+                               "run with --overwrite")
+        for key, theirs in zip(("chunk", "first_match", "matches", "rows"), facts[1:5]):
+            ours = listed.get(key)
+            if ours is not None and theirs is not None and not _same(ours, theirs):
+                raise DatasetError(
+                    f"{path}: the manifest lists its {key} as {_shown(ours)}, its footer says {_shown(theirs)}: "
+                    f"{MANIFEST} was edited; put {_shown(theirs)} back, or rerun the run with --overwrite"
+                )
+    if manifest.get("status") == "complete" and not resuming:
+        _check_complete(directory, manifest, shards)
+    try:
+        rules_from_dict(spec["rules"])
+    except (SimkitError, TypeError, ValueError) as exc:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DatasetError(
+            f"{directory}: the manifest's rules are not valid ({text}); rerun the run with --overwrite"
+        ) from None
+
+
+def _check_complete(directory: Path, manifest: dict, shards) -> None:
+    """A complete run's totals are its shards' sums, and its shards are chunks 0, 1, ... up to its target."""
+    entries = [e for _, e in shards]
+
+    def summed(values):  # None when a shard does not say (a legacy footer may not)
+        values = list(values)
+        return sum(values) if all(_is_int(v) for v in values) else None
+
+    totals = {"rows": summed(e.get("rows") for e in entries), "matches": summed(e.get("matches") for e in entries)}
+    if manifest["spec"].get("decisions", False) and not is_legacy(manifest):
+        totals["decision_rows"] = summed((e.get("decisions") or {}).get("rows") for e in entries)
+    for key, total in totals.items():
+        if key in manifest and total is not None and not _same(manifest[key], total):
+            raise DatasetError(
+                f"{directory}: the manifest's {key} {_shown(manifest[key])} differs from its shards' {total}: "
+                f"{MANIFEST} was edited; put {total} back, or rerun the run with --overwrite"
+            )
+    target = manifest["spec"]["target"]
+    want, got = (target["matches"], totals["matches"]) if "matches" in target else (target["hands"], totals["rows"])
+    chunks = [e["chunk"] for e in entries]
+    if chunks != list(range(len(chunks))) or (got is not None and (("matches" in target and got != want) or got < want)):
+        what = "matches" if "matches" in target else "hands"
+        raise DatasetError(
+            f"{directory}: the manifest says the run is complete, but its shards hold "
+            f"{'some' if got is None else format(got, ',')} of its {want:,} {what} "
+            f"(chunks {chunks[:5]}{'...' if len(chunks) > 5 else ''}): {MANIFEST} was edited; finish the run "
+            "with --resume"
+        )
 
 
 def begin_overwrite(directory) -> None:
@@ -1323,9 +1591,11 @@ def _read_verified(path: Path, entry: dict, columns=None, filters=None) -> pa.Ta
         table = pq.read_table(path, columns=columns, filters=filters, page_checksum_verification=True)
     except OSError as exc:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise DatasetError(f"{path} is unreadable or corrupt ({text})") from None
+        raise DatasetError(f"{path} is unreadable or corrupt ({text}); rerun the run with --overwrite") from None
     if filters is None and entry.get("rows") is not None and table.num_rows != entry["rows"]:
-        raise DatasetError(f"{path} has {table.num_rows:,} rows, the manifest lists {entry['rows']:,}")
+        raise DatasetError(
+            f"{path} has {table.num_rows:,} rows, the manifest lists {entry['rows']:,}; rerun the run with --overwrite"
+        )
     return table
 
 
@@ -1503,8 +1773,9 @@ def rules_from_dict(record: dict):
 
 
 def open_run(path, *, verify: bool = True) -> Run:
-    """Open a run directory: the manifest checked, and the shards it lists, in chunk order, checked
-    against the directory (:func:`check_shards`) and, with ``verify``, against their SHA-256
+    """Open a run directory: the manifest checked, the shards it lists, in chunk order, checked
+    against the directory (:func:`check_shards`), what it says of the run against their footers
+    (:func:`check_manifest`) and, with ``verify``, the shards against their SHA-256
     (:func:`verify_shard`; hashed once per process and file version). A run's decision shards are
     checked for presence and size here, and against their SHA-256 when read
     (:meth:`Run.read_decision_shard`).
@@ -1512,8 +1783,9 @@ def open_run(path, *, verify: bool = True) -> Run:
     Raises
     ------
     DatasetError
-        Not a simkit dataset, an interrupted ``--overwrite``, or a missing, extra, foreign, resized or
-        corrupt shard (one line naming the file).
+        Not a simkit dataset, an interrupted ``--overwrite``, a missing, extra, foreign, resized or
+        corrupt shard (one line naming the file), or a manifest that its shards contradict (one line
+        naming the field).
     """
     directory = Path(path)
     manifest = read_manifest(directory)
@@ -1526,6 +1798,7 @@ def open_run(path, *, verify: bool = True) -> Run:
     if verify:
         for p, entry in pairs:
             verify_shard(p, entry)
+    check_manifest(directory, manifest, pairs)  # after the checksums: a damaged footer is called corrupt
     decided = [e["decisions"] for _, e in pairs if e.get("decisions") is not None]
     return Run(
         path=directory, manifest=manifest, shards=tuple(p for p, _ in pairs), entries=tuple(e for _, e in pairs),

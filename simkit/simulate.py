@@ -460,7 +460,10 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
         if out is None:
             raise SimkitError("resume needs the run directory (--out DIR)")
         try:
-            stored = io.read_manifest(out)["spec"]
+            manifest = io.read_manifest(out)
+            if manifest["status"] != "overwriting":  # (that one is refused under the run's lock, saying so)
+                _verified_done(Path(out), manifest)  # its spec is its shards' (an edited target or seed is refused)
+            stored = manifest["spec"]
         except OSError as exc:
             raise SimkitError(_os_message(out, exc)) from None
 
@@ -835,9 +838,10 @@ def _simulate(directory, spec, rules_obj, policies, workers, overwrite, resume, 
 
 def _verified_done(directory: Path, manifest: dict) -> dict:
     """The chunks a resumed run keeps: ``{chunk: manifest entry}``, every listed shard checked (size,
-    SHA-256, no foreign or stray file: :func:`simkit.io.check_shards`). A shard in place but not yet
-    listed (a kill between its rename and the manifest's update) is recomputed (into the same bytes).
-    A legacy run's shards (no list) are taken from their footers and listed now."""
+    SHA-256, no foreign or stray file: :func:`simkit.io.check_shards`; their footers name the manifest's
+    spec and entries: :func:`simkit.io.check_manifest`). A shard in place but not yet listed (a kill
+    between its rename and the manifest's update) is recomputed (into the same bytes). A legacy run's
+    shards (no list) are taken from their footers and listed now."""
     from . import io
 
     pairs, _pending = io.check_shards(directory, manifest, pending_ok=True)
@@ -850,6 +854,7 @@ def _verified_done(directory: Path, manifest: dict) -> dict:
             if entry.get("decisions") is not None:
                 io.verify_shard(Path(directory) / entry["decisions"]["file"], entry["decisions"])
         done[entry["chunk"]] = entry
+    io.check_manifest(directory, manifest, pairs, resuming=True)  # after the checksums, as open_run
     return done
 
 

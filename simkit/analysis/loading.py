@@ -86,9 +86,10 @@ def load(path, columns=None, filters=None, table="hands"):
     Raises
     ------
     simkit.io.DatasetError
-        ``path`` is not a simkit dataset, has no complete shard yet, or a shard is missing, extra,
-        foreign, resized or corrupt (:func:`simkit.io.open_run`; every shard read is verified);
-        ``table="decisions"`` of a run written without ``--decisions``.
+        ``path`` is not a simkit dataset, has no complete shard yet, a shard is missing, extra,
+        foreign, resized or corrupt, or its manifest says what its shards' footers contradict (an
+        edited seed, rule option, label, target...: :func:`simkit.io.open_run`; every shard read is
+        verified); ``table="decisions"`` of a run written without ``--decisions``.
     SimkitError
         An unknown column (in ``columns`` or ``filters``), a malformed filter, or an unknown ``table``.
     """

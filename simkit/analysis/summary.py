@@ -226,7 +226,8 @@ def summarize(path, by=None) -> Summary:
     Raises
     ------
     simkit.io.DatasetError
-        ``path`` is not a simkit dataset (or has no complete shard).
+        ``path`` is not a simkit dataset (or has no complete shard), or its files contradict its
+        manifest (:func:`simkit.io.open_run`: what the summary reports of the run is its shards').
     SimkitError
         ``by`` is not one of :data:`SUMMARY_KEYS`.
     """
