@@ -60,6 +60,9 @@ def reference_observation(T, p: int, deciding: bool) -> np.ndarray:
     o[L["opp_score"]] = T.purse[eng.P_BALANCE0 + q]
     mask = int(T.skip_win[p])
     o[L["skipped_win"]] = [(mask >> k) & 1 for k in range(34)]
+    for name, player in (("river_declared", p), ("opp_river_declared", q)):
+        if T.declared[player]:
+            o[L[name].start + int(T.sc[eng.S_DECLARED_AT + player])] = 1
     return o
 
 

@@ -143,6 +143,11 @@ class View(NamedTuple):
         decision logging on (``simulate(..., decisions=True)``, ``simkit simulate --decisions``)
         they become the decision's ``counter_0`` .. ``counter_3``, otherwise nothing reads them.
         They never change the game.
+    declared_at, opp_declared_at : int
+        The index in the player's own river (``river``) and in the opponent's (``opp_river``) of
+        the discard that declared (douque's Declare Ready or MIGI); -1 when that player has not
+        declared. The opponent's discards from ``opp_river[opp_declared_at]`` on were made by a
+        locked hand.
     """
 
     phase: int
@@ -167,6 +172,8 @@ class View(NamedTuple):
     tables: object
     bid: int
     counters: np.ndarray
+    declared_at: int
+    opp_declared_at: int
 
 
 def action_name(action: int) -> str:

@@ -170,7 +170,8 @@ S_N_DECISIONS = 35  #: decisions recorded so far on this Table (counted on past 
 # money counted exactly (duel with chips: Game.money_unit > 0; see _pay)
 S_CHIPS0 = 36  #: player 0's chips at the table, in money units (exact; unused without chips)
 S_CHIPS1 = 37
-N_SC = 38
+S_DECLARED_AT = 38  #: S_DECLARED_AT + p: the index in player p's river of their declaring discard (-1: none)
+N_SC = 40
 
 # S_PHASE between a step and the next decision (resolved by play._advance, never seen outside)
 PENDING_SETTLE = -1  #: the hand has ended and is to be settled
@@ -591,7 +592,7 @@ def _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p,
         phase, tile, read_only(hand[p]), read_only(melds[p]), n_melds[p], read_only(melds[q]), n_melds[q],
         read_only(river[p]), n_river[p], read_only(river[q]), n_river[q],
         declared[p], declared[q], _tiles_left(sc), seat[p], sc[S_PREVAILING], sc[S_DEALER] == p, sc[S_STREAK],
-        skip_win[p], t, sc[S_BID], counters[p],
+        skip_win[p], t, sc[S_BID], counters[p], sc[S_DECLARED_AT + p], sc[S_DECLARED_AT + q],
     )
 
 
@@ -825,6 +826,7 @@ def _deal(T, dealer):  # pragma: no cover - compiled
         T.n_melds[q] = 0
         T.n_river[q] = 0
         T.declared[q] = 0
+        T.sc[S_DECLARED_AT + q] = -1
         T.skip_win[q] = 0
         T.skip_pung[q] = 0
         T.acted[q] = 0

@@ -216,7 +216,7 @@ def policy_type(spec):
             array.flags.writeable = False
         view = View(
             0, 0, hand, melds, 0, melds, 0, river, 0, river, 0, 0, 0, 0, 27, 27, True, 0, 0,
-            hand_tables_stand_in(spec.rules), 0, counters,
+            hand_tables_stand_in(spec.rules), 0, counters, 0, 0,
         )
         _policy_types[name] = types.FunctionType(
             types.int64(numba.typeof(view), types.bool_[::1], types.float64[::1], types.uint64[::1])

@@ -15,7 +15,9 @@ Observation (:data:`OBSERVATION_LAYOUT`, name -> slice, in this order):
 * ``tiles_left``, ``seat_wind`` (4, one-hot E S W N), ``prevailing_wind`` (4), ``dealer``,
   ``streak``, ``declared`` (3, one-hot none / ready / MIGI), ``opp_declared`` (3), ``bid``
   (for_two), ``score`` and ``opp_score`` (each player's result in the match so far, the rule set's
-  payment unit), ``skipped_win`` (34: the kinds under one's own Skipped Win).
+  payment unit), ``skipped_win`` (34: the kinds under one's own Skipped Win);
+* ``river_declared`` / ``opp_river_declared`` (``MAX_RIVER`` each): 1 at the discard that declared
+  (douque), so the discards a locked hand made are those after it.
 
 Full-information state (:data:`STATE_LAYOUT`, for centralised critics; seen from player 0):
 ``hand0`` / ``hand1`` (34 each): both concealed hands; ``wall_counts`` (34): the tiles still in the
@@ -46,7 +48,8 @@ _PARTS = (
     ("river_order", G.MAX_RIVER), ("opp_river_order", G.MAX_RIVER), ("river_claimed", G.MAX_RIVER),
     ("opp_river_claimed", G.MAX_RIVER), ("phase", 7), ("tile", 35), ("tiles_left", 1), ("seat_wind", 4),
     ("prevailing_wind", 4), ("dealer", 1), ("streak", 1), ("declared", 3), ("opp_declared", 3), ("bid", 1),
-    ("score", 1), ("opp_score", 1), ("skipped_win", 34),
+    ("score", 1), ("opp_score", 1), ("skipped_win", 34), ("river_declared", G.MAX_RIVER),
+    ("opp_river_declared", G.MAX_RIVER),
 )
 
 
@@ -73,6 +76,7 @@ _PHASE, _TILE, _TILES_LEFT = _L["phase"].start, _L["tile"].start, _L["tiles_left
 _SEAT_WIND, _PREVAILING_WIND = _L["seat_wind"].start, _L["prevailing_wind"].start
 _DEALER, _STREAK, _DECLARED, _OPP_DECLARED = _L["dealer"].start, _L["streak"].start, _L["declared"].start, _L["opp_declared"].start
 _BID, _SCORE, _OPP_SCORE, _SKIPPED_WIN = _L["bid"].start, _L["score"].start, _L["opp_score"].start, _L["skipped_win"].start
+_RIVER_DECLARED, _OPP_RIVER_DECLARED = _L["river_declared"].start, _L["opp_river_declared"].start
 
 
 @jit(inline="always")
@@ -132,6 +136,10 @@ def encode_observation_kernel(T, p, deciding, out):  # pragma: no cover - compil
     mask = T.skip_win[p]
     for k in range(34):
         out[_SKIPPED_WIN + k] = (mask >> k) & 1
+    if T.declared[p]:
+        out[_RIVER_DECLARED + sc[G.S_DECLARED_AT + p]] = 1.0
+    if T.declared[q]:
+        out[_OPP_RIVER_DECLARED + sc[G.S_DECLARED_AT + q]] = 1.0
 
 
 def state_layout(wall_length: int) -> dict:

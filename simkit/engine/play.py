@@ -330,6 +330,7 @@ def _after_turn(T, t, game, action):  # pragma: no cover - compiled
     if declaring:
         migi = sc[G.S_DISCARDS] < 4 and sc[G.S_NO_CALL] == 1
         T.declared[p] = 2 if migi else 1
+        sc[G.S_DECLARED_AT + p] = T.n_river[p]  # the declaring discard's place in the river
     hand[p, x] -= 1
     if declaring:
         for k in range(34):

@@ -85,6 +85,9 @@ class Position:
     opponent_river: object = ""
     declared: int = 0  #: own declaration: 0 none, 1 ready, 2 MIGI (douque)
     opponent_declared: int = 0
+    #: the index in the river of the declaring discard (douque; None: the river's last discard)
+    declared_at: int | None = None
+    opponent_declared_at: int | None = None
     tiles_left: int | None = None  #: drawable tiles left (None: derived from the tiles seen)
     dealer: bool = True  #: whether the viewer deals
     streak: int = 0  #: the dealer's streak, at most the rule set's ``streak_cap``
@@ -122,7 +125,8 @@ class Position:
     def from_string(cls, text: str, rules=None) -> "Position":
         """A Position from ``"[rules:] key value; key value; flag; ..."``: keys are the field names
         (``hand``, ``melds``, ``opponent_melds`` (several melds separated by ``,``), ``river``,
-        ``opponent_river``, ``declared``, ``opponent_declared``, ``tiles_left``, ``streak``,
+        ``opponent_river``, ``declared``, ``opponent_declared``, ``declared_at``,
+        ``opponent_declared_at``, ``tiles_left``, ``streak``,
         ``seat_wind``, ``prevailing_wind``, ``phase``, ``drawn``, ``bid``, ``hand_number``,
         ``dealerships``, ``score``, ``opponent_score``); the flags ``dealer``,
         ``not_dealer``, ``replacement`` and ``stable_wall``."""
@@ -146,7 +150,8 @@ class Position:
                 continue
             if key not in names:
                 raise PositionError(f"unknown position field {key!r}; fields: {', '.join(sorted(names))}")
-            if key in ("declared", "opponent_declared", "tiles_left", "streak", "bid", "hand_number", "dealerships"):
+            if key in ("declared", "opponent_declared", "declared_at", "opponent_declared_at", "tiles_left", "streak",
+                       "bid", "hand_number", "dealerships"):
                 try:
                     kwargs[key] = int(value)
                 except ValueError:
@@ -178,6 +183,9 @@ class Position:
             parts.append("replacement")
         if self.stable_wall:
             parts.append("stable_wall")
+        for name in ("declared_at", "opponent_declared_at"):
+            if getattr(self, name) is not None:
+                parts.append(f"{name} {getattr(self, name)}")
         defaults = {"declared": 0, "opponent_declared": 0, "streak": 0, "seat_wind": "E", "prevailing_wind": "E",
                     "bid": 0, "hand_number": 0, "dealerships": 0, "score": 0.0, "opponent_score": 0.0}
         for name, default in defaults.items():
@@ -341,9 +349,22 @@ class Position:
         n = 4 * len(rules.kinds)
         if n - kongs - tiles_left - kept < 27:
             raise PositionError(f"{kongs} kong replacement(s) but fewer tiles drawn from the wall than that")
+        declared_at = []
+        for name, declared, (kinds, _) in (("declared_at", self.declared, rivers[0]),
+                                           ("opponent_declared_at", self.opponent_declared, rivers[1])):
+            at = getattr(self, name)
+            if at is None:
+                declared_at.append(len(kinds) - 1 if declared else -1)
+            elif not declared:
+                raise PositionError(f"{name} is given, but that player has not declared")
+            else:
+                declared_at.append(check_int(at, name, 0, max(len(kinds) - 1, 0), PositionError))
+            if declared and not kinds:
+                raise PositionError(f"a declaration is made with a discard: the {'river' if name == 'declared_at' else 'opponent_river'} is empty")
         return dict(
             rules=rules, spec=spec, hand=hand, melds=melds, mcounts=mcounts, rivers=rivers, unseen=unseen,
             opp_concealed=opp_concealed, tiles_left=tiles_left, kongs=kongs, drawn=drawn, dealer=dealer,
+            declared_at=tuple(declared_at),
         )
 
     # -- the state ----------------------------------------------------------------------------
@@ -412,6 +433,7 @@ class Position:
             T.kongs[p] = sum(1 for m in d["melds"][p] if m.code in _KONGS)
             T.acted[p] = 1 if (len(kinds) or T.kongs[p] or any(m.code in _EXPOSED for m in d["melds"][p])) else 0
         T.declared[0], T.declared[1] = self.declared, self.opponent_declared
+        T.sc[eng.S_DECLARED_AT], T.sc[eng.S_DECLARED_AT + 1] = d["declared_at"]
         T.locked[0] = T.hand[0]
         if d["drawn"] >= 0:
             T.locked[0, d["drawn"]] -= 1

@@ -233,6 +233,7 @@ class GameState:
             int(T.declared[p]), int(T.declared[q]), tiles_left,
             int(T.seat[p]), int(sc[eng.S_PREVAILING]), bool(sc[eng.S_DEALER] == p), int(sc[eng.S_STREAK]),
             int(T.skip_win[p]), self._tables, int(sc[eng.S_BID]), np.zeros(eng.N_COUNTERS, np.float64),
+            int(sc[eng.S_DECLARED_AT + p]), int(sc[eng.S_DECLARED_AT + q]),
         )
 
     def _decision_row(self, action):
@@ -294,7 +295,10 @@ class GameState:
         return Position(
             self.rules, hand=T.hand[p].astype(np.int64), melds=melds_of(p), opponent_melds=melds_of(1 - p),
             river=river_of(p), opponent_river=river_of(1 - p), declared=int(T.declared[p]),
-            opponent_declared=int(T.declared[1 - p]), tiles_left=int(sc[eng.S_BACK] - sc[eng.S_FRONT] + 1 - sc[eng.S_KEPT_BACK]),
+            opponent_declared=int(T.declared[1 - p]),
+            declared_at=int(sc[eng.S_DECLARED_AT + p]) if T.declared[p] else None,
+            opponent_declared_at=int(sc[eng.S_DECLARED_AT + 1 - p]) if T.declared[1 - p] else None,
+            tiles_left=int(sc[eng.S_BACK] - sc[eng.S_FRONT] + 1 - sc[eng.S_KEPT_BACK]),
             dealer=bool(sc[eng.S_DEALER] == p), streak=int(sc[eng.S_STREAK]), seat_wind=winds[int(T.seat[p])],
             prevailing_wind=winds[int(sc[eng.S_PREVAILING])], phase=phase,
             drawn=int(self.tile) if phase == "draw" and self.tile >= 0 else None,
