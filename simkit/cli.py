@@ -14,7 +14,7 @@ import numpy as np
 
 from . import __version__
 from .engine.rulesets import DEALS, WALLS
-from .errors import SimkitError
+from .errors import InputValueError, SimkitError
 
 __all__ = ["main", "build_parser"]
 
@@ -121,9 +121,9 @@ def _cmd_advise(args) -> int:
     phase = "draw"
     if args.on_discard is not None:
         if args.drawn is not None:
-            raise SimkitError("--drawn and --on-discard exclude each other: a decision is after a draw or on a discard")
+            raise InputValueError("--drawn and --on-discard exclude each other: a decision is after a draw or on a discard")
         phase = "discard"
-        opp_river = f"{opp_river} {args.on_discard}".strip()
+        opp_river = _ending_with(opp_river, args.on_discard, rules)
     seat = args.seat_wind or ("E" if args.dealer else "W")
     pos = Position(
         rules, hand=args.hand, melds=args.melds, opponent_melds=args.opp_melds, river=args.river,
@@ -135,9 +135,10 @@ def _cmd_advise(args) -> int:
         opponent_score=args.opp_score,
     )
     actions = [a for a in args.actions.split(";") if a.strip()] if args.actions else None
+    _warm_rollouts(pos, args, actions)
     t0 = time.perf_counter()
     df = rollouts(pos, n=args.n, policies=args.policies, actions=actions, seed=args.seed, to=args.to)
-    dt = time.perf_counter() - t0
+    dt = time.perf_counter() - t0  # the rollouts alone: the engine was compiled or loaded above
     print(f"position  {pos}")
     print(f"rollouts  {args.n:,} per action with {','.join(df.attrs['policies'])}, seed {args.seed}; "
           f"{args.n * len(df):,} in {dt:.1f} s; result = {df.attrs['value']}")
@@ -148,6 +149,39 @@ def _cmd_advise(args) -> int:
               f"{f'[{r.diff_low:.2f}, {r.diff_high:.2f}]':>21} {r.win_rate:>6.1%} {r.self_draw_rate:>9.1%} "
               f"{r.deal_in_rate:>8.1%} {r.draw_rate:>6.1%}")
     return 0
+
+
+def _ending_with(river: str, tile: str, rules) -> str:
+    """The opponent's river ending with the discard decided on, as :class:`~simkit.Position` takes it
+    (``phase="discard"``: the opponent's last discard): ``river`` as given when it ends with ``tile``,
+    else with ``tile`` added."""
+    from .tiles import parse_tile_list, parse_tiles
+
+    counts = parse_tiles(tile, rules)
+    if counts.sum() != 1:
+        raise InputValueError(f"--on-discard is one tile, got {tile!r}")
+    if river.rstrip().endswith("*"):  # its last discard was claimed: the one decided on comes after it
+        return f"{river} {tile}"
+    last = parse_tile_list(river.replace("*", " "), rules)[-1:] if river.strip() else []
+    return river if list(last) == [int(np.flatnonzero(counts)[0])] else f"{river} {tile}".strip()
+
+
+def _warm_rollouts(pos, args, actions) -> None:
+    """Compile (or load from the cache) the rollout engine and the policies with one continuation
+    per action, saying first on stderr what that is and how long it took before, so that a cold
+    start is not silent and the rollout speed printed after it is the rollouts' own."""
+    from .engine.compiled import record_start_up, start_up_message
+    from .engine.rollouts import rollouts
+
+    from .rules import resolve_rules
+
+    name = f"{resolve_rules(pos.rules).name} rollout"  # its own record: not the match engine's compile
+    print(f"simkit advise: {start_up_message(name)}", file=sys.stderr, flush=True)
+    t0 = time.perf_counter()
+    rollouts(pos, n=1, policies=args.policies, actions=actions, seed=args.seed, to=args.to)
+    seconds = time.perf_counter() - t0
+    record_start_up(name, seconds)
+    print(f"simkit advise: engine ready in {seconds:.1f} s", file=sys.stderr, flush=True)
 
 
 def _cmd_score(args) -> int:
@@ -471,7 +505,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("hand", help="own concealed tiles, the drawn tile included (e.g. 123m5m79m1p99p11z567z)")
     p.add_argument("--drawn", default=None, metavar="TILE", help="the tile just drawn (needed for a declared hand)")
     p.add_argument("--on-discard", default=None, metavar="TILE",
-                   help="decide on the opponent's discard TILE (13 - 3k tiles in hand): win / pung / kong / chow / pass")
+                   help="decide on the opponent's discard TILE (13 - 3k tiles in hand): win / pung / kong / chow / pass; "
+                        "TILE is the last of the opponent's river, added to --opp-river unless it ends with it")
     p.add_argument("--melds", nargs="*", default=[], metavar="MELD", help='own melds, e.g. "pung 555z"')
     p.add_argument("--opp-melds", nargs="*", default=[], metavar="MELD", help="the opponent's melds")
     p.add_argument("--river", default="", metavar="TILES", help="own discards in order (* after a claimed one)")

@@ -182,6 +182,28 @@ def test_advise_and_hand_commands(capsys):
     assert "discard  shanten after   live improving tiles" in out and "9p                   1                     31" in out
 
 
+def test_advise_on_a_discard_takes_the_river_with_or_without_it_and_times_the_rollouts_alone(capsys):
+    """``--on-discard T`` is the opponent's last discard, as ``Position(phase="discard")`` takes it:
+    an ``--opp-river`` that already ends with T means the same position (not T twice). The start-up
+    is announced on stderr and the rollout time excludes it."""
+    args = ["advise", "1112345678m9p13z", "--on-discard", "9p", "--river", "1p", "-n", "200", "--seed", "3"]
+    assert main(args + ["--opp-river", "1m 9p"]) == 0
+    with_it = capsys.readouterr()
+    assert main(args + ["--opp-river", "1m"]) == 0
+    without = capsys.readouterr()
+    assert "opponent_river 1m 9p;" in with_it.out
+    table = [line for line in with_it.out.splitlines() if not line.startswith("rollouts")]
+    assert table == [line for line in without.out.splitlines() if not line.startswith("rollouts")]
+    assert "simkit advise:" in with_it.err and "engine ready in" in with_it.err
+    from simkit.cli import _ending_with
+
+    rules = get_rules("douque")
+    assert _ending_with("1m 9p*", "9p", rules) == "1m 9p* 9p"  # a claimed 9p: the one decided on is another
+    assert _ending_with("1m 9p", "9p", rules) == "1m 9p" and _ending_with("", "9p", rules) == "9p"
+    assert main(["advise", "1112345678m9p13z", "--on-discard", "9p9p"]) == 2
+    assert "--on-discard is one tile" in capsys.readouterr().err
+
+
 def test_discards_table_against_the_shanten_definition():
     rng = np.random.default_rng(0)
     rules = get_rules("douque")
