@@ -20,7 +20,10 @@ from .engine.policy_spec import Param, Policy, PolicyError, as_policy, policy
 from .engine.position import Position, PositionError
 from .engine.rollouts import RolloutError, rollouts
 from .engine.state import GameState
-from .errors import HandError, MeldError, RulesError, ScoreError, SimkitError, TileCountError, TileNotationError
+from .errors import (
+    HandError, InputTypeError, InputValueError, MeldError, RulesError, RunError, ScoreError, SimkitError, TileCountError,
+    TileNotationError,
+)
 from .hand import (
     discards,
     is_win,
@@ -107,4 +110,7 @@ __all__ = [
     "RulesError",
     "HandError",
     "ScoreError",
+    "InputValueError",
+    "InputTypeError",
+    "RunError",
 ]

@@ -61,7 +61,7 @@ def _rules_from_args(args):
     for item in args.option or []:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise SimkitError(f"--option expects KEY=VALUE, got {item!r}")
+            raise InputValueError(f"--option expects KEY=VALUE, got {item!r}")
         options[key.strip()] = value.strip()
     return rules.with_option_strings(options) if options else rules
 
@@ -90,7 +90,7 @@ def _cmd_hand(args) -> int:
     print(f"hand     {format_tiles(counts)}" + (f"  + {', '.join(str(m) for m in melds)}" if melds else ""))
     print(f"rules    {rules}")
     if total not in (13 - 3 * k, 14 - 3 * k):
-        raise SimkitError(
+        raise InputValueError(
             f"the concealed part has {total} tiles; with {k} meld(s) it must have {13 - 3 * k} or {14 - 3 * k}"
         )
     sh = shanten(counts, melds, rules)
@@ -225,6 +225,21 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
+#: A command whose work is estimated to take longer than this says so (even with --quiet).
+ANNOUNCE_AFTER_SECONDS = 60.0
+
+
+def _say_how_long(total: int, done: int, seconds: float) -> None:
+    """After the first ``done`` of ``total`` units took ``seconds``: on stderr, how long the rest
+    will take at that rate, when that is longer than :data:`ANNOUNCE_AFTER_SECONDS`."""
+    rest = seconds / max(done, 1) * (total - done)
+    if rest > ANNOUNCE_AFTER_SECONDS:
+        units = ((86400.0 * 365, "years"), (86400.0, "days"), (3600.0, "hours"), (60.0, "minutes"))
+        size, name = next((u for u in units if rest >= 2 * u[0]), units[-1])
+        print(f"simkit: this will take about {rest / size:,.0f} {name} more at {done / max(seconds, 1e-9):,.0f} per "
+              "second (Ctrl-C stops it)", file=sys.stderr, flush=True)
+
+
 def _cmd_deal(args) -> int:
     from tqdm import tqdm
 
@@ -251,6 +266,10 @@ def _cmd_deal(args) -> int:
             sh_d += np.bincount(res.dealer_shanten + 1, minlength=16)[:16]
             sh_o += np.bincount(res.other_shanten + 1, minlength=16)[:16]
             bar.update(m)
+            if start == 0:
+                t1 = time.perf_counter()  # the first chunk also compiled or loaded the kernels
+            elif start == chunk:
+                _say_how_long(n - chunk, m, time.perf_counter() - t1)
     dt = time.perf_counter() - t0
 
     def rate(k):
@@ -298,9 +317,9 @@ def _cmd_replay(args) -> int:
     if args.run is not None:
         return _replay_from_run(args)
     if args.row is not None or args.deal_id is not None:
-        raise SimkitError("--row and --deal-id select a row of a run: give the run directory (simkit replay RUN --row N)")
+        raise InputValueError("--row and --deal-id select a row of a run: give the run directory (simkit replay RUN --row N)")
     if args.seed is None or args.match is None or args.hand is None:
-        raise SimkitError("replay needs a run and --row N / --deal-id D, or --seed, --match and --hand")
+        raise InputValueError("replay needs a run and --row N / --deal-id D, or --seed, --match and --hand")
     args.rules = args.rules or "douque"
     rules = _rules_from_args(args)
     policies = args.policies or ("greedy", "greedy")
@@ -316,16 +335,16 @@ def _replay_from_run(args) -> int:
     from . import io
 
     if (args.row is None) == (args.deal_id is None):
-        raise SimkitError("give one of --row N or --deal-id D to choose the hand of the run")
+        raise InputValueError("give one of --row N or --deal-id D to choose the hand of the run")
     for name in ("seed", "match", "hand", "policies", "rules", "option"):
         if getattr(args, name, None):
-            raise SimkitError(f"--{name} comes from the run's manifest when replaying a row of a run")
+            raise InputValueError(f"--{name} comes from the run's manifest when replaying a row of a run")
     run = io.open_run(args.run)
     columns = ["deal_id", "copy", "seed", "match", "hand", "policy_0", "policy_1"]
     table = run.read(columns=columns)
     if args.row is not None:
         if args.row >= table.num_rows:
-            raise SimkitError(f"the run has {table.num_rows:,} rows (0 to {table.num_rows - 1:,}); there is no row {args.row:,}")
+            raise InputValueError(f"the run has {table.num_rows:,} rows (0 to {table.num_rows - 1:,}); there is no row {args.row:,}")
         index = args.row
     else:
         mask = pc.equal(table["deal_id"], args.deal_id)
@@ -333,9 +352,9 @@ def _replay_from_run(args) -> int:
             mask = pc.and_(mask, pc.equal(table["copy"], args.copy))
         hits = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
         if len(hits) == 0:
-            raise SimkitError(f"the run has no row with deal_id {args.deal_id}" + (f" and copy {args.copy}" if args.copy is not None else ""))
+            raise InputValueError(f"the run has no row with deal_id {args.deal_id}" + (f" and copy {args.copy}" if args.copy is not None else ""))
         if len(hits) > 1:
-            raise SimkitError(f"deal_id {args.deal_id} has a row in each copy of this duplicate run: add --copy 0 or --copy 1")
+            raise InputValueError(f"deal_id {args.deal_id} has a row in each copy of this duplicate run: add --copy 0 or --copy 1")
         index = int(hits[0])
     row = {name: table[name][index].as_py() for name in columns}
     record = run.replay(row, allow_changed=args.allow_changed)
@@ -415,7 +434,7 @@ def _cmd_simulate(args) -> int:
         rules = get_rules(args.rules or "douque")
         for item in args.option or []:
             if "=" not in item or not item.partition("=")[0].strip():
-                raise SimkitError(f"--option expects KEY=VALUE, got {item!r}")
+                raise InputValueError(f"--option expects KEY=VALUE, got {item!r}")
         if args.option:
             rules = rules.with_option_strings(args.option)
     if args.workers > 1:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-from .errors import SimkitError
+from .errors import InputValueError, RunError
 
 __all__ = ["DaskExecutor", "connect", "close", "warm_worker", "watch_owner"]
 
@@ -35,7 +35,7 @@ def _import_distributed():
     try:
         import distributed
     except ImportError:  # pragma: no cover - dask is a dependency
-        raise SimkitError("running on a Dask cluster needs dask.distributed: pip install 'dask[distributed]'") from None
+        raise RunError("running on a Dask cluster needs dask.distributed: pip install 'dask[distributed]'") from None
     return distributed
 
 
@@ -50,7 +50,7 @@ def connect(scheduler, n_workers: int | None = None):
     if isinstance(scheduler, distributed.Client):
         return scheduler, False, "client"
     if not isinstance(scheduler, str) or not scheduler:
-        raise SimkitError(f"scheduler must be a Dask scheduler address, 'local' or a distributed.Client, got {scheduler!r}")
+        raise InputValueError(f"scheduler must be a Dask scheduler address, 'local' or a distributed.Client, got {scheduler!r}")
     if scheduler == LOCAL:
         workers = n_workers or max(1, os.cpu_count() or 1)
         cluster = distributed.LocalCluster(
@@ -62,7 +62,7 @@ def connect(scheduler, n_workers: int | None = None):
     try:
         client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as e:
-        raise SimkitError(f"cannot connect to the Dask scheduler at {scheduler}: {e}") from None
+        raise RunError(f"cannot connect to the Dask scheduler at {scheduler}: {e}") from None
     return client, True, scheduler
 
 

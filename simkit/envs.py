@@ -37,7 +37,7 @@ import numpy as np
 from .engine import actions as A
 from .engine import game as eng
 from .engine.observation import OBSERVATION_LAYOUT, OBSERVATION_SIZE, encode_observation_kernel
-from .errors import SimkitError, check_flag
+from .errors import InputValueError, SimkitError, check_flag
 
 __all__ = [
     "EnvError",
@@ -77,11 +77,11 @@ def _settings(rules, episode, illegal, illegal_penalty, options):
     from .rules import get_rules, resolve_rules
 
     if episode not in ("hand", "match"):
-        raise SimkitError(f"episode is 'hand' or 'match', got {episode!r}")
+        raise InputValueError(f"episode is 'hand' or 'match', got {episode!r}")
     if illegal not in ("error", "penalty"):
-        raise SimkitError(f"illegal is 'error' or 'penalty', got {illegal!r}")
+        raise InputValueError(f"illegal is 'error' or 'penalty', got {illegal!r}")
     if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)) or not np.isfinite(illegal_penalty):
-        raise SimkitError(f"illegal_penalty is a finite number, got {illegal_penalty!r}")
+        raise InputValueError(f"illegal_penalty is a finite number, got {illegal_penalty!r}")
     return get_rules(rules, **options) if options else resolve_rules(rules)
 
 
@@ -141,7 +141,7 @@ class _Table:
         what = A.action_name(int(action)) if code else "not an action code"
         tile = s.tile
         on = f" about {A.action_name(A.DISCARD + tile)[len('discard '):]}" if 0 <= tile < 34 else ""
-        raise SimkitError(f"{agent} played {action!r} ({what}), not legal {A.PHASE_NAMES[s.phase]}{on}; legal: {names}")
+        raise InputValueError(f"{agent} played {action!r} ({what}), not legal {A.PHASE_NAMES[s.phase]}{on}; legal: {names}")
 
 
 def _render(state) -> str:
@@ -178,7 +178,7 @@ def _aec_class():
             super().__init__()
             self._table = _Table(rules, episode, illegal, illegal_penalty, options)
             if render_mode not in (None, "ansi"):
-                raise SimkitError(f"render_mode is None or 'ansi', got {render_mode!r}")
+                raise InputValueError(f"render_mode is None or 'ansi', got {render_mode!r}")
             self.render_mode = render_mode
             self.possible_agents = ["player_0", "player_1"]
             self.agents = list(self.possible_agents)
@@ -413,7 +413,7 @@ class VectorEnv:
 
             i = int(bad[0])
             code, detail, player, phase, tile = (int(x) for x in self._errors[i])
-            raise SimkitError(_error_text(code, detail, f"table {i} of the vector environment", player, phase, tile,
+            raise InputValueError(_error_text(code, detail, f"table {i} of the vector environment", player, phase, tile,
                                           self._batch.legal[i].copy()))
 
     def _out(self):
@@ -444,7 +444,7 @@ class VectorEnv:
             raise EnvError("call reset() before step(): the environment has no hand yet")
         a = np.asarray(actions)
         if a.shape != (self.n_envs,) or not (np.issubdtype(a.dtype, np.integer)):
-            raise SimkitError(f"actions is an integer array of shape ({self.n_envs},), got {a.dtype} of shape {a.shape}")
+            raise InputValueError(f"actions is an integer array of shape ({self.n_envs},), got {a.dtype} of shape {a.shape}")
         self._actions[:] = a
         codes = np.clip(self._actions, 0, A.N_ACTIONS - 1)
         engine_legal = self._batch.legal  # the engine's own masks: the ones returned are the caller's to change
@@ -482,7 +482,7 @@ class VectorEnv:
         tile = int(self._batch.sc[i, eng.S_TILE])
         on = f" about {A.action_name(A.DISCARD + tile)[len('discard '):]}" if 0 <= tile < 34 else ""
         more = f" ({n_bad} tables had illegal actions)" if n_bad > 1 else ""
-        raise SimkitError(
+        raise InputValueError(
             f"table {i}: player {int(self._players[i])} played {action} ({what}), not legal {A.PHASE_NAMES[phase]}{on}; "
             f"legal: {names}{more}"
         )
@@ -532,13 +532,13 @@ def _gym_class():
             self._opponent = resolve_policy(opponent, self._table.rules)
             if seat is not None and (isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer))
                                      or seat not in (0, 1)):
-                raise SimkitError(f"seat is 0, 1 or None (alternating), got {seat!r}")
+                raise InputValueError(f"seat is 0, 1 or None (alternating), got {seat!r}")
             seat = None if seat is None else int(seat)
             self._seat_arg = seat
             self.seat = 0 if seat is None else seat
             self._episodes = 0
             if render_mode not in (None, "ansi"):
-                raise SimkitError(f"render_mode is None or 'ansi', got {render_mode!r}")
+                raise InputValueError(f"render_mode is None or 'ansi', got {render_mode!r}")
             self.render_mode = render_mode
             self.observation_space = _observation_space(spaces)
             self.action_space = spaces.Discrete(A.N_ACTIONS)

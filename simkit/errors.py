@@ -1,17 +1,24 @@
 """Exception types of simkit.
 
-Every error a user can provoke with bad input derives from :class:`SimkitError` and from the
-matching built-in (``ValueError`` or ``TypeError``), so ``except ValueError`` keeps working. Messages
-name what is wrong and, where there is a fixed list, what is allowed.
+Every error simkit raises on purpose derives from :class:`SimkitError` and from the matching
+built-in: bad input is a ``ValueError`` (:class:`InputValueError` and the specific ones below) or a
+``TypeError`` (:class:`InputTypeError`), so ``except ValueError`` keeps working; a run that cannot go
+on for a reason outside its arguments (a full disk, a lost worker) is a ``RuntimeError``
+(:class:`RunError`), as is a policy that breaks the rules of the game
+(:class:`simkit.engine.matches.EngineError`). Messages are one line, name what is wrong and, where
+there is a fixed list, what is allowed; echoed input is cut to a readable length.
 """
 
 import numbers
+import re
 
 import numpy as np
 
 __all__ = [
     "SimkitError",
     "InputTypeError",
+    "InputValueError",
+    "RunError",
     "TileNotationError",
     "TileCountError",
     "MeldError",
@@ -24,8 +31,36 @@ __all__ = [
 ]
 
 
+#: An error message echoes at most this many characters of one quoted input (the rest is cut).
+ECHO_LIMIT = 80
+#: ... and is at most this long in all.
+MESSAGE_LIMIT = 2000
+
+_QUOTED = re.compile(r"'([^'\n]{%d,})'|\"([^\"\n]{%d,})\"" % (ECHO_LIMIT + 1, ECHO_LIMIT + 1))
+
+
+def _cut(match: re.Match) -> str:
+    text = match.group(1) if match.group(1) is not None else match.group(2)
+    quote = match.group(0)[0]
+    return f"{quote}{text[:ECHO_LIMIT - 25]}...{text[-15:]}{quote} ({len(text):,} characters)"
+
+
+def readable(message: str) -> str:
+    """``message`` with every quoted input longer than :data:`ECHO_LIMIT` cut in its middle (its
+    length said) and the whole at most :data:`MESSAGE_LIMIT` characters: an error echoes what it
+    refuses, but a 100,000-character argument must not fill the screen."""
+    out = _QUOTED.sub(_cut, message)
+    return out if len(out) <= MESSAGE_LIMIT else out[: MESSAGE_LIMIT - 30] + f"... ({len(out):,} characters)"
+
+
 class SimkitError(Exception):
-    """Base class of every error simkit raises on bad input."""
+    """Base class of every error simkit raises on bad input. Its message is kept readable: long
+    echoed inputs are cut (:func:`readable`)."""
+
+    def __init__(self, *args):
+        if len(args) == 1 and isinstance(args[0], str):
+            args = (readable(args[0]),)
+        super().__init__(*args)
 
 
 class TileNotationError(SimkitError, ValueError):
@@ -52,6 +87,17 @@ class ScoreError(SimkitError, ValueError):
     """A win that cannot be scored: not a complete hand, or contradictory win flags."""
 
 
+class InputValueError(SimkitError, ValueError):
+    """An argument whose value is not allowed -- out of range, not one of the choices, inconsistent
+    with another argument, a file or run that is not what was asked for -- where no more specific
+    error above applies."""
+
+
+class RunError(SimkitError, RuntimeError):
+    """A run could not go on for a reason outside its arguments: a full disk, a lost worker process,
+    another process writing the same run. The message says how to finish it."""
+
+
 class InputTypeError(SimkitError, TypeError):
     """An argument of the wrong type: not a str where notation is needed, a float or a bool where an
     integer is needed, an int where a flag (True / False) is needed, ..."""
@@ -75,7 +121,7 @@ def check_flag(value, name: str) -> bool:
     raise InputTypeError(f"{name} must be True or False, got {show(value)}")
 
 
-def check_int(value, name: str, low: int, high: int, error: type = SimkitError) -> int:
+def check_int(value, name: str, low: int, high: int, error: type = InputValueError) -> int:
     """``value`` as a Python int if it is an integer (not a bool, not a float) with
     ``low <= value <= high``; else :class:`InputTypeError` or ``error`` naming the argument."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):

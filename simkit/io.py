@@ -66,7 +66,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ._jit import jit
-from .errors import SimkitError
+from .errors import InputTypeError, InputValueError, RunError, SimkitError, show
 from .melds import MELD_TYPES
 from .tiles import TILE_NAMES
 
@@ -310,7 +310,7 @@ def item_names(rules) -> tuple[str, ...]:
     try:
         module = importlib.import_module(f"simkit.scoring.{rules.name}")
     except ModuleNotFoundError:
-        raise SimkitError(f"rule set '{rules.name}' has no scoring table yet") from None
+        raise InputValueError(f"rule set '{rules.name}' has no scoring table yet") from None
     return tuple(module.ITEM_NAMES)
 
 
@@ -471,9 +471,9 @@ def format_wins(won, hands, melds) -> tuple[pa.Array, pa.Array]:
     melds = np.ascontiguousarray(melds, np.int8)
     n = len(won)
     if hands.shape != (n, 34) or melds.shape[0] != n or melds.shape[2:] != (2,) or melds.shape[1] > 4:
-        raise SimkitError(f"format_wins: shapes {hands.shape} and {melds.shape} do not fit {n} rows")
+        raise InputValueError(f"format_wins: shapes {hands.shape} and {melds.shape} do not fit {n} rows")
     if n and (hands.max(initial=0) > 4 or melds.max(initial=-1) >= 34 or (melds[:, :, 0] >= len(MELD_TYPES)).any()):
-        raise SimkitError("format_wins: tile counts must be 0-4, meld codes and kinds in range")
+        raise InputValueError("format_wins: tile counts must be 0-4, meld codes and kinds in range")
     hand_buf = np.empty(max(1, int(hands[won].sum(dtype=np.int64)) + 4 * n), np.uint8)
     meld_buf = np.empty(max(1, n * _MELD_WIDTH), np.uint8)
     hand_off = np.empty(n + 1, np.int32)
@@ -609,7 +609,7 @@ def rows_to_batch(res: dict, schema: pa.Schema, *, seed: int, copy: int, policy_
     items = np.asarray(res["items"])
     item_columns = [name for name in schema.names if name.startswith("item_")]
     if items.shape != (n, len(item_columns)):
-        raise SimkitError(f"the engine returned {items.shape[1]} scoring items, the schema has {len(item_columns)}")
+        raise RunError(f"the engine returned {items.shape[1]} scoring items, the schema has {len(item_columns)}")
     types = {field.name: np.dtype(field.type.to_pandas_dtype()) for field in schema if pa.types.is_primitive(field.type)}
     i64, i8 = np.dtype(np.int64), np.dtype(np.int8)
     native = [  # columns computed from: the engine's values, in its dtype
@@ -1546,7 +1546,7 @@ def run_lock(directory):
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise SimkitError(f"another simkit process is writing {directory}") from None
+            raise RunError(f"another simkit process is writing {directory}") from None
         yield
     finally:
         os.close(fd)
@@ -1787,6 +1787,8 @@ def open_run(path, *, verify: bool = True) -> Run:
         corrupt shard (one line naming the file), or a manifest that its shards contradict (one line
         naming the field).
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputTypeError(f"a run is its directory, a str or os.PathLike, got {show(path)}")
     directory = Path(path)
     manifest = read_manifest(directory)
     if manifest["status"] == "overwriting":

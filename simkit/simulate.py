@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from .engine.rulesets import DEALS, WALLS, wall_design, wall_settings
-from .errors import SimkitError
+from .errors import InputTypeError, InputValueError, RunError, SimkitError, show
 
 __all__ = [
     "simulate",
@@ -129,9 +129,9 @@ def _positive(name, value, limit=None):
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
-        raise SimkitError(f"{name} must be a positive integer, got {value!r}")
+        raise InputValueError(f"{name} must be a positive integer, got {value!r}")
     if limit is not None and value > limit[0]:
-        raise SimkitError(f"{name} must be at most {limit[1]}, got {value!r}")
+        raise InputValueError(f"{name} must be at most {limit[1]}, got {value!r}")
     return int(value)
 
 
@@ -140,7 +140,7 @@ def _flag(name, value, optional=False):
     if value is None and optional:
         return None
     if not isinstance(value, (bool, np.bool_)):
-        raise SimkitError(f"{name} must be True or False, got {value!r}")
+        raise InputValueError(f"{name} must be True or False, got {value!r}")
     return bool(value)
 
 
@@ -174,7 +174,7 @@ def _check_chunk_memory(spec: dict, rules, workers: int) -> None:
     need = per_chunk * (2 if spec["duplicate"] else 1) * hands * row * max(1, min(workers, chunks))
     have = _physical_memory()
     if need > have:
-        raise SimkitError(
+        raise InputValueError(
             f"chunk_matches {k:,} needs about {need / 2**30:,.1f} GiB of buffers ({min(workers, chunks)} chunk(s) in "
             f"memory at once), more than this machine's {have / 2**30:,.1f} GiB; use a smaller --chunk-matches "
             f"(default {DEFAULT_CHUNK_MATCHES:,})"
@@ -185,15 +185,16 @@ def _policy_entries(policies) -> list[tuple[dict, object]]:
     """``[(manifest record, Policy)]`` of the two policies (:class:`~simkit.engine.policy_spec.Policy`
     records: label, name, parameters, module and source hash). Two different policies get two labels:
     when their default labels collide (one function name in two modules), their full names."""
-    from .engine.policy_spec import as_policy
+    from .engine.policy_spec import as_policy, default_label
 
     ps = [as_policy(p) for p in policies]
     if len(ps) == 2 and ps[0].label == ps[1].label and ps[0] != ps[1]:
-        if ps[0].function is not ps[1].function and ps[0].name != ps[1].name:
+        given = any(p.label != default_label(p) for p in ps)  # a label the user chose is never replaced
+        if not given and ps[0].function is not ps[1].function and ps[0].name != ps[1].name:
             ps = [p.with_label(p.name + p.label[len(p.label.split("{")[0]):]) for p in ps]
         if ps[0].label == ps[1].label:
-            raise SimkitError(
-                f"the two policies differ but share the label {ps[0].label!r}: give them labels (label=policy{{...}})"
+            raise InputValueError(
+                f"the two policies differ but share the label {ps[0].label!r}: give them different labels (label=policy{{...}})"
             )
     return [(p.record(), p) for p in ps]
 
@@ -445,11 +446,11 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
     hands = _positive("hands", hands, limit)
     chunk_matches = _positive("chunk_matches", chunk_matches, limit)
     if matches is not None and hands is not None:
-        raise SimkitError("give matches or hands, not both")
+        raise InputValueError("give matches or hands, not both")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63):
-        raise SimkitError(f"seed must be an integer between 0 and 2**63 - 1, got {seed!r}")
+        raise InputValueError(f"seed must be an integer between 0 and 2**63 - 1, got {seed!r}")
     if policies is not None and (isinstance(policies, str) or len(policies) != 2):
-        raise SimkitError(f"policies must be two policies (player 0's, player 1's), got {policies!r}")
+        raise InputValueError(f"policies must be two policies (player 0's, player 1's), got {policies!r}")
     duplicate = _flag("duplicate", duplicate, optional=True)
     decisions = _flag("decisions", decisions, optional=True)
     if deal is not None or wall is not None:
@@ -458,14 +459,14 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
     stored = None
     if resume:
         if out is None:
-            raise SimkitError("resume needs the run directory (--out DIR)")
+            raise InputValueError("resume needs the run directory (--out DIR)")
         try:
             manifest = io.read_manifest(out)
             if manifest["status"] != "overwriting":  # (that one is refused under the run's lock, saying so)
                 _verified_done(Path(out), manifest)  # its spec is its shards' (an edited target or seed is refused)
             stored = manifest["spec"]
         except OSError as exc:
-            raise SimkitError(_os_message(out, exc)) from None
+            raise InputValueError(_os_message(out, exc)) from None
 
     rules_obj = resolve_rules(rules) if rules is not None else None
     entries = _policy_entries(policies) if policies is not None else None
@@ -488,13 +489,13 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
             if key == "policies" and value is not None:
                 if not _same_policies(entries, stored["policies"]):
                     labels = ", ".join(r["label"] for r in stored["policies"])
-                    raise SimkitError(
+                    raise InputValueError(
                         f"cannot resume {out}: policies {', '.join(r['label'] for r in value)} differ from the run's {labels}"
                     )
                 entries = [(record, p) for record, (_, p) in zip(stored["policies"], entries)]
                 continue
             if value is not None and value != settings[key]:
-                raise SimkitError(
+                raise InputValueError(
                     f"cannot resume {out}: {key} {json.dumps(value)} differs from the run's {json.dumps(settings[key])}"
                 )
         rules_obj = io.rules_from_dict(stored["rules"])
@@ -563,26 +564,26 @@ def _prepare_directory(directory: Path, overwrite: bool, resume: bool) -> None:
     from . import io
 
     if directory.exists() and not directory.is_dir():
-        raise SimkitError(f"output {directory} exists and is not a directory")
+        raise InputValueError(f"output {directory} exists and is not a directory")
     if resume:
         io.read_manifest(directory)  # a run to resume
     elif directory.exists():
         entries = [p for p in directory.iterdir() if p.name != ".simkit.lock"]
         if entries and not overwrite:
             kind = "a simkit dataset" if (directory / io.MANIFEST).is_file() else "not empty"
-            raise SimkitError(
+            raise InputValueError(
                 f"output directory {directory} already exists ({kind}); use --resume to finish it "
                 "or --overwrite to replace it"
             )
         if entries and not (directory / io.MANIFEST).is_file():
-            raise SimkitError(f"refusing to overwrite {directory}: it is not a simkit dataset")
+            raise InputValueError(f"refusing to overwrite {directory}: it is not a simkit dataset")
     else:
         try:
             directory.mkdir(parents=True)
         except OSError as exc:
-            raise SimkitError(f"cannot create output directory {directory}: {exc.strerror or exc}") from None
+            raise InputValueError(f"cannot create output directory {directory}: {exc.strerror or exc}") from None
     if not os.access(directory, os.W_OK | os.X_OK):
-        raise SimkitError(f"output directory {directory} is not writable")
+        raise InputValueError(f"output directory {directory} is not writable")
 
 
 def simulate(
@@ -674,7 +675,9 @@ def simulate(
     progress = _flag("progress", progress)
     workers = _positive("workers", workers, (MAX_WORKERS, str(MAX_WORKERS)))
     if overwrite and resume:
-        raise SimkitError("give overwrite or resume, not both")
+        raise InputValueError("give overwrite or resume, not both")
+    if out is not None and not isinstance(out, (str, os.PathLike)):
+        raise InputTypeError(f"out is the run directory, a str or os.PathLike, got {show(out)}")
     directory, spec, rules_obj, policies = _resolve(
         out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume, deal, wall, decisions
     )
@@ -687,9 +690,9 @@ def simulate(
     try:
         return _simulate(directory, spec, rules_obj, policies, workers, overwrite, resume, progress, command, cluster, t_start)
     except OSError as exc:  # a full disk, a name too long, a vanished directory: one line, the run resumable
-        raise SimkitError(_os_message(directory, exc)) from None
+        raise RunError(_os_message(directory, exc)) from None
     except MemoryError:
-        raise SimkitError(
+        raise RunError(
             f"out of memory writing {directory}; use a smaller --chunk-matches or fewer --workers, then finish the "
             f"run with: simkit simulate --out {directory} --resume"
         ) from None
@@ -701,7 +704,7 @@ def simulate(
                 detail = (str(exc).splitlines() or [name])[0]
             except Exception:  # e.g. a KilledWorker without its worker's state
                 detail = name
-            raise SimkitError(
+            raise RunError(
                 f"{what} died while computing the run ({name}: {detail[:200]}); the complete shards are kept: "
                 f"finish the run with: simkit simulate --out {directory} --resume"
             ) from None
@@ -745,7 +748,7 @@ def _simulate(directory, spec, rules_obj, policies, workers, overwrite, resume, 
     try:
         _prepare_directory(directory, overwrite, resume)
     except OSError as exc:
-        raise SimkitError(_os_message(directory, exc)) from None
+        raise InputValueError(_os_message(directory, exc)) from None
     job = _Job(spec=spec, rules=rules_obj, policies=policies, directory=str(directory))
     with io.run_lock(directory), _sigterm_as_interrupt():
         if overwrite:
@@ -814,7 +817,7 @@ def _simulate(directory, spec, rules_obj, policies, workers, overwrite, resume, 
         manifest["shards"] = sorted(manifest["shards"], key=lambda e: e["chunk"])
         extra = [e for e in manifest["shards"] if e["chunk"] >= n_shards]
         if extra or len(kept) != n_shards:  # pragma: no cover - a bug, not a state a kill can leave
-            raise SimkitError(f"internal error: {directory} lists chunks {sorted(kept)}, the run has {n_shards}")
+            raise RunError(f"internal error: {directory} lists chunks {sorted(kept)}, the run has {n_shards}")
         manifest.update(status="complete", finished=io.now(), rows=total_rows, matches=total_matches)
         if spec.get("decisions", False):
             manifest["decision_rows"] = sum(e["decisions"]["rows"] for e in manifest["shards"])

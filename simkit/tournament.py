@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import SimkitError
+from .errors import InputTypeError, InputValueError, show
 
 __all__ = ["Tournament", "round_robin", "plot_tournament", "item_edges", "RULE_SETS", "POLICIES"]
 
@@ -61,7 +61,7 @@ class Tournament:
         """The run directory of the pair ``a``, ``b`` in ``rules`` (either order)."""
         key = (rules, a, b) if (rules, a, b) in self.runs else (rules, b, a)
         if key not in self.runs:
-            raise SimkitError(f"the tournament played no {a} vs {b} in {rules}")
+            raise InputValueError(f"the tournament played no {a} vs {b} in {rules}")
         return self.runs[key]
 
 
@@ -112,12 +112,18 @@ def round_robin(policies=POLICIES, rules=RULE_SETS, matches: int = 2000, seed: i
     from .rules import resolve_rules
     from .simulate import simulate
 
+    if isinstance(policies, (str, bytes)) or not isinstance(policies, (list, tuple)):
+        raise InputTypeError(f"policies must be a list or tuple of at least two policies, got {show(policies)}")
+    if isinstance(rules, (list, tuple)) and not rules:
+        raise InputValueError("rules must name at least one rule set, got none")
     labels = [_label(p) for p in policies]
     if len(labels) < 2:
-        raise SimkitError(f"a round robin needs at least two policies, got {len(labels)}")
+        raise InputValueError(f"a round robin needs at least two policies, got {len(labels)}")
     if len(set(labels)) != len(labels):
-        raise SimkitError(f"the policies' labels must differ (give them labels: name=policy{{...}}), got {labels}")
-    rule_sets = [resolve_rules(r) for r in ([rules] if isinstance(rules, str) else rules)]
+        raise InputValueError(f"the policies' labels must differ (give them labels: name=policy{{...}}), got {labels}")
+    if not isinstance(rules, (list, tuple)):
+        rules = [rules]  # one rule set (a name or a Rules object; resolve_rules names what is wrong)
+    rule_sets = [resolve_rules(r) for r in rules]
     directory = Path(directory)
     rows = []
     runs = {}

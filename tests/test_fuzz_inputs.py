@@ -153,7 +153,9 @@ def _api_case(i: int, rng: np.random.Generator, py: random.Random):
     import simkit
     from simkit.engine.deal import wall_template
 
-    pick = py.randrange(20)
+    pick = py.randrange(25)
+    if pick >= 20:
+        return _api_case_more(pick, rng, py)
     if pick == 19:
         rules = _engine_rules(py)
         mostly = lambda good, bad: py.choice(good) if py.random() < 0.8 else py.choice(bad)  # noqa: E731
@@ -290,6 +292,63 @@ def _api_case(i: int, rng: np.random.Generator, py: random.Random):
     return "mask_to_kinds", (value,), lambda: simkit.mask_to_kinds(value)
 
 
+def _api_case_more(pick: int, rng: np.random.Generator, py: random.Random):
+    """The step API, positions, the analysis helpers, policies and long echoes (picks 20-24)."""
+    import simkit
+    from simkit.analysis import clustered_mean
+    from simkit.engine.deal import wall_template
+    from simkit.engine.state import GameState
+    from simkit.tournament import round_robin
+
+    odd = [None, "x", "no", -1, 1.5, 2**63, True, 99, [1], np.float64(1.0)]
+    if pick == 20:  # the step API: a wall and its settings, then a player's view or stream
+        rules = py.choice(ENGINES)
+        wall = wall_template(rules).astype(np.int64)[rng.permutation(len(wall_template(rules)))]
+        if py.random() < 0.4:
+            wall = py.choice([np.arange(34, 34 + len(wall)), wall[:-3], wall.astype(np.float64), wall - 1, "1m2m"])
+        kw = {key: py.choice([good, py.choice(odd)]) for key, good in (("dealer", 1), ("dealer_east", False),
+              ("streak", 3), ("prevailing", 28), ("seed", 2), ("check", True)) if py.random() < 0.3}
+        player = py.choice([0, 1, 2, -1, 1.5, True, None])
+
+        def thunk():
+            s = GameState.from_wall(rules, wall, **kw)
+            s.view(player)
+            s.policy_stream(player)
+        return "GameState.from_wall", (rules, wall, kw, player), thunk
+    if pick == 21:  # a position's fields, each a good value or an odd one
+        kw = dict(hand="123456789m1122z", river="9p 1p 5z", opponent_river="3z 4z 6z 7z", dealer=False,
+                  phase="discard")
+        for key, good in (("dealer", False), ("stable_wall", True), ("replacement", False), ("streak", 2),
+                          ("opponent_declared", 1), ("opponent_declared_at", 2), ("declared_at", 0), ("score", 10.0),
+                          ("opponent_score", -3.0), ("bid", 0), ("tiles_left", 40)):
+            if py.random() < 0.25:
+                kw[key] = py.choice([good, py.choice(odd + [1e308, float("nan"), -4])])
+        return "Position", (kw,), lambda: simkit.Position("douque", **kw).state(seed=1)
+    if pick == 22:  # the analysis helpers on odd arrays
+        n = py.choice([0, 1, 2, 5])
+        sums = py.choice([rng.normal(size=n), rng.normal(size=n + 1), None, "x", rng.normal(size=(n, 2)),
+                          np.array([np.nan] * n)])
+        counts = py.choice([rng.integers(1, 5, size=n), rng.integers(-2, 2, size=n), np.full(n, 0.5), None, [1] * (n + 2)])
+        return "clustered_mean", (sums, counts), lambda: clustered_mean(sums, counts)
+    if pick == 23:  # refused before any match is played or any file written
+        policies = py.choice([None, "greedy", ["greedy"], 5, ("x=greedy", "x=random"), ("value{speed=2}", "greedy"),
+                              ("greedy{nope=1}", "random")])
+        if py.random() < 0.5:
+            rules = py.choice([None, [], 5, "nope"])
+            return "round_robin", (policies, rules), lambda: round_robin(policies=policies, rules=rules)
+        out = py.choice([12345, None, 1.5, b"x", ["a"]])
+        args = (out, policies)
+        return "simulate", args, lambda: simkit.simulate(out, policies=policies, matches=py.choice([0, -1, 1.5]))
+    # pick 24: a very long input is echoed cut (MESSAGE_LIMIT), whatever refuses it
+    long = "".join(py.choice(_NOTATION) for _ in range(py.choice([300, 5000, 100_000])))
+    fn = py.choice(["shanten", "get_rules", "parse_tiles", "Position"])
+    if fn == "Position":
+        return fn, (long[:40],), lambda: simkit.Position("douque", hand=long)
+    if fn == "get_rules":
+        return fn, (long[:40],), lambda: simkit.get_rules(long)
+    return fn, (long[:40],), lambda: getattr(simkit, fn)(long)
+
+
 # ------------------------------------------------------------------ command cases
 
 _SUBCOMMANDS = ("hand", "score", "deal", "replay", "rules", "tables", "simulate")
@@ -370,7 +429,7 @@ def run_fuzz(n_api: int, n_cli: int, seed: int, outside: str, engines=("douque",
 
     global ENGINES
     ENGINES = tuple(engines)
-    from simkit.errors import SimkitError, show
+    from simkit.errors import MESSAGE_LIMIT, SimkitError, show
 
     rng = np.random.default_rng(seed)
     py = random.Random(seed)
@@ -388,7 +447,12 @@ def run_fuzz(n_api: int, n_cli: int, seed: int, outside: str, engines=("douque",
         except (SimkitError, ValueError) as exc:
             text = str(exc)
             if "\n" in text.strip() or not text.strip():
-                failures.append(f"api {i} {name}{show(args, 300)}: message not one line: {text!r}")
+                failures.append(f"api {i} {name}{show(args, 300)}: message not one line: {show(text, 300)}")
+            elif len(text) > MESSAGE_LIMIT:
+                failures.append(f"api {i} {name}{show(args, 300)}: message of {len(text):,} characters")
+            elif isinstance(exc, SimkitError) and not isinstance(exc, (ValueError, TypeError)):
+                failures.append(f"api {i} {name}{show(args, 300)}: {type(exc).__name__} is not a ValueError or "
+                                f"TypeError: {show(text, 300)}")
             outcomes["error"] += 1
         except Exception as exc:  # noqa: BLE001 - the point of the test
             failures.append(f"api {i} {name}{show(args, 300)}: {type(exc).__name__}: {show(str(exc), 300)}")

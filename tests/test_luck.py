@@ -124,6 +124,8 @@ def test_refusals(tmp_path, run):
         compare(run, correct_luck="yes")
     with pytest.raises(SimkitError, match="folds must be an integer of at least 2"):
         draw_luck(run, folds=1)
+    with pytest.raises(ValueError, match="folds must be at most the data's"):
+        draw_luck(run, folds=10**9)  # refused, not one table per fold allocated
     with pytest.raises(SimkitError, match="value must be None"):
         draw_luck(run, value="points")
     other = load(run)

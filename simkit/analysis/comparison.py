@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import SimkitError
+from ..errors import InputValueError
 from .intervals import _clusters, _cr1, _interval, _ratio_terms, _reduction, clustered_mean
 from .loading import _data, _is_path, _player_result, _require, load
 
@@ -146,7 +146,7 @@ class Comparison:
 def _design_of(df, which="the data") -> tuple[str, str]:
     spec = (df.attrs.get("manifest") or {}).get("spec") if hasattr(df, "attrs") else None
     if spec is None:
-        raise SimkitError(
+        raise InputValueError(
             f"cannot tell the wall design of {which}: compare runs by path or by DataFrames from simkit.analysis.load"
         )
     from ..io import wall_settings_of
@@ -197,10 +197,10 @@ def compare(a, b=None, *, value=None, correct_luck=False):
         unknown ``value``.
     """
     if not isinstance(correct_luck, (bool, np.bool_)):
-        raise SimkitError(f"correct_luck must be True or False, got {correct_luck!r}")
+        raise InputValueError(f"correct_luck must be True or False, got {correct_luck!r}")
     if b is None:
         if value is not None:
-            raise SimkitError("value applies to a comparison of two runs; a duplicate run compares results")
+            raise InputValueError("value applies to a comparison of two runs; a duplicate run compares results")
         return _compare_copies(a, bool(correct_luck))
     return _compare_runs(a, b, value, bool(correct_luck))
 
@@ -218,17 +218,17 @@ def _compare_copies(df, correct_luck=False):
     copy = df["copy"].to_numpy()
     if not ((copy == 0).any() and (copy == 1).any()):
         have = ", ".join(str(c) for c in sorted(set(copy.tolist()))) or "none"
-        raise SimkitError(f"compare needs a --duplicate run (rows of copy 0 and copy 1); this data has copy {have}")
+        raise InputValueError(f"compare needs a --duplicate run (rows of copy 0 and copy 1); this data has copy {have}")
     p0 = df["policy_0"].astype(str).to_numpy()
     p1 = df["policy_1"].astype(str).to_numpy()
     pairs = set(zip(p0[copy == 0].tolist(), p1[copy == 0].tolist()))
     if len(pairs) != 1:
-        raise SimkitError(f"copy 0 holds more than one pair of policies: {sorted(pairs)}")
+        raise InputValueError(f"copy 0 holds more than one pair of policies: {sorted(pairs)}")
     ((a, b),) = pairs
     if a == b:
-        raise SimkitError(f"both seats play {a!r}: nothing to compare")
+        raise InputValueError(f"both seats play {a!r}: nothing to compare")
     if set(zip(p0[copy == 1].tolist(), p1[copy == 1].tolist())) != {(b, a)}:
-        raise SimkitError(f"copy 1 is not copy 0 with the seats swapped ({b}, {a})")
+        raise InputValueError(f"copy 1 is not copy 0 with the seats swapped ({b}, {a})")
     deal, wall = _design_of(df) if "manifest" in df.attrs else ("unknown", "unknown")
     r0, r1 = _player_result(df, 0), _player_result(df, 1)
     a_first = p0 == a
@@ -265,7 +265,7 @@ def _compare_copies(df, correct_luck=False):
                              values=["diff", "dealer"], aggfunc="first", observed=True, sort=True)
     wide = wide.dropna()
     if not len(wide):
-        raise SimkitError("no deal was played in both copies")
+        raise InputValueError("no deal was played in both copies")
     keys = wide.index.to_frame(index=False)
     deals = pd.DataFrame({
         "match": keys["match"].to_numpy(),
@@ -309,7 +309,7 @@ def _compare_runs(run_a, run_b, value, correct_luck=False):
     for which, run in (("run a", run_a), ("run b", run_b)):
         df = run if not _is_path(run) else load(run)
         if "manifest" not in df.attrs:
-            raise SimkitError(f"cannot tell the seed and wall design of {which}: give a run directory or a DataFrame "
+            raise InputValueError(f"cannot tell the seed and wall design of {which}: give a run directory or a DataFrame "
                               "from simkit.analysis.load")
         frames.append(df)
     da, db = frames
@@ -318,16 +318,16 @@ def _compare_runs(run_a, run_b, value, correct_luck=False):
                        ("duplicate setting", bool(sa["duplicate"]), bool(sb["duplicate"])),
                        ("rule set", sa["rules"]["name"], sb["rules"]["name"])):
         if x != y:
-            raise SimkitError(f"runs on different deals cannot be paired: {what} {x!r} (run a) vs {y!r} (run b)")
+            raise InputValueError(f"runs on different deals cannot be paired: {what} {x!r} (run a) vs {y!r} (run b)")
     labels_a = [p["label"] for p in sa["policies"]]
     labels_b = [p["label"] for p in sb["policies"]]
     if value is None:
         differ = [p for p in (0, 1) if sa["policies"][p] != sb["policies"][p]]
         value = f"result_{differ[0]}" if len(differ) == 1 else "points"
     if not isinstance(value, str):
-        raise SimkitError(f"value must be 'result_0', 'result_1' or a numeric column; got {value!r}")
+        raise InputValueError(f"value must be 'result_0', 'result_1' or a numeric column; got {value!r}")
     if correct_luck and value not in ("result_0", "result_1"):
-        raise SimkitError(f"correct_luck across runs corrects a player's result: value 'result_0' or 'result_1', "
+        raise InputValueError(f"correct_luck across runs corrects a player's result: value 'result_0' or 'result_1', "
                           f"not {value!r}")
     sides = []
     for df in (da, db):
@@ -338,7 +338,7 @@ def _compare_runs(run_a, run_b, value, correct_luck=False):
         else:
             _require(df, value)
             if not pd.api.types.is_numeric_dtype(df[value].dtype) or pd.api.types.is_bool_dtype(df[value].dtype):
-                raise SimkitError(f"value {value!r} is not a numeric column")
+                raise InputValueError(f"value {value!r} is not a numeric column")
             v = df[value].to_numpy().astype(np.float64)
         _require(df, "match", "hand", "deal_id", "dealer")
         copy = df["copy"].to_numpy().astype(np.int64) if "copy" in df.columns else np.zeros(len(df), np.int64)
@@ -353,7 +353,7 @@ def _compare_runs(run_a, run_b, value, correct_luck=False):
                                    "dealer": df["dealer"].to_numpy(), "v": corrected, "raw": v}))
     common = np.intersect1d(sides[0]["match"].unique(), sides[1]["match"].unique())
     if len(common) < 2:
-        raise SimkitError(f"the runs have {len(common)} match{'es' if len(common) != 1 else ''} in common; "
+        raise InputValueError(f"the runs have {len(common)} match{'es' if len(common) != 1 else ''} in common; "
                           "pairing needs two or more")
     sides = [s[s["match"].isin(common)] for s in sides]
     n_copies = 2 if sa["duplicate"] else 1

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import SimkitError
+from ..errors import InputValueError
 from ..stats import wilson_interval
 from .groups import _check_keys, _hands_per_group, _key_columns, _keys, _winner_keys
 from .intervals import _wilson_columns
@@ -30,7 +30,7 @@ def _measures(df, values):
     name = _rules_name(df)
     if name in WIN_VALUES:
         return list(WIN_VALUES[name])
-    raise SimkitError("cannot tell the rule set of the data (load it with simkit.analysis.load, or pass values=)")
+    raise InputValueError("cannot tell the rule set of the data (load it with simkit.analysis.load, or pass values=)")
 
 
 def _measure(df, name):
@@ -100,7 +100,7 @@ def tai_distribution(df, by=None, values=None):
 def _item_columns(df):
     items = [c for c in df.columns if c.startswith("item_")]
     if not items:
-        raise SimkitError("the data has no item_* columns (load them: columns=['item_*', ...])")
+        raise InputValueError("the data has no item_* columns (load them: columns=['item_*', ...])")
     return items
 
 
@@ -184,7 +184,7 @@ def item_pairs(df, by=None, top=10):
     _require(df, "winner")
     _check_keys(df, keys)
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
-        raise SimkitError(f"top must be a positive integer, got {top!r}")
+        raise InputValueError(f"top must be a positive integer, got {top!r}")
     items = _item_columns(df)
     names = [c.removeprefix("item_") for c in items]
     won = df["winner"].to_numpy() >= 0

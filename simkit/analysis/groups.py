@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import SimkitError
+from ..errors import InputValueError
 from .loading import _as_list, _require
 
 #: Grouping keys that describe a player rather than a hand (see the package docstring).
@@ -16,7 +16,7 @@ PLAYER_KEYS = ("player", "policy", "role", "seat_wind")
 def _keys(by) -> list[str]:
     keys = _as_list(by, "by")
     if len(set(keys)) != len(keys):
-        raise SimkitError(f"by names a key twice: {keys}")
+        raise InputValueError(f"by names a key twice: {keys}")
     return keys
 
 
@@ -40,7 +40,7 @@ def _key_columns(keys) -> list[str]:
 def _check_keys(df, keys):
     bad = [k for k in keys if k not in PLAYER_KEYS and k not in df.columns]
     if bad:
-        raise SimkitError(
+        raise InputValueError(
             f"unknown grouping key{'s' if len(bad) > 1 else ''} {', '.join(repr(b) for b in bad)}: use a column of the "
             f"data or one of {', '.join(PLAYER_KEYS)}"
         )

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ..errors import InputValueError, show
 from ..stats import wilson_interval
 
 _Z95 = 1.959963984540054
@@ -25,8 +26,23 @@ def clustered_mean(sums, counts) -> tuple[float, float, float]:
     -------
     (mean, low, high); the interval is ``(nan, nan)`` with fewer than two clusters.
     """
-    sums = np.asarray(sums, np.float64)
-    counts = np.asarray(counts, np.float64)
+    try:
+        sums = np.asarray(sums, np.float64)
+        counts = np.asarray(counts, np.float64)
+    except (TypeError, ValueError):
+        raise InputValueError(f"sums and counts are arrays of numbers, got {show(sums)} and {show(counts)}") from None
+    if sums.ndim != 1 or counts.ndim != 1 or len(sums) != len(counts):
+        raise InputValueError(f"sums and counts are 1-D arrays of one length (one entry per cluster), got shapes "
+                            f"{sums.shape} and {counts.shape}")
+    if not (np.isfinite(sums).all() and np.isfinite(counts).all()):
+        raise InputValueError("sums and counts must be finite")
+    if len(counts) and (counts.min() < 1 or not (counts == np.round(counts)).all()):
+        raise InputValueError(f"counts are the rows of each cluster: whole numbers of at least 1, got {show(counts.tolist())}")
+    return _clustered_mean(sums, counts)
+
+
+def _clustered_mean(sums: np.ndarray, counts: np.ndarray) -> tuple[float, float, float]:
+    """:func:`clustered_mean` of checked float64 arrays."""
     n = counts.sum()
     if n == 0:
         return float("nan"), float("nan"), float("nan")

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ..errors import SimkitError
+from ..errors import InputTypeError, InputValueError, SimkitError
 
 
 def _as_list(value, what) -> list[str]:
@@ -22,16 +22,16 @@ def _as_list(value, what) -> list[str]:
     try:
         out = list(value)
     except TypeError:
-        raise SimkitError(f"{what} must be a column name or a list of them, got {value!r}") from None
+        raise InputValueError(f"{what} must be a column name or a list of them, got {value!r}") from None
     if not all(isinstance(v, str) for v in out):
-        raise SimkitError(f"{what} must be a column name or a list of them, got {value!r}")
+        raise InputValueError(f"{what} must be a column name or a list of them, got {value!r}")
     return out
 
 
 def _unknown(names, available, what="column") -> SimkitError:
     names = sorted(set(names))
     s = "s" if len(names) > 1 else ""
-    return SimkitError(
+    return InputValueError(
         f"unknown {what}{s} {', '.join(repr(n) for n in names)}; the dataset has: {', '.join(available)}"
     )
 
@@ -39,7 +39,7 @@ def _unknown(names, available, what="column") -> SimkitError:
 def _filter_columns(filters) -> list[str]:
     """Column names used by DNF filters (``[(col, op, value), ...]`` or a list of such lists)."""
     if not isinstance(filters, (list, tuple)):
-        raise SimkitError(
+        raise InputValueError(
             "filters must be a list of (column, op, value) tuples, a list of such lists (OR of ANDs), "
             f"or a pyarrow.compute.Expression; got {type(filters).__name__}"
         )
@@ -48,7 +48,7 @@ def _filter_columns(filters) -> list[str]:
     for group in groups:
         for term in group:
             if not (isinstance(term, (list, tuple)) and len(term) == 3 and isinstance(term[0], str)):
-                raise SimkitError(f"bad filter {term!r}: expected a (column, op, value) tuple")
+                raise InputValueError(f"bad filter {term!r}: expected a (column, op, value) tuple")
             cols.append(term[0])
     return cols
 
@@ -99,7 +99,7 @@ def load(path, columns=None, filters=None, table="hands"):
     from .. import io
 
     if table not in ("hands", "decisions"):
-        raise SimkitError(f"table must be 'hands' or 'decisions', got {table!r}")
+        raise InputValueError(f"table must be 'hands' or 'decisions', got {table!r}")
     decisions = table == "decisions"
     run = io.open_run(path, verify=not decisions)  # a shard is verified (SHA-256) when read below
     if decisions and not run.decisions:
@@ -132,8 +132,8 @@ def load(path, columns=None, filters=None, table="hands"):
     for shard in shards:
         try:
             tables.append(read(shard, columns=wanted, filters=filters))
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
-            raise SimkitError(f"cannot apply filters {filters!r} to {run.path}: {exc}".splitlines()[0]) from None
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OverflowError, TypeError) as exc:
+            raise InputValueError(f"cannot apply filters {filters!r} to {run.path}: {exc}".splitlines()[0]) from None
     df = pa.concat_tables(tables, promote_options="permissive").to_pandas()
     spec = run.spec
     labels = [p["label"] for p in spec["policies"]]
@@ -181,12 +181,12 @@ def load_many(runs, columns=None, filters=None):
     elif isinstance(runs, (list, tuple)):
         items = [(Path(p).name, p) for p in runs]
     else:
-        raise SimkitError(f"runs is a dict {{label: path}} or a list of paths, got {type(runs).__name__}")
+        raise InputValueError(f"runs is a dict {{label: path}} or a list of paths, got {type(runs).__name__}")
     if not items:
-        raise SimkitError("runs is empty")
+        raise InputValueError("runs is empty")
     labels = [str(label) for label, _ in items]
     if len(set(labels)) != len(labels):
-        raise SimkitError(f"two runs have the same label: {labels}")
+        raise InputValueError(f"two runs have the same label: {labels}")
     frames, attrs = [], {}
     for label, path in items:
         df = load(path, columns=columns, filters=filters)
@@ -195,7 +195,7 @@ def load_many(runs, columns=None, filters=None):
     rule_sets = {a["rules"] for a in attrs.values()}
     if len(rule_sets) > 1:
         shown = ", ".join(f"{label}: {a['rules']}" for label, a in attrs.items())
-        raise SimkitError(f"the runs are of different rule sets ({shown}); load_many combines runs of one rule set")
+        raise InputValueError(f"the runs are of different rule sets ({shown}); load_many combines runs of one rule set")
     for f, label in zip(frames, labels):
         f.insert(0, "run", label)
     out = pd.concat(frames, ignore_index=True)
@@ -267,17 +267,21 @@ def _data(data, needed):
         cols = [c for c in needed(run.spec["rules"]["name"], names) if c in names]
         return load(data, columns=cols)
     if not isinstance(data, pd.DataFrame):
-        raise SimkitError(f"expected a DataFrame from simkit.analysis.load or a run directory, got {type(data).__name__}")
+        raise InputValueError(f"expected a DataFrame from simkit.analysis.load or a run directory, got {type(data).__name__}")
     return data
 
 
 def _require(df, *names):
+    import pandas as pd
+
+    if not isinstance(df, pd.DataFrame):
+        raise InputTypeError(f"expected a DataFrame from simkit.analysis.load, got {type(df).__name__}")
     missing = [n for n in names if n not in df.columns]
     if missing:
         loaded = df.attrs.get("manifest", {}).get("columns", ())
         hint = " (it is in the dataset: load it)" if all(m in loaded for m in missing) else ""
         s = "s" if len(missing) > 1 else ""
-        raise SimkitError(f"the data has no column{s} {', '.join(repr(m) for m in missing)}{hint}")
+        raise InputValueError(f"the data has no column{s} {', '.join(repr(m) for m in missing)}{hint}")
 
 
 def _rules_name(df):

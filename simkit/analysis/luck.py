@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import SimkitError, show
+from ..errors import InputValueError, show
 
 __all__ = ["draw_luck", "FOLDS", "TILES_LEFT_STEP", "PRIOR_HANDS"]
 
@@ -71,22 +71,22 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
     df = load(df) if _is_path(df) else df
     manifest = df.attrs.get("manifest")
     if manifest is None:
-        raise SimkitError("the luck of the draw needs the run's seed, rules and policies: give a run directory or a "
+        raise InputValueError("the luck of the draw needs the run's seed, rules and policies: give a run directory or a "
                           "DataFrame from simkit.analysis.load")
     spec_record = manifest["spec"]
     fees = [f for f in ("fee_0", "fee_1") if f in manifest.get("columns", ())]  # a result is score - fee
     _require(df, "match", "hand", "policy_0", "policy_1", "score_0", "score_1", *fees,
              *(("copy",) if spec_record.get("duplicate") else ()))
     if value is None and not spec_record.get("duplicate"):
-        raise SimkitError("the luck of a - b is measured in a --duplicate run; in another run give "
+        raise InputValueError("the luck of a - b is measured in a --duplicate run; in another run give "
                           "value='result_0' or 'result_1'")
     if value not in (None, "result_0", "result_1"):
-        raise SimkitError(f"value must be None (a - b in a duplicate run), 'result_0' or 'result_1'; got {value!r}")
+        raise InputValueError(f"value must be None (a - b in a duplicate run), 'result_0' or 'result_1'; got {value!r}")
     if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
-        raise SimkitError(f"folds must be an integer of at least 2 (cross-fitting), got {show(folds)}")
+        raise InputValueError(f"folds must be an integer of at least 2 (cross-fitting), got {show(folds)}")
     n_matches = int(df["match"].nunique())
     if folds > max(2, n_matches):  # the folds split the matches: more would be empty (and cost memory)
-        raise SimkitError(f"folds must be at most the data's {n_matches:,} matches (each fold holds whole matches), "
+        raise InputValueError(f"folds must be at most the data's {n_matches:,} matches (each fold holds whole matches), "
                           f"got {folds:,}")
     from ..engine.matches import resolve_policy
     from ..engine.policy_spec import from_record
@@ -98,7 +98,7 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
     spec = engine_spec(rules, design["deal"], design["wall"])
     seed = int(spec_record["seed"])
     if "seed" in df.columns and len(df) and not (df["seed"].to_numpy() == seed).all():
-        raise SimkitError(f"the data holds rows of seeds other than its run's ({seed}): the luck of the draw is "
+        raise InputValueError(f"the data holds rows of seeds other than its run's ({seed}): the luck of the draw is "
                           "measured run by run")
     records = {p["label"]: p for p in spec_record["policies"]}
     copy = df["copy"].to_numpy().astype(np.int64) if "copy" in df.columns else np.zeros(len(df), np.int64)
@@ -107,7 +107,7 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
     for c in np.unique(copy).tolist():
         pairs = set(zip(p0[copy == c].tolist(), p1[copy == c].tolist()))
         if len(pairs) != 1:
-            raise SimkitError(f"copy {c} holds more than one pair of policies: {sorted(pairs)}")
+            raise InputValueError(f"copy {c} holds more than one pair of policies: {sorted(pairs)}")
         seatings[c] = pairs.pop()
     # each policy as the engine plays it: its vector built from the run's rule set (engine_params)
     calls = {label: resolve_policy(from_record(records[label]), rules) for pair in seatings.values() for label in pair}
@@ -116,7 +116,7 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
     results = np.stack([_player_result(df, 0), _player_result(df, 1)], axis=1)
     if value is None:
         if 0 not in seatings:
-            raise SimkitError("the luck of a - b needs the rows of copy 0 of the duplicate run")
+            raise InputValueError("the luck of a - b needs the rows of copy 0 of the duplicate run")
         a = seatings[0][0]
         focus = np.where(p0 == a, 0, 1)  # a's seat in each row
         target = np.where(focus == 0, results[:, 0] - results[:, 1], results[:, 1] - results[:, 0])
@@ -219,7 +219,7 @@ def _check_replay(out, results, at, start, copy) -> None:
         k = bad[0] if len(bad) else None
         where = (f"match {start + int(i[k])} (copy {copy}, hand {int(h[k])})" if k is not None
                  else f"match {start + int(missing[0])} (copy {copy})")
-        raise SimkitError(
+        raise InputValueError(
             f"replaying {where} does not give the run's hands: the run was played by other policies or another "
             "version of the engine, so its draws cannot be measured"
         )

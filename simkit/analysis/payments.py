@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import SimkitError
+from ..errors import InputValueError
 from .groups import PLAYER_KEYS, _check_keys, _key_columns, _keys, _pick, _player_key
 from .intervals import _clusters, clustered_mean
 from .loading import _data, _player_result, _require
@@ -45,9 +45,9 @@ def expected_payment(df, by=None, value=None):
     if value is None:
         value = "result" if player_level else "points"
     if not isinstance(value, str):
-        raise SimkitError(f"value must be a column name, 'result' or 'won'; got {value!r}")
+        raise InputValueError(f"value must be a column name, 'result' or 'won'; got {value!r}")
     if value in _PLAYER_VALUES and not player_level:
-        raise SimkitError(
+        raise InputValueError(
             f"value={value!r} is a player's: group by a player key ({', '.join(PLAYER_KEYS)}), e.g. by='player'"
         )
 
@@ -71,7 +71,7 @@ def expected_payment(df, by=None, value=None):
     else:
         _require(df, value)
         if not pd.api.types.is_numeric_dtype(df[value].dtype) or pd.api.types.is_bool_dtype(df[value].dtype):
-            raise SimkitError(f"value {value!r} is not a numeric column")
+            raise InputValueError(f"value {value!r} is not a numeric column")
     cluster, game = _clusters(df)
     if player_level:
         parts = []
@@ -145,7 +145,7 @@ def deal_value(df, by=None):
 
     keys = [k for k in _keys(by) if k != "streak"]
     if "role" in keys:
-        raise SimkitError("deal_value is the dealer's: by='role' has one value (dealer); group by policy, player or seat_wind")
+        raise InputValueError("deal_value is the dealer's: by='role' has one value (dealer); group by policy, player or seat_wind")
 
     def needed(rules, names):
         return ["run", "seed", "match", "copy", "hand", "dealer", "streak", "score_0", "score_1", "fee_0", "fee_1",
@@ -169,7 +169,7 @@ def deal_value(df, by=None):
     if gap.any():
         i = int(np.flatnonzero(gap)[0])
         where = ", ".join(f"{c} {df[c].to_numpy()[order][i]}" for c in game_cols)
-        raise SimkitError(
+        raise InputValueError(
             f"deal_value needs every hand of a match: {where} jumps from hand {hand[i - 1]} to hand {hand[i]} "
             "(load whole matches)"
         )

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..errors import SimkitError
+from ..errors import InputValueError
 
 
 def _axes(ax, figsize=(7, 4)):
@@ -97,7 +97,7 @@ def _dist_groups(part, keys, groups):
     wanted = [str(g) for g in groups]
     missing = [g for g in wanted if g not in labels]
     if missing:
-        raise SimkitError(f"no group {', '.join(repr(m) for m in missing)} in the distribution (its groups: "
+        raise InputValueError(f"no group {', '.join(repr(m) for m in missing)} in the distribution (its groups: "
                           f"{', '.join(repr(lbl) for lbl in labels) or 'none'})")
     return [found[labels.index(g)] for g in wanted]
 
@@ -139,17 +139,17 @@ def plot_tai_distribution(dist, measure=None, ax=None, max_value=None, kind="sha
     from ..stats import wilson_interval
 
     if kind not in ("share", "difference", "cdf"):
-        raise SimkitError(f"kind must be 'share', 'difference' or 'cdf', got {kind!r}")
+        raise InputValueError(f"kind must be 'share', 'difference' or 'cdf', got {kind!r}")
     measures = list(dict.fromkeys(dist["measure"]))
     if measure is None:
         measure = measures[0] if measures else "value"
     elif measure not in measures and len(dist):
-        raise SimkitError(f"measure {measure!r} is not in the distribution ({', '.join(measures)})")
+        raise InputValueError(f"measure {measure!r} is not in the distribution ({', '.join(measures)})")
     whole = dist[dist["measure"] == measure]
     keys = _by_of(whole, {"measure", "value", "count", "wins", "share", "share_low", "share_high"})
     found = _dist_groups(whole, keys, groups)
     if kind == "difference" and len(found) != 2:
-        raise SimkitError(
+        raise InputValueError(
             f"kind='difference' compares two groups; the distribution has {len(found)} "
             f"({', '.join(repr(lbl) for lbl, _ in found) or 'none'}): group it by a key with two values "
             "(by='role') or pick two with groups=[a, b]"
@@ -218,7 +218,7 @@ def plot_item_frequencies(freq, per="win", top=15, ax=None):
     matplotlib Axes
     """
     if per not in ("win", "hand"):
-        raise SimkitError(f"per must be 'win' or 'hand', got {per!r}")
+        raise InputValueError(f"per must be 'win' or 'hand', got {per!r}")
     known = {"item", "hands", "wins", "count", "mean_value", "value_per_hand"} | {
         f"per_{p}{s}" for p in ("hand", "win") for s in ("", "_low", "_high")
     }
@@ -265,7 +265,7 @@ def plot_expected_payment(ep, x=None, ax=None, per="hand"):
     matplotlib Axes
     """
     if per not in ("hand", "match"):
-        raise SimkitError(f"per must be 'hand' or 'match', got {per!r}")
+        raise InputValueError(f"per must be 'hand' or 'match', got {per!r}")
     known = {"value", "hands", "matches", "mean", "low", "high", "per_match", "per_match_low", "per_match_high"}
     m, lo, hi = ("mean", "low", "high") if per == "hand" else ("per_match", "per_match_low", "per_match_high")
     value = ep["value"].iloc[0] if len(ep) else ""
@@ -314,7 +314,7 @@ def _plot_means(table, keys, x, m, lo, hi, ax, zero):
     else:
         x = keys[-1] if x is None else x
         if x not in keys:
-            raise SimkitError(f"x={x!r} is not a key of the table ({', '.join(keys)})")
+            raise InputValueError(f"x={x!r} is not a key of the table ({', '.join(keys)})")
         rest = [k for k in keys if k != x]
         cats = list(dict.fromkeys(table[x].tolist()))
         numeric = all(isinstance(c, (int, float, np.integer, np.floating)) for c in cats)

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ..stats import wilson_interval
-from ..errors import SimkitError
+from ..errors import InputValueError
 from .distributions import WIN_VALUES
 from .intervals import clustered_mean
 
@@ -234,7 +234,7 @@ def summarize(path, by=None) -> Summary:
     from .. import io
 
     if by is not None and by not in SUMMARY_KEYS:
-        raise SimkitError(f"summarize groups by one of {', '.join(SUMMARY_KEYS)}; got by={by!r}")
+        raise InputValueError(f"summarize groups by one of {', '.join(SUMMARY_KEYS)}; got by={by!r}")
     run = io.open_run(path)
     if not run.shards:
         raise io.DatasetError(f"{run.path} has no complete shards yet")

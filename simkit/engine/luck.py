@@ -105,7 +105,7 @@ def draw_records(spec, call0, call1, seed: int, start: int, n_matches: int, prog
     ``call0`` / ``call1`` (``(function, params)``, jitted) under ``spec`` (rules and wall design),
     on all cores, and record every draw (:func:`record_draw`); ``progress`` (a
     :func:`simkit.progress.progress_bar`, optional) is advanced by the matches of every block."""
-    from ..errors import SimkitError
+    from ..errors import InputValueError
     from ..hand.tables import hand_tables
     from .actions import N_ACTIONS
     from .compiled import prepared
@@ -114,7 +114,7 @@ def draw_records(spec, call0, call1, seed: int, start: int, n_matches: int, prog
 
     (f0, p0), (f1, p1) = call0, call1
     if not (_jitted(f0) and _jitted(f1)):
-        raise SimkitError("the luck of the draw is measured by replaying the run in the compiled engine: "
+        raise InputValueError("the luck of the draw is measured by replaying the run in the compiled engine: "
                           "its policies must be jitted (a plain-Python policy cannot be replayed there)")
     engine = engine_for(spec)
     kinds, fn0, fn1 = _calls(f0, f1)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import SimkitError, check_flag, check_int, show
+from ..errors import InputTypeError, InputValueError, SimkitError, check_flag, check_int, show
 from ..hand.tables import hand_tables, hand_tables_stand_in
 from ..rules import resolve_rules
 from . import game as eng
@@ -45,7 +45,7 @@ def _check_fn(fn):
     """``fn`` if it can be a policy: callable with ``(view, legal, params, rng)`` (checked on the
     Python function, jitted or not, before anything is compiled)."""
     if not callable(fn) or isinstance(fn, type):
-        raise SimkitError(
+        raise InputValueError(
             f"a policy must be a built-in name, a jitted function (simkit.jit / numba.njit) or a Python "
             f"function policy(view, legal, params, rng) -> action, got {fn!r}"
         )
@@ -55,7 +55,7 @@ def _check_fn(fn):
     try:
         inspect.signature(py).bind(None, None, None, None)
     except TypeError:
-        raise SimkitError(
+        raise InputValueError(
             f"policy {_where(py)} takes (view, legal, params, rng) and returns an action; it takes {inspect.signature(py)}"
         ) from None
     except ValueError:
@@ -130,6 +130,30 @@ def _short_report(py, text: str) -> str:
     return f"policy {_where(py)} does not compile: {problem}{loc}\n  (numba's full report: SIMKIT_DEBUG=1, or the 'simkit' logger at DEBUG)"
 
 
+def _write_text(path, text: str) -> None:
+    """Write ``text`` to the file ``path`` whole or not at all (a temporary file beside it, then
+    renamed); a path that cannot be written is a one-line error naming it and why."""
+    import os
+    from pathlib import Path
+
+    try:
+        target = Path(os.fspath(path))
+    except TypeError:
+        raise InputTypeError(f"a file path is a str or os.PathLike, got {show(path)}") from None
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        if target.is_dir():
+            raise IsADirectoryError(21, "it is a directory")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise InputValueError(f"cannot write {show(str(target), 200)}: {exc.strerror or exc}") from None
+
+
 class PolicyCompileError(SimkitError, TypeError):
     """A jitted policy that numba cannot compile for the engine."""
 
@@ -174,9 +198,9 @@ def _error_text(code: int, detail: int, where: str, player=None, phase=None, til
 def _common(rules, policies, deal=None, wall=None):
     spec = engine_spec(resolve_rules(rules), deal, wall)
     if isinstance(policies, (str, bytes)) or not hasattr(policies, "__len__"):
-        raise SimkitError(f"policies must be a pair of policies (one per player), got {policies!r}")
+        raise InputValueError(f"policies must be a pair of policies (one per player), got {policies!r}")
     if len(policies) != 2:
-        raise SimkitError(f"policies must name two players' policies, got {len(policies)}")
+        raise InputValueError(f"policies must name two players' policies, got {len(policies)}")
     (f0, p0), (f1, p1) = resolve_policy(policies[0], spec.rules), resolve_policy(policies[1], spec.rules)
     compile_policy(f0, spec)
     compile_policy(f1, spec)
@@ -279,9 +303,9 @@ def _run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-
     if from_state:
         log_hand = -1
         if n_matches != 1:
-            raise SimkitError("a hand from a given state is played once")
+            raise InputValueError("a hand from a given state is played once")
     if decisions and (from_state or log_hand >= 0):
-        raise SimkitError("decisions are logged for whole matches only")
+        raise InputValueError("decisions are logged for whole matches only")
     kinds, fn0, fn1 = _calls(f0, f1)
     per_match = 1 if from_state else spec.max_hands  # rows a match may need: a block's capacity
     bufs = _buffers(spec, n_matches * per_match, empty=log_hand < 0 and not from_state)
@@ -516,11 +540,11 @@ def simulate_matches(
     spec, f0, p0, f1, p1 = _common(rules, policies, deal, wall)
     for name, value in (("n_matches", n_matches), ("seed", seed), ("start", start)):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < (1 if name == "n_matches" else 0):
-            raise SimkitError(f"{name} must be {'a positive' if name == 'n_matches' else 'a non-negative'} integer, got {show(value)}")
+            raise InputValueError(f"{name} must be {'a positive' if name == 'n_matches' else 'a non-negative'} integer, got {show(value)}")
     _check_ids(seed, start, n_matches)
     check_flag(check, "check")
     if not isinstance(duplicate, (bool, np.bool_)):
-        raise SimkitError(f"duplicate must be True or False, got {show(duplicate)}")
+        raise InputValueError(f"duplicate must be True or False, got {show(duplicate)}")
     check_flag(decisions, "decisions")
     _check_memory(spec, n_matches * (2 if duplicate else 1))
     if not duplicate:
@@ -547,9 +571,9 @@ def _interleave_copies(copies) -> dict:
 def _check_ids(seed, start, n_matches=1, what="start") -> None:
     """Seeds and match ids are below 2**63 (the match column is int64; the streams' counters)."""
     if seed >= 2**63:
-        raise SimkitError(f"seed must be below 2**63, got {show(seed)}")
+        raise InputValueError(f"seed must be below 2**63, got {show(seed)}")
     if start + n_matches > 2**63:
-        raise SimkitError(
+        raise InputValueError(
             f"match ids must stay below 2**63: {what}={show(start)} with n_matches={show(n_matches)} goes beyond"
         )
 
@@ -565,7 +589,7 @@ def _check_memory(spec, n_matches: int) -> None:
     except (AttributeError, ValueError, OSError):
         return
     if need > total:
-        raise SimkitError(
+        raise InputValueError(
             f"n_matches={n_matches:,} needs up to {need / 2**30:,.1f} GiB of result rows, more than this machine's "
             f"{total / 2**30:,.1f} GiB; play them in smaller calls (start= continues a run)"
         )
@@ -658,8 +682,7 @@ class HandRecord:
 
         page = render_html(self)
         if path is not None:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(page)
+            _write_text(path, page)
         return page
 
     def _repr_html_(self) -> str:  # Jupyter shows a record as its hand
@@ -767,7 +790,7 @@ def replay(seed: int, match: int, hand: int, rules="douque", policies: Sequence 
     spec, f0, p0, f1, p1 = _common(rules, policies, deal, wall)
     for name, value in (("seed", seed), ("match", match), ("hand", hand)):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise SimkitError(f"{name} must be a non-negative integer, got {show(value)}")
+            raise InputValueError(f"{name} must be a non-negative integer, got {show(value)}")
     _check_ids(seed, match, 1, "match")
     bufs, n_hands, errors, error_legal, wall, log, n_log = _run_matches(
         spec, f0, p0, f1, p1, seed, match, 1, False, log_hand=min(hand, spec.max_hands)
@@ -775,7 +798,7 @@ def replay(seed: int, match: int, hand: int, rules="douque", policies: Sequence 
     _raise_first_error(errors, error_legal, n_hands, match, seed)
     if n_hands[0] <= hand:
         n = int(n_hands[0])
-        raise SimkitError(f"match {match} of seed {seed} has {n} hand{'s' if n != 1 else ''} (0 to {n - 1}); "
+        raise InputValueError(f"match {match} of seed {seed} has {n} hand{'s' if n != 1 else ''} (0 to {n - 1}); "
                           f"there is no hand {hand}")
     return _record(spec, *(b[hand] for b in bufs), log, n_log, wall)
 
@@ -799,36 +822,20 @@ def play_hand(
     or an array of kinds; it must hold exactly the rule set's tiles. Balances start at zero (duel:
     each player has ``chips`` at the table). for_two hands start with the bid and follow decisions.
     """
-    from ..tiles import parse_tile_list
+    from .position import WIND_LETTERS
+    from .state import GameState, streak_limit, wall_kinds
 
     spec, f0, p0, f1, p1 = _common(rules, policies)
-    if isinstance(wall, str):
-        kinds = np.asarray(parse_tile_list(wall, spec.rules), np.int8)
-    else:
-        try:
-            kinds = np.asarray(wall)
-        except ValueError:
-            kinds = np.asarray(None)
-        if kinds.dtype == np.bool_ or kinds.dtype.kind not in "iu" or kinds.ndim != 1:
-            raise SimkitError(f"the wall is tile notation or a 1-d integer array of kinds, got {show(wall)}")
-        if kinds.size and (kinds.min() < 0 or kinds.max() > 33):
-            raise SimkitError("the wall's kinds must be 0-33")
-        kinds = kinds.astype(np.int8)
-    template = wall_template(spec.rules)
-    if kinds.shape != template.shape or not np.array_equal(np.sort(kinds), np.sort(template)):
-        raise SimkitError(f"the wall must hold exactly the {len(template)} tiles of rule set '{spec.rules.name}'")
-    from .position import WIND_LETTERS
+    kinds = wall_kinds(wall, spec.rules)  # checked before anything enters numba
 
     prevailing = WIND_LETTERS.get(prevailing_wind) if isinstance(prevailing_wind, str) else None
     if prevailing is None:
-        raise SimkitError(f"prevailing_wind must be one of E, S, W, N, got {show(prevailing_wind)}")
+        raise InputValueError(f"prevailing_wind must be one of E, S, W, N, got {show(prevailing_wind)}")
     dealer = check_int(dealer, "dealer", 0, 1)
-    streak = check_int(streak, "streak", 0, spec.max_hands - 1)  # a match has at most max_hands hands
+    streak = check_int(streak, "streak", 0, streak_limit(spec))
     check_flag(dealer_east, "dealer_east")
     check_flag(check, "check")
     seed = check_int(seed, "seed", 0, 2**63 - 1)
-    from .state import GameState
-
     state = GameState.from_wall(
         spec, kinds, dealer=int(dealer), dealer_east=bool(dealer_east), streak=int(streak), prevailing=prevailing,
         seed=seed, check=check,

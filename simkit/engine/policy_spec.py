@@ -273,7 +273,7 @@ class Policy:
     def text(self) -> str:
         """The policy in the command line's syntax, label first when it is not the default one."""
         body = self.name + _values_text(self)
-        return body if self.label == _default_label(self) else f"{self.label}={body}"
+        return body if self.label == default_label(self) else f"{self.label}={body}"
 
     def with_params(self, **values) -> Policy:
         """The same policy with some parameters set (the label follows unless it was given)."""
@@ -281,8 +281,8 @@ class Policy:
             raise PolicyError(f"policy {self.name} declares no named parameters (see simkit.policy)")
         params = self.spec.vector(values, base=self.params)
         p = dataclasses.replace(self, params=params)
-        keep = self.label != _default_label(self)
-        return p if keep else dataclasses.replace(p, label=_default_label(p))
+        keep = self.label != default_label(self)
+        return p if keep else dataclasses.replace(p, label=default_label(p))
 
     def with_label(self, label: str) -> Policy:
         return dataclasses.replace(self, label=_check_label(label))
@@ -383,7 +383,9 @@ def _values_text(p: Policy) -> str:
     return ""
 
 
-def _default_label(p: Policy) -> str:
+def default_label(p: Policy) -> str:
+    """The label a policy gets when none is given: its short name, then the parameters that differ
+    from the defaults."""
     short = p.name if p.built_in else p.name.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
     return short + _values_text(p)
 
@@ -413,7 +415,7 @@ def _make(fn, params, label=None) -> Policy:
     fn = _check_fn(fn)
     spec = spec_of(fn)
     p = Policy(fn, params, _name_of(fn), "", spec)
-    return dataclasses.replace(p, label=_check_label(label) if label is not None else _default_label(p))
+    return dataclasses.replace(p, label=_check_label(label) if label is not None else default_label(p))
 
 
 def as_policy(policy, label: str | None = None) -> Policy:

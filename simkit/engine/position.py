@@ -44,6 +44,7 @@ WIND_LETTERS = {"E": 27, "S": 28, "W": 29, "N": 30}  #: wind letter -> kind
 _PHASES = ("draw", "claim", "discard")
 _EXPOSED = (0, 1, 2, 4)  #: meld codes made by claiming the opponent's discard (pung, kong, added kong, chow)
 _KONGS = (1, 2, 3)
+MAX_SCORE = 1e12  #: the largest match result so far a position takes (a float64 keeps payments exact below it)
 
 
 class PositionError(SimkitError, ValueError):
@@ -246,6 +247,8 @@ class Position:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value):
                 raise PositionError(f"{name} must be a finite number, got {value!r}")
+            if abs(value) > MAX_SCORE:  # beyond it a hand's payments vanish in its rounding
+                raise PositionError(f"{name} must be at most {MAX_SCORE:g} in size, got {value!r}")
         # hand size for the melds and the phase
         on_turn = self.phase in ("draw", "claim")
         want = 13 - 3 * len(melds[0]) + (1 if on_turn else 0)

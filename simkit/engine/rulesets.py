@@ -30,7 +30,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from .._jit import jit
-from ..errors import SimkitError
+from ..errors import InputValueError
 from ..hand.waits import waits_kernel
 from ..rules import duel as duel_rules
 from ..rules import for_two as for_two_rules
@@ -247,7 +247,7 @@ def game_of(rules) -> Game:
         if not on
     ]
     if missing or rules.dealer_tiles != 14 or rules.hand_tiles != 13:
-        raise SimkitError(
+        raise InputValueError(
             f"the engine cannot play rule set '{rules.name}': it always deals 14 + 13 tiles and allows "
             f"pung and exposed kong claims, concealed and added kongs"
         )
@@ -321,12 +321,12 @@ def wall_design(deal=None, wall=None) -> int:
     """
     for name, value, allowed in (("deal", deal, DEALS), ("wall", wall, WALLS)):
         if value is not None and (not isinstance(value, str) or value not in allowed):
-            raise SimkitError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
+            raise InputValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
     deal = DEALS[0] if deal is None else deal
     if wall is None:
         wall = "shared" if deal == "dealer" else WALLS[0]
     if (deal, wall) not in WALL_DESIGNS:
-        raise SimkitError(f"wall={wall!r} needs deal='seat' (stable walls are the seats' own streams); got deal={deal!r}")
+        raise InputValueError(f"wall={wall!r} needs deal='seat' (stable walls are the seats' own streams); got deal={deal!r}")
     return WALL_DESIGNS[deal, wall]
 
 
@@ -340,7 +340,7 @@ def engine_spec(rules, deal=None, wall=None) -> EngineSpec:
     (:func:`wall_design`)."""
     rules = resolve_rules(rules)
     if rules.name not in _SETTLE:
-        raise SimkitError(f"the engine has no settle function for rule set '{rules.name}'")
+        raise InputValueError(f"the engine has no settle function for rule set '{rules.name}'")
     settle, module, work_dtype = _SETTLE[rules.name]
     game = game_of(rules)._replace(wall=wall_design(deal, wall))
     return EngineSpec(

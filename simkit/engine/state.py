@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputTypeError, SimkitError, TileCountError, check_flag, check_int, show
+from ..errors import InputTypeError, InputValueError, SimkitError, TileCountError, check_flag, check_int, show
 from ..hand.tables import hand_tables
 from ..rules import resolve_rules
 from . import actions as A
@@ -334,9 +334,9 @@ class GameState:
         from .matches import EngineError
 
         if self.over:
-            raise SimkitError("the hand is over: no action to apply (next_hand() goes on to the next)")
+            raise InputValueError("the hand is over: no action to apply (next_hand() goes on to the next)")
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise SimkitError(f"an action is an integer code (simkit.engine.actions), got {action!r}")
+            raise InputValueError(f"an action is an integer code (simkit.engine.actions), got {action!r}")
         action = int(action)
         if not 0 <= action < A.N_ACTIONS or not self._T.legal[action]:
             raise EngineError(self._illegal_text(action, "this state"))
@@ -349,9 +349,9 @@ class GameState:
         """After a hand of a match (:meth:`new_match`) is over: deal the match's next hand; False
         (and :attr:`match_over`) when the match has ended."""
         if not self.over:
-            raise SimkitError("the hand is not over yet")
+            raise InputValueError("the hand is not over yet")
         if self.error:
-            raise SimkitError("the hand stopped on an engine error")
+            raise InputValueError("the hand stopped on an engine error")
         if self.match_over:
             return False
         return bool(self._call(eng.OP_NEXT_HAND))
@@ -422,7 +422,7 @@ class GameState:
         from .matches import _record
 
         if int(self._T.sc[eng.S_PHASE]) != A.PHASE_OVER or self.error:
-            raise SimkitError("the hand is not over yet" if not self.over else "the hand stopped on an engine error")
+            raise InputValueError("the hand is not over yet" if not self.over else "the hand stopped on an engine error")
         T = self._T
         items = np.asarray(T.items, self.spec.item_dtype)
         return _record(
