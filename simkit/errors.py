@@ -36,7 +36,9 @@ ECHO_LIMIT = 80
 #: ... and is at most this long in all.
 MESSAGE_LIMIT = 2000
 
-_QUOTED = re.compile(r"'([^'\n]{%d,})'|\"([^\"\n]{%d,})\"" % (ECHO_LIMIT + 1, ECHO_LIMIT + 1))
+# a quoted input: its opening quote not after a letter or digit, its closing one not before one (an
+# apostrophe, as in "the fee's", is no quote)
+_QUOTED = re.compile(r"(?<!\w)'([^'\n]{%d,})'(?!\w)|(?<!\w)\"([^\"\n]{%d,})\"(?!\w)" % (ECHO_LIMIT + 1, ECHO_LIMIT + 1))
 
 
 def _cut(match: re.Match) -> str:

@@ -45,6 +45,8 @@ def test_long_inputs_are_echoed_cut():
     text = str(info.value)
     assert len(text) < 400 and "(100,001 characters)" in text and "at index 100000" in text
     assert readable("x" * 10) == "x" * 10 and len(readable("y" * 10 * MESSAGE_LIMIT)) <= MESSAGE_LIMIT
+    apostrophes = "rule set 'duel': " + "z" * 100 + " (the fee's denominator)"  # no quoted input in it
+    assert readable(apostrophes) == apostrophes
 
 
 @pytest.mark.parametrize("sums, counts, message", [

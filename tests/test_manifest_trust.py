@@ -272,3 +272,40 @@ def test_the_footer_is_read_from_its_bytes_as_pyarrow_reads_it(good, tmp_path):
 def test_turns_is_documented_as_the_decisions_it_counts():
     doc = dict((name, doc) for name, _, doc in io.COLUMNS)["turns"]
     assert doc.startswith("decisions taken in the hand") and "not its discards" in doc
+
+
+def _leaves(node, where=()):
+    """Every (path, value) of a JSON tree's leaves."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _leaves(value, where + (key,))
+    elif isinstance(node, list) and node:
+        for i, value in enumerate(node):
+            yield from _leaves(value, where + (i,))
+    else:
+        yield where, node
+
+
+def test_random_edits_of_the_spec_are_refused_or_change_nothing(good, tmp_path):
+    """Fuzz: 60 random edits of one leaf of the manifest's spec (another number, string, list,
+    null or a nested value), each read back by open_run: refused in one line, never reported."""
+    import random
+
+    py = random.Random(7)
+    manifest = json.loads((good / io.MANIFEST).read_text())
+    leaves = [(("spec",) + w, v) for w, v in _leaves(manifest["spec"])]
+    for case in range(60):
+        where, old = py.choice(leaves)
+        new = py.choice([old + 1 if isinstance(old, (int, float)) and not isinstance(old, bool) else 1, "x", None, [old],
+                         {"k": old}, -1, 2**70, 0.5, not old if isinstance(old, bool) else True])
+        if new == old and type(new) is type(old):
+            continue
+        path = tmp_path / f"case{case}"
+        shutil.copytree(good, path)
+        _edit(path, where, new)
+        try:
+            io.open_run(path)
+        except ValueError as exc:  # DatasetError, or a one-line refusal of the edited rules
+            assert "\n" not in str(exc), (where, new, str(exc))
+        else:
+            raise AssertionError(f"an edit of {where} to {new!r} was reported as fact")

@@ -55,7 +55,7 @@ def user_module(tmp_path, monkeypatch):
 
 def test_greedy_declares_its_parameters_by_name():
     spec = simkit.engine.policy_spec.spec_of(greedy_policy)
-    assert spec.names == ("claim", "declare", "kong", "bid3_at", "bid2_at", "fold_at")
+    assert spec.names == ("claim", "declare", "kong", "bid3_at", "bid2_at", "fold_at", "blind_bid", "blind_fold_at")
     assert np.array_equal(spec.defaults, GREEDY_DEFAULTS)
     assert simkit.engine.policy_spec.spec_of(random_policy).names == ()
 
@@ -64,10 +64,10 @@ def test_greedy_declares_its_parameters_by_name():
     "text, label, params",
     [
         ("greedy", "greedy", GREEDY_DEFAULTS),
-        ("greedy{declare=0}", "greedy{declare=0}", np.r_[1, 0, 1, 1, 2, 7]),
-        ("greedy{ declare = false , claim=0 }", "greedy{claim=0,declare=0}", np.r_[0, 0, 1, 1, 2, 7]),
-        ("never_declare=greedy{declare=0}", "never_declare", np.r_[1, 0, 1, 1, 2, 7]),
-        ("greedy{fold_at=6,bid3_at=-1}", "greedy{bid3_at=-1,fold_at=6}", np.r_[1, 1, 1, -1, 2, 6]),
+        ("greedy{declare=0}", "greedy{declare=0}", np.r_[1, 0, 1, 1, 2, 7, 3, 4]),
+        ("greedy{ declare = false , claim=0 }", "greedy{claim=0,declare=0}", np.r_[0, 0, 1, 1, 2, 7, 3, 4]),
+        ("never_declare=greedy{declare=0}", "never_declare", np.r_[1, 0, 1, 1, 2, 7, 3, 4]),
+        ("greedy{fold_at=6,bid3_at=-1}", "greedy{bid3_at=-1,fold_at=6}", np.r_[1, 1, 1, -1, 2, 6, 3, 4]),
         ("greedy{declare=1}", "greedy", GREEDY_DEFAULTS),  # the default value: the plain name
         ("random", "random", np.zeros(0)),
     ],
@@ -108,10 +108,10 @@ def test_python_forms_and_labels():
     assert as_policy("greedy", label="g").label == "g"
     assert as_policy(greedy_policy).with_params(claim=False).label == "greedy{claim=0}"
     assert as_policy("mine=greedy").with_params(claim=False).label == "mine"  # a given label stays
-    with pytest.raises(PolicyError, match="takes 6 parameters"):
+    with pytest.raises(PolicyError, match="takes 8 parameters"):
         as_policy((greedy_policy, [1.0, 0.0]))
     with pytest.raises(PolicyError, match="parameter claim is a flag"):
-        as_policy((greedy_policy, [3.0, 1, 1, 1, 2, 7]))
+        as_policy((greedy_policy, [3.0, 1, 1, 1, 2, 7, 3, 4]))
     with pytest.raises(PolicyError, match="a policy label"):
         as_policy("greedy", label="has space")
     with pytest.raises(PolicyError, match="declared with simkit.Param"):
@@ -246,10 +246,13 @@ def test_same_named_policies_of_two_modules_get_distinct_labels(tmp_path, monkey
 
 
 def test_from_record_of_an_older_run():
-    """Runs written before policies were recorded with module and values: built-ins by name."""
+    """Runs written before policies were recorded with module and values: built-ins by name; the
+    parameters declared since (the blind bid's) at their defaults."""
     p = from_record({"label": "greedy[1,0,1,1,2,7]", "name": "greedy", "params": [1, 0, 1, 1, 2, 7]})
     assert p.function is greedy_policy and p.label == "greedy[1,0,1,1,2,7]"
-    assert np.array_equal(p.params, [1, 0, 1, 1, 2, 7])
+    assert np.array_equal(p.params, [1, 0, 1, 1, 2, 7, *GREEDY_DEFAULTS[6:]])
+    with pytest.raises(PolicyError, match="has 9 parameters, greedy now declares 8"):
+        from_record({"label": "greedy", "name": "greedy", "params": [1] * 9})
 
 
 # ---------------------------------------------------------------------------------------------

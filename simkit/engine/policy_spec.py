@@ -585,6 +585,11 @@ def from_record(record: dict, *, allow_changed: bool = False) -> Policy:
                 "(--allow-changed) to replay anyway"
             )
     spec = spec_of(fn)
+    if spec is not None and len(params) < len(spec.params):
+        # parameters declared since the run was played, appended at their defaults: a parameter is
+        # only ever added with a default that plays as before under the options such a run records
+        # (e.g. the blind bid's, unused when for_two bids after the deal)
+        params = np.concatenate([params, spec.defaults[len(params):]])
     if spec is not None and len(params) != len(spec.params):
         raise PolicyError(
             f"the run's policy {label!r} has {len(params)} parameters, {name} now declares {len(spec.params)}"
