@@ -122,38 +122,9 @@ from numba.core import cgutils, types  # noqa: E402
 from numba.extending import intrinsic, lower_builtin, type_callable  # noqa: E402
 
 
-@intrinsic
-def borrow(typingctx, arr):
-    """A view of ``arr`` without a reference count (meminfo NULL): reference-count operations on it
-    are free. Only for arrays whose owner outlives every use of the view (engine state and tables
-    inside a kernel): passing many arrays between numba functions otherwise costs two atomic
-    operations per array per call, contended across threads when the array is shared."""
-    if not isinstance(arr, types.Array):
-        return None
-
-    def codegen(context, builder, sig, args):
-        src = context.make_array(arr)(context, builder, value=args[0])
-        dst = context.make_array(arr)(context, builder)
-        dst.meminfo = cgutils.get_null_value(dst.meminfo.type)
-        dst.parent = cgutils.get_null_value(dst.parent.type)
-        dst.nitems = src.nitems
-        dst.itemsize = src.itemsize
-        dst.data = src.data
-        dst.shape = src.shape
-        dst.strides = src.strides
-        return dst._getvalue()
-
-    return arr(arr), codegen
-
-
-@intrinsic
-def read_only(typingctx, arr):
-    """``arr`` typed read-only (the same data, no copy, no reference count): a function that writes
-    into the result does not compile ("Cannot modify readonly array"). The engine hands a policy
-    its view's arrays so: whatever a policy does, it cannot change the game's state through them."""
-    if not isinstance(arr, types.Array):
-        return None
-    result = arr.copy(readonly=True)
+def _unowned_view(arr, result):
+    """The codegen of an intrinsic that returns ``arr``'s data as an array of type ``result`` (the
+    same layout) with no owner: meminfo and parent NULL, so no reference-count operations."""
 
     def codegen(context, builder, sig, args):
         src = context.make_array(arr)(context, builder, value=args[0])
@@ -168,6 +139,27 @@ def read_only(typingctx, arr):
         return dst._getvalue()
 
     return result(arr), codegen
+
+
+@intrinsic
+def borrow(typingctx, arr):
+    """A view of ``arr`` without a reference count (meminfo NULL): reference-count operations on it
+    are free. Only for arrays whose owner outlives every use of the view (engine state and tables
+    inside a kernel): passing many arrays between numba functions otherwise costs two atomic
+    operations per array per call, contended across threads when the array is shared."""
+    if not isinstance(arr, types.Array):
+        return None
+    return _unowned_view(arr, arr)
+
+
+@intrinsic
+def read_only(typingctx, arr):
+    """``arr`` typed read-only (the same data, no copy, no reference count): a function that writes
+    into the result does not compile ("Cannot modify readonly array"). The engine hands a policy
+    its view's arrays so: whatever a policy does, it cannot change the game's state through them."""
+    if not isinstance(arr, types.Array):
+        return None
+    return _unowned_view(arr, arr.copy(readonly=True))
 
 
 def stack_empty(n, dtype):

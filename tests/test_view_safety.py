@@ -12,48 +12,41 @@ from simkit.engine.matches import PolicyCompileError, simulate_matches
 
 
 @jit
-def _writes_hand(view, legal, params, rng):
-    view.hand[0] = 4  # the adversarial write: into the engine's state
+def _first_legal(legal):
     for a in range(len(legal)):
         if legal[a]:
             return a
     return -1
+
+
+@jit
+def _writes_hand(view, legal, params, rng):
+    view.hand[0] = 4  # the adversarial write: into the engine's state
+    return _first_legal(legal)
 
 
 @jit
 def _writes_opponent_river(view, legal, params, rng):
     view.opp_river[0] = 3
-    for a in range(len(legal)):
-        if legal[a]:
-            return a
-    return -1
+    return _first_legal(legal)
 
 
 @jit
 def _writes_melds(view, legal, params, rng):
     view.melds[0, 0] = 1
-    for a in range(len(legal)):
-        if legal[a]:
-            return a
-    return -1
+    return _first_legal(legal)
 
 
 @jit
 def _writes_tables(view, legal, params, rng):
     view.tables.dist[0, 0] = 200
-    for a in range(len(legal)):
-        if legal[a]:
-            return a
-    return -1
+    return _first_legal(legal)
 
 
 @jit
 def _writes_counters(view, legal, params, rng):
     view.counters[0] = 7.0  # the one writable array
-    for a in range(len(legal)):
-        if legal[a]:
-            return a
-    return -1
+    return _first_legal(legal)
 
 
 @pytest.mark.parametrize("policy", [_writes_hand, _writes_opponent_river, _writes_melds, _writes_tables])
@@ -68,10 +61,7 @@ def test_the_counters_stay_writable_and_the_games_are_those_of_a_policy_that_wri
 
     @jit
     def first(view, legal, params, rng):
-        for a in range(len(legal)):
-            if legal[a]:
-                return a
-        return -1
+        return _first_legal(legal)
 
     a = simulate_matches("douque", (_writes_counters, "greedy"), 20, seed=4, decisions=True)
     b = simulate_matches("douque", (first, "greedy"), 20, seed=4)
