@@ -480,6 +480,9 @@ if closed_loop and "deal" in inspect.signature(simulate_matches).parameters:
     kw["deal"] = "dealer"
     if rules == "for_two":
         rules = simkit.get_rules(rules, fold_passes_deal=False)
+if isinstance(rules, str) and rules == "for_two" and "bid_timing" in simkit.get_rules(rules).to_dict()["options"]:
+    # for_two's rules as an installation without the bid before the deal and the end phase plays them
+    rules = simkit.get_rules("for_two", bid_timing="after_deal", end_phase="plain_draw")
 simulate_matches(rules, (a, b), 64, seed=seed, **kw)  # compile or load, and start the threads
 t0 = time.perf_counter()
 r = simulate_matches(rules, (a, b), n, seed=seed, **kw)
