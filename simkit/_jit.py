@@ -16,7 +16,7 @@ from ._cache import numba_cache_dir
 numba.config.CACHE_DIR = str(numba_cache_dir())  # read by numba when a cached function is defined
 
 __all__ = [
-    "jit", "pjit", "prange", "threading_layer", "borrow", "read_only", "stack_empty", "REFCOUNT_FREE", "INLINE_COPY", "LLVM_INLINE", "FLAGS_COMPARE", "INLINE_FRONTEND",
+    "jit", "pjit", "prange", "threading_layer", "borrow", "stack_empty", "REFCOUNT_FREE", "INLINE_COPY", "LLVM_INLINE", "FLAGS_COMPARE", "INLINE_FRONTEND",
 ]
 
 _OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
@@ -122,13 +122,18 @@ from numba.core import cgutils, types  # noqa: E402
 from numba.extending import intrinsic, lower_builtin, type_callable  # noqa: E402
 
 
-def _unowned_view(arr, result):
-    """The codegen of an intrinsic that returns ``arr``'s data as an array of type ``result`` (the
-    same layout) with no owner: meminfo and parent NULL, so no reference-count operations."""
+@intrinsic
+def borrow(typingctx, arr):
+    """A view of ``arr`` without a reference count (meminfo NULL): reference-count operations on it
+    are free. Only for arrays whose owner outlives every use of the view (engine state and tables
+    inside a kernel): passing many arrays between numba functions otherwise costs two atomic
+    operations per array per call, contended across threads when the array is shared."""
+    if not isinstance(arr, types.Array):
+        return None
 
     def codegen(context, builder, sig, args):
         src = context.make_array(arr)(context, builder, value=args[0])
-        dst = context.make_array(result)(context, builder)
+        dst = context.make_array(arr)(context, builder)
         dst.meminfo = cgutils.get_null_value(dst.meminfo.type)
         dst.parent = cgutils.get_null_value(dst.parent.type)
         dst.nitems = src.nitems
@@ -138,28 +143,7 @@ def _unowned_view(arr, result):
         dst.strides = src.strides
         return dst._getvalue()
 
-    return result(arr), codegen
-
-
-@intrinsic
-def borrow(typingctx, arr):
-    """A view of ``arr`` without a reference count (meminfo NULL): reference-count operations on it
-    are free. Only for arrays whose owner outlives every use of the view (engine state and tables
-    inside a kernel): passing many arrays between numba functions otherwise costs two atomic
-    operations per array per call, contended across threads when the array is shared."""
-    if not isinstance(arr, types.Array):
-        return None
-    return _unowned_view(arr, arr)
-
-
-@intrinsic
-def read_only(typingctx, arr):
-    """``arr`` typed read-only (the same data, no copy, no reference count): a function that writes
-    into the result does not compile ("Cannot modify readonly array"). The engine hands a policy
-    its view's arrays so: whatever a policy does, it cannot change the game's state through them."""
-    if not isinstance(arr, types.Array):
-        return None
-    return _unowned_view(arr, arr.copy(readonly=True))
+    return arr(arr), codegen
 
 
 def stack_empty(n, dtype):

@@ -94,12 +94,12 @@ PHASE_NAMES = ("after a draw", "after a claim", "on the opponent's discard", "on
 
 
 class View(NamedTuple):
-    """What the deciding player may know. Its arrays are read-only, ``counters`` excepted: in the
-    engine they are the engine's own arrays typed read-only, so a jitted policy that writes into
-    them does not compile ("Cannot modify readonly array"); from Python
-    (:meth:`~simkit.engine.state.GameState.view`) they are copies marked not writeable. Either way
-    a policy cannot change the game through its view (copy an array to work on it, e.g.
-    :func:`~simkit.engine.toolkit.copy_hand`).
+    """What the deciding player may know. Its hand, melds and rivers are copies made for the
+    decision (by the engine before each decision of a policy called through its pointer, by
+    :meth:`~simkit.engine.state.GameState.view` from Python): a policy cannot change the game
+    through its view. Treat them as read-only all the same (the built-in ``greedy`` is handed the
+    engine's own arrays), and never write into ``tables``, which every kernel shares;
+    ``counters`` is the one array meant to be written.
 
     Attributes
     ----------

@@ -236,8 +236,6 @@ def policy_type(spec):
         # and the hand tables' stand-ins, so that it needs no tables built
         hand, melds = np.zeros(34, np.uint8), np.zeros((4, 2), np.int8)
         river, counters = np.zeros(eng.MAX_RIVER, np.int8), np.zeros(eng.N_COUNTERS, np.float64)
-        for array in (hand, melds, river):  # the view's arrays are read-only (game._view)
-            array.flags.writeable = False
         view = View(
             0, 0, hand, melds, 0, melds, 0, river, 0, river, 0, 0, 0, 0, 27, 27, True, 0, 0,
             hand_tables_stand_in(spec.rules), 0, counters, 0, 0,

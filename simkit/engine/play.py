@@ -701,8 +701,9 @@ def _next_hand_of_match(T, game):  # pragma: no cover - compiled
 @jit(inline="always", cache=CACHE)
 def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
     """The deciding player's action. A policy called through its pointer is given a copy of the
-    legal mask; the built-in ones, which only read it, the engine's own (the action is checked
-    against the engine's mask either way). Random's choice
+    legal mask and a view of copies of the Table's arrays (:func:`~simkit.engine.game.copy_for_view`);
+    the built-in ones, which only read them, the engine's own (the action is checked against the
+    engine's mask either way). Random's choice
     (:func:`~simkit.engine.policies.uniform_legal_action`) is inlined here, before any view is
     built; greedy is called through its pointer (``fn0`` / ``fn1``): its compile is its own, not
     part of the engine's. A policy called through its pointer gets its user
@@ -715,15 +716,21 @@ def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compile
     kind = kinds[p]
     if kind == G.POLICY_RANDOM:
         return uniform_legal_action(T.legal, rng)  # random_policy's choice, inlined: no view, no call
-    view = G._view(
-        T.hand, T.melds, T.n_melds, T.river, T.n_river, T.declared, T.seat, T.skip_win, sc, p, sc[G.S_PHASE],
-        sc[G.S_TILE], t, T.counters,
-    )
     params = params0 if p == 0 else params1
-    if kind == G.POLICY_GREEDY:  # through its pointer, with the engine's mask (it only reads it)
+    if kind == G.POLICY_GREEDY:  # through its pointer, with the engine's arrays and mask (it only reads them)
+        view = G._view(
+            T.hand, T.melds, T.n_melds, T.river, T.n_river, T.declared, T.seat, T.skip_win, sc, p, sc[G.S_PHASE],
+            sc[G.S_TILE], t, T.counters,
+        )
         if p == 0:
             return fn0(view, T.legal, params, rng)
         return fn1(view, T.legal, params, rng)
+    # any other policy sees copies (G.copy_for_view): what it writes into its view never reaches the game
+    G.copy_for_view(T, p)
+    view = G._view(
+        T.view_hand, T.view_melds, T.n_melds, T.view_river, T.n_river, T.declared, T.seat, T.skip_win, sc, p,
+        sc[G.S_PHASE], sc[G.S_TILE], t, T.counters,
+    )
     pl = T.policy_legal
     for a in range(A.N_ACTIONS):
         pl[a] = T.legal[a]

@@ -83,12 +83,6 @@ def wall_kinds(wall, rules) -> np.ndarray:
     return kinds.astype(np.int8)
 
 
-def _read_only_copy(array: np.ndarray) -> np.ndarray:
-    out = array.copy()
-    out.flags.writeable = False
-    return out
-
-
 class GameState:
     """A hand of a rule set at a decision point (or over), stepped from Python.
 
@@ -219,17 +213,17 @@ class GameState:
 
     def view(self, player: int | None = None) -> A.View:
         """What ``player`` (default: the deciding one) may know, as a policy's :class:`View` of copies
-        marked not writeable, as the engine's view is read-only (its ``counters``: four fresh zeros a
-        policy may write). A jitted policy called with it runs the code the engine runs."""
+        (its ``counters``: four fresh zeros a policy may write): what a policy writes into it never
+        reaches the state."""
         T, sc = self._T, self._T.sc
         p = self.player if player is None else check_int(player, "player", 0, 1)
         q = 1 - p
         deciding = p == self.player and not self.over
         tiles_left = int(sc[eng.S_BACK] - sc[eng.S_FRONT] + 1 - sc[eng.S_KEPT_BACK])
         return A.View(
-            self.phase if deciding else A.PHASE_OVER, self.tile if deciding else -1, _read_only_copy(T.hand[p]),
-            _read_only_copy(T.melds[p]), int(T.n_melds[p]), _read_only_copy(T.melds[q]), int(T.n_melds[q]),
-            _read_only_copy(T.river[p]), int(T.n_river[p]), _read_only_copy(T.river[q]), int(T.n_river[q]),
+            self.phase if deciding else A.PHASE_OVER, self.tile if deciding else -1, T.hand[p].copy(),
+            T.melds[p].copy(), int(T.n_melds[p]), T.melds[q].copy(), int(T.n_melds[q]),
+            T.river[p].copy(), int(T.n_river[p]), T.river[q].copy(), int(T.n_river[q]),
             int(T.declared[p]), int(T.declared[q]), tiles_left,
             int(T.seat[p]), int(sc[eng.S_PREVAILING]), bool(sc[eng.S_DEALER] == p), int(sc[eng.S_STREAK]),
             int(T.skip_win[p]), self._tables, int(sc[eng.S_BID]), np.zeros(eng.N_COUNTERS, np.float64),

@@ -487,7 +487,4 @@ def _layout(key: tuple, tables: Tables) -> HandTables:
         chow_start=chow_start,
         seven_pairs=key[1],
     )
-    for array in layout:  # shared by every kernel and handed to policies (View.tables): never written
-        if isinstance(array, np.ndarray):
-            array.flags.writeable = False
     return layout
