@@ -146,26 +146,32 @@ def borrow(typingctx, arr):
     return arr(arr), codegen
 
 
-def stack_empty(n, dtype):
-    """``np.empty(n, dtype)`` in the calling function's stack frame: an uninitialised 1-d array of
-    ``n`` elements (an integer literal) that costs no allocation and no reference counts (meminfo
-    NULL, as :func:`borrow`'s views).
+def stack_empty(shape, dtype):
+    """``np.empty(shape, dtype)`` in the calling function's stack frame: an uninitialised C-ordered
+    array (``shape`` an integer literal, or a tuple of them for an n-d array) that costs no
+    allocation and no reference counts (meminfo NULL, as :func:`borrow`'s views).
 
     It lives until the jitted function that called ``stack_empty`` returns (one slot per call
     site, made at the function's entry: a call in a loop reuses it), so it must not escape: never
     return it, store it in an array or tuple that outlives the call, or keep a view of it. Scratch
     of a kernel called many times a second (a policy's tables of discards, the discard
-    evaluation's buffer) is its use: such kernels then allocate nothing and may be compiled with
-    ``refcounts=False``. Called from plain Python (a policy's source run without numba) it is
-    ``np.empty``.
+    evaluation's buffer, the copies a policy's view is made of) is its use: such kernels then
+    allocate nothing and may be compiled with ``refcounts=False``. Called from plain Python (a
+    policy's source run without numba) it is ``np.empty``.
     """
-    return np.empty(n, dtype)
+    return np.empty(shape, dtype)
 
 
-def _stack_dtype(n, dtype):
-    """The element type of ``stack_empty(n, dtype)`` for these argument types, or None."""
-    if not isinstance(n, types.IntegerLiteral) or n.literal_value < 1:
+def _stack_shape(shape):
+    """The dimensions of ``stack_empty(shape, ...)`` for this argument type (literal ints), or None."""
+    dims = list(shape) if isinstance(shape, types.BaseTuple) else [shape]
+    if not dims or not all(isinstance(d, types.IntegerLiteral) and d.literal_value >= 1 for d in dims):
         return None
+    return [d.literal_value for d in dims]
+
+
+def _stack_dtype(dtype):
+    """The element type of ``stack_empty(..., dtype)`` for this argument type, or None."""
     if isinstance(dtype, types.NumberClass):
         return dtype.instance_type
     if isinstance(dtype, types.DType):
@@ -175,23 +181,34 @@ def _stack_dtype(n, dtype):
 
 @type_callable(stack_empty)
 def _type_stack_empty(context):
-    def typer(n, dtype):  # (numba asks again with literal types when this declines)
-        dt = _stack_dtype(n, dtype)
-        return None if dt is None else types.Array(dt, 1, "C")
+    def typer(shape, dtype):  # (numba asks again with literal types when this declines)
+        dims, dt = _stack_shape(shape), _stack_dtype(dtype)
+        return None if dims is None or dt is None else types.Array(dt, len(dims), "C")
 
     return typer
 
 
 @lower_builtin(stack_empty, types.IntegerLiteral, types.Any)
+@lower_builtin(stack_empty, types.BaseTuple, types.Any)
 def _lower_stack_empty(context, builder, sig, args):
     # lowered at the call site, so the alloca is in the calling function's own frame
+    dims = _stack_shape(sig.args[0])
     dt = sig.return_type.dtype
     llty = context.get_data_type(dt)
-    count = context.get_constant(types.intp, sig.args[0].literal_value)
-    data = cgutils.alloca_once(builder, llty, size=count)  # in the entry block: one slot per call site
-    itemsize = context.get_constant(types.intp, context.get_abi_sizeof(llty))
+    size = context.get_abi_sizeof(llty)
+    count = 1
+    for d in dims:
+        count *= d
+    data = cgutils.alloca_once(builder, llty, size=context.get_constant(types.intp, count))  # entry block
+    strides, step = [], size
+    for d in reversed(dims):
+        strides.insert(0, context.get_constant(types.intp, step))
+        step *= d
     arr = context.make_array(sig.return_type)(context, builder)
-    context.populate_array(arr, data=data, shape=[count], strides=[itemsize], itemsize=itemsize, meminfo=None)
+    context.populate_array(
+        arr, data=data, shape=[context.get_constant(types.intp, d) for d in dims], strides=strides,
+        itemsize=context.get_constant(types.intp, size), meminfo=None,
+    )
     return arr._getvalue()
 
 

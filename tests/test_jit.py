@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simkit._jit import borrow, jit
+from simkit._jit import borrow, jit, stack_empty
 
 
 @jit
@@ -26,6 +26,34 @@ def test_borrowed_views_share_memory_and_shape():
     n0, n1, total, last = _fill_through_borrowed(a, b)
     assert (n0, n1, total, last) == (2, 3, 12, 3)
     assert a[0, 1] == 5 and a[1, 2] == 7
+
+
+_SHAPE_3D = (2, 3, 5)  # a global tuple: numba sees its dimensions as constants
+
+
+@jit(cache=False)
+def _stack_scratch():
+    a = stack_empty(7, np.uint8)
+    b = stack_empty(_SHAPE_3D, np.int16)
+    c = stack_empty((4, 2), np.float64)
+    for i in range(7):
+        a[i] = i
+    for i in range(2):
+        for j in range(3):
+            for k in range(5):
+                b[i, j, k] = 100 * i + 10 * j + k
+    for i in range(4):
+        for j in range(2):
+            c[i, j] = i - j / 2
+    return a.sum(), b.shape, b.strides, b.sum(), b[1, 2, 4], c.shape, c.strides, c.sum(), b.flags.c_contiguous
+
+
+def test_stack_empty_gives_c_ordered_arrays_of_any_constant_shape():
+    expected = np.arange(30).reshape(_SHAPE_3D)
+    b = 100 * (expected // 15) + 10 * (expected % 15 // 5) + expected % 5
+    c = np.arange(4)[:, None] - np.arange(2)[None, :] / 2
+    assert _stack_scratch() == (21, (2, 3, 5), (30, 10, 2), b.sum(), 124, (4, 2), (16, 8), c.sum(), True)
+    assert stack_empty((2, 3), np.int8).shape == (2, 3)  # plain Python: np.empty
 
 
 _REFCOUNT_BODY = """

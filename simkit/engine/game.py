@@ -331,12 +331,6 @@ class Table(NamedTuple):
     counters: np.ndarray  #: float64[2, N_COUNTERS], each player's user counters (View.counters), zeroed before each decision
     decisions: np.ndarray  #: int64[capacity, N_DECISION_INT], the decision log (D_* columns; capacity 0: none)
     decision_counters: np.ndarray  #: float64[capacity, N_COUNTERS], the counters of each logged decision
-    #: copies of the deciding player's hand and both players' melds and rivers, refreshed before each
-    #: decision of a policy called through its pointer: the arrays of its View (a policy that writes
-    #: into them changes its copy, never the game)
-    view_hand: np.ndarray  #: uint8[2, 34] (row p: player p's concealed tiles at p's last decision)
-    view_melds: np.ndarray  #: int8[2, 4, 2]
-    view_river: np.ndarray  #: int8[2, MAX_RIVER]
 
 
 def new_table(n_tiles, items_proto):
@@ -388,9 +382,6 @@ def new_table(n_tiles, items_proto):
         np.zeros((2, N_COUNTERS), np.float64),
         np.zeros((0, N_DECISION_INT), np.int64),
         np.zeros((0, N_COUNTERS), np.float64),
-        np.zeros((2, 34), np.uint8),
-        np.zeros((2, 4, 2), np.int8),
-        np.zeros((2, MAX_RIVER), np.int8),
     )
 
 
@@ -426,7 +417,7 @@ def table_of(B, i):  # pragma: no cover - compiled
         borrow(B.items[i]), borrow(B.tmp[i]), borrow(B.log[i]), borrow(B.swork[i]), borrow(B.locked[i]),
         borrow(B.purse[i]), borrow(B.money[i]), borrow(B.policy_legal[i]), borrow(B.row[i]), borrow(B.row_floats[i]),
         borrow(B.row_hand[i]), borrow(B.row_melds[i]), borrow(B.ids[i]), borrow(B.counters[i]), borrow(B.decisions[i]),
-        borrow(B.decision_counters[i]), borrow(B.view_hand[i]), borrow(B.view_melds[i]), borrow(B.view_river[i]),
+        borrow(B.decision_counters[i]),
     )
 
 
@@ -446,7 +437,6 @@ def borrowed_table(T):  # pragma: no cover - compiled
         borrow(T.items), borrow(T.tmp), borrow(T.log), borrow(T.swork), borrow(T.locked), borrow(T.purse),
         borrow(T.money), borrow(T.policy_legal), borrow(T.row), borrow(T.row_floats), borrow(T.row_hand),
         borrow(T.row_melds), borrow(T.ids), borrow(T.counters), borrow(T.decisions), borrow(T.decision_counters),
-        borrow(T.view_hand), borrow(T.view_melds), borrow(T.view_river),
     )
 
 
@@ -594,7 +584,7 @@ def _check(T, p_holding, expect_extra):  # pragma: no cover - compiled
 @jit(inline="always")
 def _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p, phase, tile, t, counters):  # pragma: no cover
     """The :class:`~simkit.engine.actions.View` of player ``p`` (arguments: the Table's arrays, or for
-    a policy called through its pointer the copies of them, :func:`copy_for_view`)."""
+    a policy called through its pointer, copies of them: :func:`copy_for_view`)."""
     q = 1 - p
     return A.View(
         phase, tile, hand[p], melds[p], n_melds[p], melds[q], n_melds[q], river[p], n_river[p], river[q], n_river[q],
@@ -604,19 +594,20 @@ def _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p,
 
 
 @jit(inline="always")
-def copy_for_view(T, p):  # pragma: no cover - compiled
-    """Copy what player ``p``'s view shows of the Table (their concealed tiles, both players' melds
-    and discards) into ``T.view_hand`` / ``view_melds`` / ``view_river``, the arrays of the view a
-    policy called through its pointer gets: whatever it writes there, the game is untouched."""
+def copy_for_view(T, p, hand, melds, river):  # pragma: no cover - compiled
+    """Copy what player ``p``'s view shows of the Table into the caller's scratch: their concealed
+    tiles into ``hand`` (uint8[2, 34], row p), both players' melds into ``melds`` (int8[2, 4, 2])
+    and discards into ``river`` (int8[2, MAX_RIVER]): the arrays of the view a policy called
+    through its pointer gets, so that whatever it writes there the game is untouched."""
     q = 1 - p
     for k in range(34):
-        T.view_hand[p, k] = T.hand[p, k]
+        hand[p, k] = T.hand[p, k]
     for x in (p, q):
         for i in range(4):
-            T.view_melds[x, i, 0] = T.melds[x, i, 0]
-            T.view_melds[x, i, 1] = T.melds[x, i, 1]
-        for i in range(T.n_river[x]):
-            T.view_river[x, i] = T.river[x, i]
+            melds[x, i, 0] = T.melds[x, i, 0]
+            melds[x, i, 1] = T.melds[x, i, 1]
+        for i in range(MAX_RIVER):  # the whole row, as the Table holds it: no uninitialised scratch in view
+            river[x, i] = T.river[x, i]
 
 
 @jit(inline="always")

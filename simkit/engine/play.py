@@ -50,7 +50,7 @@ blocks of matches rather than a ``prange`` (whose compilation cost as much again
 
 import numpy as np
 
-from simkit._jit import jit
+from simkit._jit import jit, stack_empty
 from simkit.engine import actions as A
 from simkit.engine import game as G
 from simkit.engine.luck import record_draw
@@ -698,6 +698,11 @@ def _next_hand_of_match(T, game):  # pragma: no cover - compiled
 # policies and loops
 
 
+#: shape of the scratch copy of both players' discards a policy's view is made of (:func:`_ask`; a
+#: global, so that numba sees its dimensions as constants)
+_VIEW_RIVERS = (2, G.MAX_RIVER)
+
+
 @jit(inline="always", cache=CACHE)
 def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
     """The deciding player's action. A policy called through its pointer is given a copy of the
@@ -725,11 +730,15 @@ def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compile
         if p == 0:
             return fn0(view, T.legal, params, rng)
         return fn1(view, T.legal, params, rng)
-    # any other policy sees copies (G.copy_for_view): what it writes into its view never reaches the game
-    G.copy_for_view(T, p)
+    # any other policy sees copies, in this frame's scratch (G.copy_for_view): what it writes into its
+    # view never reaches the game
+    hand = stack_empty((2, 34), np.uint8)
+    melds = stack_empty((2, 4, 2), np.int8)
+    river = stack_empty(_VIEW_RIVERS, np.int8)
+    G.copy_for_view(T, p, hand, melds, river)
     view = G._view(
-        T.view_hand, T.view_melds, T.n_melds, T.view_river, T.n_river, T.declared, T.seat, T.skip_win, sc, p,
-        sc[G.S_PHASE], sc[G.S_TILE], t, T.counters,
+        hand, melds, T.n_melds, river, T.n_river, T.declared, T.seat, T.skip_win, sc, p, sc[G.S_PHASE],
+        sc[G.S_TILE], t, T.counters,
     )
     pl = T.policy_legal
     for a in range(A.N_ACTIONS):
