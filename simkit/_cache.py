@@ -14,19 +14,13 @@ _PACKAGE = Path(__file__).resolve().parent
 _source_hash: str | None = None
 
 
-def cache_dir(in_tree: Path) -> Path:
-    """``$SIMKIT_CACHE_DIR`` if set; otherwise ``in_tree`` (a directory inside the package) when it
-    can be created and written (editable installs, fresh clones), else ``~/.cache/simkit``."""
+def cache_dir() -> Path:
+    """Where simkit keeps what it builds: ``$SIMKIT_CACHE_DIR`` if set, else ``simkit`` in
+    ``$XDG_CACHE_HOME`` (``~/.cache/simkit`` by default); never inside the package."""
     env = os.environ.get("SIMKIT_CACHE_DIR")
     if env:
         return Path(env)
-    try:
-        in_tree.mkdir(exist_ok=True)
-        if os.access(in_tree, os.W_OK):
-            return in_tree
-    except OSError:
-        pass
-    return Path.home() / ".cache" / "simkit"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "simkit"
 
 
 def source_hash() -> str:
@@ -48,9 +42,8 @@ def source_hash() -> str:
 
 def cache_root() -> Path:
     """Where generated engine instances (and, without ``NUMBA_CACHE_DIR``, numba's cache) live:
-    ``$SIMKIT_CACHE_DIR`` if set, else ``simkit/engine/_compiled`` when writable, else
-    ``~/.cache/simkit``."""
-    return cache_dir(_PACKAGE / "engine" / "_compiled")
+    :func:`cache_dir`."""
+    return cache_dir()
 
 
 def engine_dir() -> Path:

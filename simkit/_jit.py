@@ -2,21 +2,23 @@
 
 Every kernel in simkit is compiled through :func:`jit` (serial) or :func:`pjit` (``parallel=True``,
 for batch kernels with ``prange``). ``cache=True`` writes compiled machine code to a directory of
-this version of simkit's sources (:func:`simkit._cache.numba_cache_dir`, set as numba's cache
-directory when this module is imported, before any kernel is defined), so a second process starts
-without recompiling and never loads code compiled from other sources. ``fastmath`` stays off:
+this version of simkit's sources (:func:`simkit._cache.numba_cache_dir`, outside the package), so a
+second process starts without recompiling and never loads code compiled from other sources; numba's
+own settings are left as they are. ``fastmath`` stays off:
 results must be bit-identical across machines and thread counts.
 """
+
+import os
 
 import numba
 import numpy as np
 
 from ._cache import numba_cache_dir
 
-numba.config.CACHE_DIR = str(numba_cache_dir())  # read by numba when a cached function is defined
 
 __all__ = [
-    "jit", "pjit", "prange", "threading_layer", "borrow", "stack_empty", "REFCOUNT_FREE", "INLINE_COPY", "LLVM_INLINE", "FLAGS_COMPARE", "INLINE_FRONTEND",
+    "jit", "pjit", "prange", "threading_layer", "borrow", "stack_empty", "in_simkit_compile", "REFCOUNT_FREE",
+    "INLINE_COPY", "LLVM_INLINE", "FLAGS_COMPARE", "INLINE_FRONTEND", "ERROR_MARKUP", "BY_SYMBOL",
 ]
 
 _OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
@@ -89,16 +91,58 @@ def _is_simkit_kernel(fn) -> bool:
 
 
 def _njit(fn, opts):
-    """``numba.njit(**opts)(fn)``; with ``NUMBA_DISABLE_JIT=1`` simkit's own kernels are compiled all
+    """``numba.njit(**opts)(fn)``, its cache (``cache=True``) in simkit's own directory
+    (:func:`_cache_in_simkit_dir`); with ``NUMBA_DISABLE_JIT=1`` simkit's own kernels are compiled all
     the same, so that a user's policy (decorated in their module) runs as plain Python -- asked from
     Python at every decision, where a debugger and ``print`` work -- against the compiled engine."""
+    cache = opts.get("cache", False)
+    opts = dict(opts, cache=False)
     if not (numba.config.DISABLE_JIT and _is_simkit_kernel(fn)):
-        return numba.njit(**opts)(fn)
+        return _cache_in_simkit_dir(numba.njit(**opts)(fn), cache)
     numba.config.DISABLE_JIT = False
     try:
-        return numba.njit(**opts)(fn)
+        return _cache_in_simkit_dir(numba.njit(**opts)(fn), cache)
     finally:
         numba.config.DISABLE_JIT = True
+
+
+from numba.core import caching as _caching  # noqa: E402
+
+
+class _SimkitCacheLocator(_caching.UserProvidedCacheLocator):
+    """Where numba caches a function compiled through :func:`jit`: simkit's directory of this
+    version of its sources (:func:`simkit._cache.numba_cache_dir`), whatever numba's own
+    ``config.CACHE_DIR`` says -- which simkit leaves alone, so a user's own ``@numba.njit(cache=True)``
+    functions are cached where numba puts them."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = os.path.join(str(numba_cache_dir()), self.get_suitable_cache_subpath(py_file))
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        return super(_caching.UserProvidedCacheLocator, cls).from_function(py_func, py_file)  # skips numba's CACHE_DIR test
+
+
+class _SimkitCacheImpl(_caching.CompileResultCacheImpl):
+    _locator_classes = [_SimkitCacheLocator]
+
+
+class _SimkitFunctionCache(_caching.FunctionCache):
+    _impl_class = _SimkitCacheImpl
+
+
+def _cache_in_simkit_dir(dispatcher, cache: bool):
+    """Give ``dispatcher`` numba's on-disk cache in simkit's directory (what numba's
+    ``enable_caching`` does, with simkit's locator); without a writable directory (or a source
+    file) the function is compiled in memory at each start, as numba does then."""
+    if cache and not numba.config.DISABLE_JIT:
+        try:
+            dispatcher._cache = _SimkitFunctionCache(dispatcher.py_func)
+        except RuntimeError:  # no locator: no cache directory can be made
+            pass
+    return dispatcher
 
 
 def threading_layer() -> str:
@@ -317,6 +361,38 @@ def _switched_on(variable: str) -> bool:
     return os.environ.get(variable, "1") != "0"
 
 
+from numba.core import event as _event  # noqa: E402
+
+
+class _SimkitCompiles(_event.Listener):
+    """Counts the compiles in progress (numba's ``numba:compile`` events, which nest as numba
+    compiles a function's callees inside its own compile) that are of simkit's kernels. numba holds
+    one global compiler lock, so there is one such nest at a time."""
+
+    def __init__(self):
+        self.stack = []
+
+    def on_start(self, ev):
+        dispatcher = (ev.data or {}).get("dispatcher")
+        self.stack.append(_is_simkit_kernel(getattr(dispatcher, "py_func", None)))
+
+    def on_end(self, ev):
+        if self.stack:
+            self.stack.pop()
+
+
+_COMPILES = _SimkitCompiles()
+_event.register("numba:compile", _COMPILES)
+
+
+def in_simkit_compile() -> bool:
+    """Whether numba is compiling one of simkit's kernels (or something such a compile pulls in:
+    the overloads and callees it types): the compile-time patches below act only then, so numba
+    compiles everything else -- a user's own functions and policies included -- as it would without
+    simkit."""
+    return True in _COMPILES.stack
+
+
 def _inline_copy_patch() -> bool:
     """Copy a function's IR for ``inline="always"`` in time linear in its size, not quadratic.
 
@@ -331,8 +407,8 @@ def _inline_copy_patch() -> bool:
 
     ``inline_ir`` also copies its fresh copy once more, into a ``callee_ir_original`` it returns
     and both of numba's callers (the untyped and the overload inliner) discard: a block this
-    ``inline_ir`` call made itself is returned as it is, not copied again. Applied when simkit is
-    imported, to code compiled afterwards, unless ``SIMKIT_NUMBA_INLINE_COPY=0``; skipped if
+    ``inline_ir`` call made itself is returned as it is, not copied again. Active only while numba
+    compiles simkit's kernels (:func:`in_simkit_compile`), unless ``SIMKIT_NUMBA_INLINE_COPY=0``; skipped if
     numba's internals differ. Returns whether it is active.
     """
     import copy
@@ -375,6 +451,8 @@ def _inline_copy_patch() -> bool:
     shim = _SharedMemoCopy()
 
     def inline_ir(self, *args, **kwargs):
+        if not in_simkit_compile():  # another compile: numba's own copies (shim.memos stays None)
+            return original(self, *args, **kwargs)
         saved = shim.memos, shim.made
         shim.memos, shim.made = {}, set()  # fresh for every call: two inlines of one function get separate copies
         try:
@@ -405,7 +483,8 @@ def _flags_compare_patch() -> bool:
     at their defaults in both), and ``__hash__`` -- numba's
     is the hash of the sorted option *names* (``sorted`` of the dict), the same for every
     instance of a class -- is computed once per class. Same keys, same equality,
-    same hashes; applied when simkit is imported unless ``SIMKIT_NUMBA_FLAGS_COMPARE=0``, and only
+    same hashes; active only while numba compiles simkit's kernels (:func:`in_simkit_compile`; numba's
+    own methods otherwise) unless ``SIMKIT_NUMBA_FLAGS_COMPARE=0``, and only
     if numba's internals are as expected (checked on a fresh ``Flags``). Returns whether it is
     active.
     """
@@ -425,11 +504,13 @@ def _flags_compare_patch() -> bool:
         return True
     hashes = {}
 
-    def values(self):
+    original_eq, original_hash = config.__eq__, config.__hash__
+
+    def fast_values(self):
         stored = self._values
         return {name: stored.get(name, option.default) for name, option in self.options.items()}
 
-    def __eq__(self, other):
+    def fast_eq(self, other):
         if self is other:
             return True
         if type(self) is type(other):  # options neither stores are at their defaults in both
@@ -442,22 +523,34 @@ def _flags_compare_patch() -> bool:
                     return False
             return True
         if isinstance(other, config):
-            return values(self) == values(other)
+            return fast_values(self) == fast_values(other)
         return NotImplemented
 
-    def __hash__(self):
+    def fast_hash(self):
         cls = type(self)
         h = hashes.get(cls)
         if h is None:
             h = hashes[cls] = hash(tuple(sorted(self.options)))
         return h
 
+    def values(self):
+        return fast_values(self) if in_simkit_compile() else original(self)
+
+    def __eq__(self, other):
+        return fast_eq(self, other) if in_simkit_compile() else original_eq(self, other)
+
+    def __hash__(self):
+        return fast_hash(self) if in_simkit_compile() else original_hash(self)
+
     probe = Flags()
     probe.nrt = True  # one option set, the others at their defaults
-    if values(probe) != original(probe) or __hash__(probe) != hash(tuple(sorted(original(probe)))):
+    if fast_values(probe) != original(probe) or fast_hash(probe) != original_hash(probe):
         return False  # pragma: no cover - numba's options behave otherwise now
     values._simkit_flags_compare = True
     values.__wrapped__ = original
+    values.fast = fast_values
+    __eq__.fast = fast_eq
+    __hash__.fast = fast_hash
     config.values = values
     config.__eq__ = __eq__
     config.__hash__ = __hash__
@@ -480,8 +573,8 @@ def _inline_frontend_patch() -> bool:
     context's and the compiler's kinds -- each compile has its own copies of them, made from its
     flags -- locals, flags); each site
     gets a copy (numba copies the IR before changing it in any case) under a fresh function
-    identity, so the inlined variables get names of their own as before. Applied when simkit is
-    imported, to code compiled afterwards, unless ``SIMKIT_NUMBA_INLINE_FRONTEND=0``; skipped if
+    identity, so the inlined variables get names of their own as before. Active only while numba
+    compiles simkit's kernels (:func:`in_simkit_compile`), unless ``SIMKIT_NUMBA_INLINE_FRONTEND=0``; skipped if
     numba's internals differ. Returns whether it is active.
     """
 
@@ -517,7 +610,7 @@ def _inline_frontend_patch() -> bool:
     event.register("numba:compile", outermost)
 
     def inline_function(self, caller_ir, block, i, function, arg_typs=None):
-        if outermost.depth <= 0 or self.flags is None:  # outside a dispatcher's compile: as numba does
+        if outermost.depth <= 0 or self.flags is None or not in_simkit_compile():  # as numba does
             return original(self, caller_ir, block, i, function, arg_typs=arg_typs)
         flags = self.flags.values()
         flags["enable_ssa"] = False  # what run_untyped_passes sets
@@ -556,8 +649,8 @@ def _error_markup_patch() -> bool:
     message goes through ``HighlightColorScheme._markup``, which wraps and unwraps ``sys.stdout``
     and ``sys.stderr`` (colorama's ``init`` and ``deinit``) around a string concatenation: about
     34,000 times in the engine's cold compile. The text it returns is the colour, the style, the
-    message and colorama's ``Style.RESET_ALL``; here that same text is made directly. Applied when
-    simkit is imported unless ``SIMKIT_NUMBA_ERROR_MARKUP=0``; skipped where numba does not use
+    message and colorama's ``Style.RESET_ALL``; here that same text is made directly. Active only
+    while numba compiles simkit's kernels (:func:`in_simkit_compile`), unless ``SIMKIT_NUMBA_ERROR_MARKUP=0``; skipped where numba does not use
     colorama. Returns whether it is active.
     """
 
@@ -578,12 +671,18 @@ def _error_markup_patch() -> bool:
 
     default_style = inspect.signature(original).parameters["style"].default
 
-    def _markup(self, msg, color=None, style=default_style):
+    def fast_markup(self, msg, color=None, style=default_style):
         return f"{color or ''}{style or ''}{msg}{errors.Style.RESET_ALL}"
 
+    def _markup(self, msg, color=None, style=default_style):
+        if in_simkit_compile():
+            return fast_markup(self, msg, color, style)
+        return original(self, msg, color, style)
+
     probe = scheme()
-    if _markup(probe, "x", "c") != original(probe, "x", "c") or _markup(probe, "x") != original(probe, "x"):
+    if fast_markup(probe, "x", "c") != original(probe, "x", "c") or fast_markup(probe, "x") != original(probe, "x"):
         return False  # pragma: no cover - numba's markup is made otherwise now
+    _markup.fast = fast_markup
     _markup._simkit_error_markup = True
     _markup.__wrapped__ = original
     scheme._markup = _markup

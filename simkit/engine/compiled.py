@@ -12,8 +12,8 @@ any other jitted policy through a function pointer (:func:`prepared`), so a new 
 compiles only itself. On a cold start a helper process compiles greedy and parts the engine calls
 (:func:`compile_ahead`) on the second core.
 
-The generated files live in ``$SIMKIT_CACHE_DIR`` if set, else in ``simkit/engine/_compiled`` when
-that is writable (editable installs), else in ``~/.cache/simkit``; numba's compiled code of the
+The generated files live in simkit's cache directory (``$SIMKIT_CACHE_DIR`` if set, else
+``~/.cache/simkit``: :func:`simkit._cache.cache_dir`), never in the package; numba's compiled code of the
 engine and of every kernel and policy goes into a ``numba`` directory beside them (or into
 ``$NUMBA_CACHE_DIR/simkit-<hash>``: :func:`simkit._cache.numba_cache_dir`). Each is in a directory
 named after a hash of simkit's own sources, the numba and Python versions: a change to any of them

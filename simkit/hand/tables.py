@@ -333,12 +333,9 @@ def build_tables() -> Tables:
 
 
 def cache_dir() -> Path:
-    """Directory holding the cached tables.
-
-    ``$SIMKIT_CACHE_DIR`` if set; otherwise ``simkit/hand/_tables`` next to this file when that is
-    writable (editable installs), else ``~/.cache/simkit``.
-    """
-    return _cache_dir(Path(__file__).resolve().parent / "_tables")
+    """Directory holding the cached tables: ``tables`` in simkit's cache directory
+    (:func:`simkit._cache.cache_dir`: ``$SIMKIT_CACHE_DIR``, else ``~/.cache/simkit``)."""
+    return _cache_dir() / "tables"
 
 
 _SPECS = {  # field -> (shape, dtype)
