@@ -13,62 +13,14 @@ import random
 
 import pytest
 
-try:  # tests/ as a plain directory (conftest.py puts it on sys.path) ...
-    import reference as ref
-    import reference_scoring as rs
-except ImportError:  # ... or as a package
-    from tests import reference as ref
-    from tests import reference_scoring as rs
+import reference as ref
+import reference_scoring as rs
+from scoring_util import ScoringAdapter
+from scoring_util import kind as K
 
+ADAPTER = ScoringAdapter("douque")
+implementation, score, items = ADAPTER.implementation, ADAPTER.score, ADAPTER.items
 P = ref.parse_hand
-
-
-def K(text: str) -> int:
-    """'5m' -> 4, '1p' -> 9, '7z' -> 33."""
-    (i,) = [i for i, x in enumerate(P(text)) if x]
-    return i
-
-
-IMPL = {"name": "reference"}
-
-
-@pytest.fixture(autouse=True, params=["reference", "simkit"])
-def implementation(request):
-    """Run every test against the reference scorer and against simkit.score (the kernel)."""
-    IMPL["name"] = request.param
-    yield request.param
-    IMPL["name"] = "reference"
-
-
-def _simkit_score(hand: str, win: str, melds=(), options=None, **kw) -> dict:
-    import simkit
-    from simkit.tiles import parse_tile_list
-
-    size = {"pung": 3, "kong": 4, "added_kong": 4, "concealed_kong": 4}
-    meld_text = [f"{typ} {t[0] * size[typ]}{t[1]}" for typ, t in melds]
-    rules = simkit.get_rules("douque", **(options or {}))
-    r = simkit.score(hand, win, meld_text, rules=rules, **kw)
-    concealed = r.split[len(melds):]
-
-    def part(text):
-        shape, tiles = text.rstrip("*").split()
-        return (shape, parse_tile_list(tiles)[0])
-
-    split = tuple(sorted(part(x) for x in concealed))
-    (win_part,) = [part(x) for x in concealed if x.endswith("*")]
-    return dict(items=r.items, hand_tai=r.hand_tai, dealer_tai=r.dealer_tai, total_tai=r.total_tai,
-                points=r.points, split=split, win_part=win_part)
-
-
-def score(hand: str, win: str, melds=(), **kw) -> dict:
-    """Score text: hand = concealed tiles incl. the winning tile; melds = [(type, '1z'), ...]."""
-    if IMPL["name"] == "simkit":
-        return _simkit_score(hand, win, melds, **kw)
-    return rs.ref_score(P(hand), K(win), [(typ, K(t)) for typ, t in melds], **kw)
-
-
-def items(hand: str, win: str, melds=(), **kw) -> dict:
-    return score(hand, win, melds, **kw)["items"]
 
 
 PUNG_1P = [("pung", "1p")]  # one claimed pung: no Concealed Hand, and mixes in dots (no flush)
@@ -219,13 +171,13 @@ def test_robbing_the_kong():
     assert r == {"robbing_the_kong": 1}
 
 
-def test_last_tile_draw_only_on_a_self_draw():
+def test_last_tile_draw_only_on_a_self_draw(implementation):
     assert items("123456m789m99p", "6m", PUNG_1P, self_drawn=True, last_tile=True) == {
         "self_drawn": 4,
         "last_tile_draw": 1,
     }
     # winning on the last discard (Last Tile Claim) scores nothing extra
-    if IMPL["name"] == "reference":  # the reference scores a last-discard win as nothing extra
+    if implementation == "reference":  # the reference scores a last-discard win as nothing extra
         assert items("123456m789m99p", "6m", PUNG_1P, last_tile=True) == {}
     else:  # simkit.score: last_tile means a self-draw on the last drawable tile
         with pytest.raises(ValueError, match="last_tile means a self-draw"):

@@ -11,32 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-import reference as ref
-import reference_scoring_duel as rs
-from scoring_util import kind, ref_melds, simkit_result
+from scoring_util import ScoringAdapter
 
-IMPL = {"name": "reference"}
-
-
-@pytest.fixture(autouse=True, params=["reference", "simkit"])
-def implementation(request):
-    """Run every test against the reference scorer and against simkit.score (the kernel)."""
-    IMPL["name"] = request.param
-    yield request.param
-    IMPL["name"] = "reference"
-
-
-def score(hand: str, win: str, melds=(), options=None, **kw) -> dict:
-    if IMPL["name"] == "simkit":
-        r = simkit_result("duel", hand, win, melds, options, **kw)
-        assert r.fan == sum(r.items.values()) and r.points == r.win_payment + r.kong_payment
-        return dict(items=r.items, fan=r.fan, multiple=r.multiple, win_payment=r.win_payment,
-                    kong_payment=r.kong_payment, points=r.points, fee=r.fee)
-    return rs.ref_score(ref.parse_hand(hand), kind(win), ref_melds(melds), options=options, **kw)
-
-
-def items(hand: str, win: str, melds=(), **kw) -> dict:
-    return score(hand, win, melds, **kw)["items"]
+ADAPTER = ScoringAdapter("duel")
+implementation, score, items = ADAPTER.implementation, ADAPTER.score, ADAPTER.items
 
 
 # ------------------------------------------------------------------ the source's worked examples

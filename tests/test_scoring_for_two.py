@@ -10,27 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-import reference as ref
-import reference_scoring_for_two as rs
-from scoring_util import kind, ref_melds, simkit_result
+from scoring_util import ScoringAdapter
 
-IMPL = {"name": "reference"}
-
-
-@pytest.fixture(autouse=True, params=["reference", "simkit"])
-def implementation(request):
-    """Run every test against the reference scorer and against simkit.score (the kernel)."""
-    IMPL["name"] = request.param
-    yield request.param
-    IMPL["name"] = "reference"
-
-
-def score(hand: str, win: str, melds=(), options=None, **kw) -> dict:
-    if IMPL["name"] == "simkit":
-        r = simkit_result("for_two", hand, win, melds, options, **kw)
-        assert r.combination_points == sum(r.items.values()) and r.rule_set == "for_two"
-        return dict(items=r.items, combination_points=r.combination_points, points=r.points)
-    return rs.ref_score(ref.parse_hand(hand), kind(win), ref_melds(melds), options=options, **kw)
+ADAPTER = ScoringAdapter("for_two")
+implementation, score = ADAPTER.implementation, ADAPTER.score
 
 
 @pytest.mark.parametrize(

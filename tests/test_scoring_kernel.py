@@ -8,19 +8,18 @@ and a subset goes through ``simkit.score`` to check the wrapper too.
 from __future__ import annotations
 
 import random
-from collections import defaultdict
 
 import numpy as np
 import pytest
 
 import reference_scoring as rs
 import simkit
+from scoring_util import batch_arrays, flag, meld_text, options_groups
 from simkit.scoring import douque
 
 N_CASES = 100_000
 SEATS = {"E": 27, "W": 29}
 PREVAILING = {"E": 27, "S": 28, "W": 29, "N": 30}
-MELD_CODES = {"pung": 0, "kong": 1, "added_kong": 2, "concealed_kong": 3}
 
 
 def _cases(n, seed):
@@ -28,28 +27,18 @@ def _cases(n, seed):
     return [rs.random_case(rng) for _ in range(n)]
 
 
-def _options_key(case):
-    return tuple(sorted(case.get("options", {}).items()))
-
-
 def _batch(cases, rules):
-    n = len(cases)
-    counts = np.array([c["counts"] for c in cases], np.uint8)
-    melds = np.zeros((n, 4, 2), np.int64)
-    for i, c in enumerate(cases):
-        for j, (typ, kind) in enumerate(c["melds"]):
-            melds[i, j] = (MELD_CODES[typ], kind)
-    get = lambda key, default=False: np.array([c.get(key, default) for c in cases])  # noqa: E731
+    counts, win, melds, n_melds = batch_arrays(cases)
     return simkit.score_batch(
         counts,
-        get("win_tile"),
+        win,
         melds,
-        np.array([len(c["melds"]) for c in cases]),
+        n_melds,
         rules=rules,
-        self_drawn=get("self_drawn"),
-        robbing_kong=get("robbing_kong"),
-        replacement=get("replacement"),
-        last_tile=get("last_tile"),
+        self_drawn=flag(cases, "self_drawn"),
+        robbing_kong=flag(cases, "robbing_kong"),
+        replacement=flag(cases, "replacement"),
+        last_tile=flag(cases, "last_tile"),
         first_turn=[douque.FIRST_TURNS.index(c.get("first_turn")) for c in cases],
         declared=[douque.DECLARATIONS.index(c.get("declared")) for c in cases],
         seat_wind=[SEATS[c.get("seat_wind", "E")] for c in cases],
@@ -64,9 +53,7 @@ def _ref(case):
 
 def test_kernel_agrees_with_reference_on_random_wins():
     cases = _cases(N_CASES, seed=2026)
-    groups = defaultdict(list)
-    for i, case in enumerate(cases):
-        groups[_options_key(case)].append(i)
+    groups = options_groups(cases)
     seen = np.zeros(douque.N_ITEMS, bool)
     for key, idx in groups.items():
         rules = simkit.get_rules("douque", **dict(key))
@@ -88,12 +75,12 @@ def test_score_wrapper_agrees_with_reference():
         counts, win, melds = kw.pop("counts"), kw.pop("win_tile"), kw.pop("melds")
         options = kw.pop("options", {})
         expected = rs.ref_score(counts, win, melds, options=options, **kw)
-        meld_text = [f"{typ} {simkit.tile_name(kind)[0] * (3 if typ == 'pung' else 4)}{simkit.tile_name(kind)[1]}" for typ, kind in melds]
+        texts = [meld_text(typ, kind) for typ, kind in melds]
         if kw.get("last_tile") and not kw.get("self_drawn"):
             with pytest.raises(simkit.ScoreError, match="last_tile"):
-                simkit.score(counts, win, meld_text, rules=simkit.get_rules("douque", **options), **kw)
+                simkit.score(counts, win, texts, rules=simkit.get_rules("douque", **options), **kw)
             continue
-        got = simkit.score(counts, win, meld_text, rules=simkit.get_rules("douque", **options), **kw)
+        got = simkit.score(counts, win, texts, rules=simkit.get_rules("douque", **options), **kw)
         assert got.items == expected["items"]
         assert (got.hand_tai, got.dealer_tai) == (expected["hand_tai"], expected["dealer_tai"])
         assert got.points == expected["points"] and got.total_tai == pytest.approx(expected["total_tai"])

@@ -11,31 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-import reference as ref
-import reference_scoring_night_market as rs
-from scoring_util import kind, ref_melds, simkit_result
+from scoring_util import ScoringAdapter
 
-IMPL = {"name": "reference"}
-
-
-@pytest.fixture(autouse=True, params=["reference", "simkit"])
-def implementation(request):
-    """Run every test against the reference scorer and against simkit.score (the kernel)."""
-    IMPL["name"] = request.param
-    yield request.param
-    IMPL["name"] = "reference"
-
-
-def score(hand: str, win: str, melds=(), options=None, **kw) -> dict:
-    if IMPL["name"] == "simkit":
-        r = simkit_result("night_market", hand, win, melds, options, **kw)
-        assert r.fan == sum(r.items.values()) and r.rule_set == "night_market"
-        return dict(items=r.items, fan=r.fan, points=r.points)
-    return rs.ref_score(ref.parse_hand(hand), kind(win), ref_melds(melds), options=options, **kw)
-
-
-def items(hand: str, win: str, melds=(), **kw) -> dict:
-    return score(hand, win, melds, **kw)["items"]
+ADAPTER = ScoringAdapter("night_market")
+implementation, score, items = ADAPTER.implementation, ADAPTER.score, ADAPTER.items
 
 
 PUNG_E = ["pung 111z"]  # a claimed East pung: no Men Qing / Bu Qiu Ren, a second honor set
