@@ -1,6 +1,6 @@
 """Slow, obviously-correct pure-Python reference scorer for the douque tai table.
 
-Written from ``/work/shared/rules/douque.md`` §7-§9 only (no simkit code is imported or copied);
+Written from ``rules/douque.md`` §7-§9 only (no simkit code is imported or copied);
 the numba tai kernel is tested *against* this module.  The hand mechanics (splits of a complete
 concealed part, wait sets) come from the pure-Python hand reference ``tests/reference.py``.
 

@@ -1,8 +1,8 @@
 """Slow, obviously-correct pure-Python reference scorer for the duel fan table and payments.
 
-Written from ``/work/shared/rules/duel.md`` and its source (``seeds/002_...``, with its three worked
-examples) only; no simkit code is imported or copied. Splits come from the pure-Python hand
-reference ``tests/reference.py``.
+Written from ``rules/duel.md`` and its source text (with its three worked examples) only; no
+simkit code is imported or copied. Splits come from the pure-Python hand reference
+``tests/reference.py``.
 
 Method
 ------

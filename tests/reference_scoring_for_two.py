@@ -1,8 +1,8 @@
 """Slow, obviously-correct pure-Python reference scorer for for_two's combination points.
 
-Written from ``/work/shared/rules/for_two.md`` (Scoring (I)) and the source's combination table
-(``seeds/003_...``) only; no simkit code is imported or copied. Splits come from the pure-Python
-hand reference ``tests/reference.py``.
+Written from ``rules/for_two.md`` (Scoring (I)) and the combination table of its source text only;
+no simkit code is imported or copied. Splits come from the pure-Python hand reference
+``tests/reference.py``.
 
 The five basic combinations, in the source's order, are pair + (4 pungs), (3 pungs + 1 chow),
 (2 + 2), (1 + 3), (4 chows); kongs count as pungs, claimed chows as chows. A hand scores the

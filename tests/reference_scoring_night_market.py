@@ -1,6 +1,6 @@
 """Slow, obviously-correct pure-Python reference scorer for the night_market fan table.
 
-Written from ``/work/shared/rules/night_market.md`` (Scoring) only; no simkit code is imported or
+Written from ``rules/night_market.md`` (Scoring) only; no simkit code is imported or
 copied. The hand mechanics (splits of a complete concealed part, wait sets) come from the
 pure-Python hand reference ``tests/reference.py``.
 

@@ -614,8 +614,8 @@ def test_payment_interval_covers_the_large_run_mean_about_95_percent():
 
 
 def test_wilson_interval_bounds_are_exact_and_hold_the_share():
-    """issue 21: wilson_interval(0, n) gave a lower bound of ~1e-21 and (n, n) an upper bound of
-    0.9999999999999999, so a zero count got a negative error bar."""
+    """wilson_interval(0, n) starts at exactly 0 and (n, n) ends at exactly 1 (not ~1e-21 and
+    0.9999999999999999 from rounding), so a zero count gets no negative error bar."""
     for n in (1, 2, 3, 7, 10, 33, 100, 1000, 33_910, 10**7):
         assert wilson_interval(0, n)[0] == 0.0 and wilson_interval(n, n)[1] == 1.0
         for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
@@ -633,12 +633,12 @@ def test_item_frequencies_per_hand_plot_with_zero_counts(df):
     zero = freq["count"] == 0
     assert zero.any()  # items never scored: their interval starts at exactly 0
     assert (freq.loc[zero, "per_hand_low"] == 0).all() and (freq["per_hand_low"] <= freq["per_hand"]).all()
-    A.plot_item_frequencies(freq, per="hand", top=40)  # crashed: 'xerr' must not contain negative values
+    A.plot_item_frequencies(freq, per="hand", top=40)  # matplotlib refuses negative 'xerr'
 
 
 def test_the_package_keeps_its_public_names_one_concern_per_file():
-    """issue 21 point 6: simkit/analysis.py became a package; every public name is imported from
-    simkit.analysis as before, each defined in the file that names its concern."""
+    """simkit.analysis is a package: every public name is imported from simkit.analysis, each
+    defined in the file that names its concern."""
     where = {
         "load": "loading", "load_many": "loading", "players": "loading", "tai_distribution": "distributions",
         "item_frequencies": "distributions", "item_pairs": "distributions", "expected_payment": "payments",
@@ -655,11 +655,11 @@ def test_the_package_keeps_its_public_names_one_concern_per_file():
     assert simkit.summarize is A.summarize
     from simkit.stats import wilson_interval as w
 
-    assert w(0, 5)[0] == 0.0  # simkit.stats stays where it was
+    assert w(0, 5)[0] == 0.0  # simkit.stats has it too
 
 
 # ---------------------------------------------------------------------------------------------
-# figures: labels, baselines, the distribution's kinds, titles, zero counts (issue 21 point 5)
+# figures: labels, baselines, the distribution's kinds, titles, zero counts
 
 
 @pytest.fixture

@@ -97,7 +97,7 @@ def _cr1(values, clusters):
 
 
 def test_summarize_by_policy_role_and_win_type(sweep, capsys):
-    """issue 21 point 3: summarize --by groups the summary; every number checked against the long view."""
+    """summarize --by groups the summary; every number checked against the long view."""
     import json
 
     from simkit.analysis import summarize

@@ -139,8 +139,9 @@ def test_batch_matches_single(all_rules):
 
 
 def _numpy_checked(fn, counts, n_melds, rules, meld_counts=None):
-    """A batch call as it was before issue 23 (point 3): every value checked in numpy first, then
-    the unchecked kernel. Returns the output or the error (type, message)."""
+    """A batch call checked the plain way, as the reference for the kernel's own checks: every value
+    checked in numpy first, then the unchecked kernel. Returns the output or the error (type,
+    message)."""
     from simkit.hand import api
     from simkit.hand.shanten import shanten_batch_kernel
     from simkit.hand.tables import hand_tables
@@ -180,7 +181,7 @@ _PROBLEMS = ("outside 0..4", "not a tile of", "between 0 and 4", "tiles with", "
 
 
 def test_batch_checks_in_the_kernel_agree_with_the_numpy_checks():
-    """The batch calls check every row in the kernel's parallel pass (issue 23, point 3): on random
+    """The batch calls check every row in the kernel's parallel pass: on random
     inputs, mostly sound with a few bad values (counts above 4 or negative, missing kinds, wrong
     sizes, n_melds out of range, meld counts over the 4-copy limit, several problems at once, in
     several dtypes), they return what the numpy checks and the unchecked kernels return, or raise

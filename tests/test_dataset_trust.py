@@ -1,4 +1,4 @@
-"""Issue 16: a run directory is trusted through its manifest, not through the files lying in it.
+"""A run directory is trusted through its manifest, not through the files lying in it.
 
 The manifest lists every shard (chunk, rows, bytes, SHA-256); readers (open_run, analysis.load,
 summarize, --resume) read exactly those and refuse, naming the file, a missing, extra, foreign,

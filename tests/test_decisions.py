@@ -1,4 +1,4 @@
-"""Issue 17, point 5: decision logs (simulate_matches(decisions=True), simulate(decisions=True),
+"""Decision logs (simulate_matches(decisions=True), simulate(decisions=True),
 ``simkit simulate --decisions``, ``analysis.load(path, table="decisions")``).
 
 The log must not change the games (the rows are identical with and without it), must hold exactly

@@ -1,5 +1,5 @@
-"""Duplicate play and the wall designs (issue 15): tiles follow the policies, stable walls keep the
-law of the game, the original deal is still there.
+"""Duplicate play and the wall designs: tiles follow the policies, stable walls keep the law of the
+game, the original deal (``deal="dealer"``) is still there.
 
 The property tests read only what the players received (the dealt hands and the draw and
 replacement events of replayed hands), not the engine's wall layout.
@@ -90,8 +90,9 @@ def test_with_a_shared_wall_the_tiles_follow_the_seats_until_a_claim():
 
 
 def test_the_original_deal_gives_the_dealer_the_same_tiles():
-    """Deal "dealer" (before issue 15): the dealer takes the same 14 tiles in both copies, so when
-    the dealer seat differs the same policy holds the same tiles twice (what made pairing fail)."""
+    """Deal "dealer" (the original deal): the dealer takes the same 14 tiles in both copies, so when
+    the dealer seat differs the same policy holds the same tiles twice (the default deal, "seat",
+    has the tiles follow the seats instead)."""
     records = _records("douque", ("greedy", NO_DECLARE), 4, 23, "dealer", "shared")
     seen = 0
     for (m, h, c), r0 in records.items():

@@ -1,16 +1,17 @@
-"""Same games: fixed-seed runs give bit-identical rows to the engine before the state-machine
-redesign (issue 14, point 1).
+"""Same games: fixed-seed runs give bit-identical rows, checked against frozen digests.
 
-The digests were computed with the closed-loop engine of commit 43788a0 (``play.py`` bound per
-rule set and policy pair) by the same ``_digest`` below, with ``check=True``, before the redesign
-was started, and are kept frozen: every rule set, every built-in policy pair in both seat orders,
-and duel with chips. A change to any rule, the deal, a policy or the random streams changes them.
+Each digest is the first 16 hex digits of the SHA-256 that ``_digest`` below takes of a run's rows
+(every column, its dtype and its bytes), for runs with ``check=True``. They cover every rule set,
+every built-in policy pair in both seat orders, and duel with chips. A change to any rule, the
+deal, a policy or the random streams changes them; a change that should not change the games (a
+faster kernel, a new option left at its default) must leave them as they are.
 
-The engine of 43788a0 knew one wall design, now the deal ``"dealer"`` with a shared wall (issue 15
-added the seat streams and stable walls as the default): these runs name it. Its rules are named
-too where issue 21's rule fixes changed a default (``RULES_BEFORE_ISSUE_21``: for_two's
-``fold_passes_deal=False``); the new defaults have digests of their own (``FROZEN_ISSUE_21``), and
-duel with chips, whose money issue 21 made exact, was re-frozen (see its test).
+The runs use the deal ``"dealer"`` (one shared wall, the dealer taking its first 14 tiles) and, for
+for_two, the options named in ``FROZEN_RULES`` (the bid and the follow after the deal, a plain draw
+at the last 8 tiles, the banker keeping the deal after a fold). for_two's other settings have
+digests of their own: a fold passing the deal (``FROZEN_FOLD_PASSES_DEAL``) and the source's order
+and end phase, its defaults (``FROZEN_SOURCE_ORDER``). tests/golden_replay_lines.json holds the
+event lines ``simkit.replay`` prints for five hands of the frozen runs.
 """
 
 from __future__ import annotations
@@ -58,29 +59,31 @@ FROZEN = {
 }
 
 
-#: The rules of 43788a0, where the issue-21 rule fixes changed a default: for_two's banker kept the
-#: deal after a fold (``fold_passes_deal=False``; the default is now True, as for_two.md reads).
-#: (duel's Earthly Hand after the dealer's concealed kong changed no frozen run.)
-RULES_BEFORE_ISSUE_21 = {"for_two": dict(fold_passes_deal=False, bid_timing="after_deal", end_phase="plain_draw")}
+#: The rule options of the runs in ``FROZEN`` where they are not the defaults: for_two's bid and
+#: follow after the deal, a plain draw at the last 8 tiles, and the banker keeping the deal after a
+#: fold (``fold_passes_deal=False``).
+FROZEN_RULES = {"for_two": dict(fold_passes_deal=False, bid_timing="after_deal", end_phase="plain_draw")}
 
-#: for_two's order and end of the wall when these runs were frozen: the bid and the follow after the
-#: deal, a plain draw at the last 8 tiles (the defaults are now the source's: the bid before the
-#: deal and the ready players' end phase, frozen in ``FROZEN_SOURCE_ORDER``).
+#: for_two's bid and follow after the deal and a plain draw at the last 8 tiles (the defaults are
+#: the source's: the bid before the deal and the ready players' end phase, frozen in
+#: ``FROZEN_SOURCE_ORDER``).
 FOR_TWO_DEAL_FIRST = dict(bid_timing="after_deal", end_phase="plain_draw")
 
 
-def rules_before_issue_21(name: str):
-    return simkit.get_rules(name, **RULES_BEFORE_ISSUE_21.get(name, {}))
+def frozen_rules(name: str):
+    """The rule set ``name`` with the options of the runs in ``FROZEN``."""
+    return simkit.get_rules(name, **FROZEN_RULES.get(name, {}))
 
 
 @pytest.mark.parametrize("rules,policies", sorted(FROZEN), ids=lambda v: v if isinstance(v, str) else "-".join(v))
 def test_fixed_seed_runs_give_the_frozen_rows(rules, policies):
-    rows = simulate_matches(rules_before_issue_21(rules), policies, N_MATCHES[policies], seed=11, check=True, deal="dealer")
+    rows = simulate_matches(frozen_rules(rules), policies, N_MATCHES[policies], seed=11, check=True, deal="dealer")
     assert _digest(rows) == FROZEN[(rules, policies)]
 
 
-#: Frozen by issue 21 for the defaults it changed: for_two with a fold passing the deal.
-FROZEN_ISSUE_21 = {
+#: for_two with the bid after the deal and a plain draw at the last 8 tiles, and a fold passing the
+#: deal (``fold_passes_deal=True``, the default, as rules/for_two.md reads).
+FROZEN_FOLD_PASSES_DEAL = {
     ("for_two", ("greedy", "greedy")): "cde38c6e47c6beb6",
     ("for_two", ("random", "random")): "57d9acef59378c86",
     ("for_two", ("greedy", "random")): "428cdeb4fef49b3d",
@@ -88,17 +91,17 @@ FROZEN_ISSUE_21 = {
 }
 
 
-@pytest.mark.parametrize("rules,policies", sorted(FROZEN_ISSUE_21), ids=lambda v: v if isinstance(v, str) else "-".join(v))
-def test_fixed_seed_runs_with_the_issue_21_defaults_give_the_frozen_rows(rules, policies):
+@pytest.mark.parametrize("rules,policies", sorted(FROZEN_FOLD_PASSES_DEAL), ids=lambda v: v if isinstance(v, str) else "-".join(v))
+def test_fixed_seed_runs_with_a_fold_passing_the_deal_give_the_frozen_rows(rules, policies):
     rules = simkit.get_rules(rules, **FOR_TWO_DEAL_FIRST)
     rows = simulate_matches(rules, policies, N_MATCHES[policies], seed=11, check=True, deal="dealer")
     assert rules.options.fold_passes_deal
-    assert _digest(rows) == FROZEN_ISSUE_21[(rules.name, policies)]
+    assert _digest(rows) == FROZEN_FOLD_PASSES_DEAL[(rules.name, policies)]
 
 
 #: for_two's defaults as the source orders them (the bid and the follow before the deal, the ready
-#: players' end phase with jokers: ``simkit.rules.for_two``), frozen once their referee
-#: (tests/test_for_two_source_rules.py) passed.
+#: players' end phase with jokers: ``simkit.rules.for_two``); every hand's end under them is checked
+#: against a Python referee in tests/test_for_two_source_rules.py.
 FROZEN_SOURCE_ORDER = {
     ("for_two", ("greedy", "greedy")): "dea2f1d97703e530",
     ("for_two", ("greedy", "random")): "ed4a76f4383d9d72",
@@ -116,18 +119,16 @@ def test_fixed_seed_runs_with_the_source_order_give_the_frozen_rows(rules, polic
 
 
 def test_duel_with_chips_gives_the_frozen_rows():
-    """Re-frozen by issue 21 (money with chips counted exactly; was ``bf242d142dbff7ef``): the same
-    960 hands, dealers, winners, fan and items as before; only money columns moved, by float
-    rounding (at most 3e-14 coins): the balances, fees such as 0.15 that floats had as
-    0.15000000000000002, and three payments capped by the payer's chips (rows 191, 511, 846), whose
-    float chips carried a residue."""
+    """Duel with 100 chips: money counted exactly in whole units (tests/test_rules.py), so the
+    balances, the fees (0.15 is 0.15, not 0.15000000000000002) and the payments capped by the
+    payer's chips carry no float residue."""
     rows = simulate_matches(simkit.get_rules("duel", chips=100), ("greedy", "greedy"), 60, seed=3, deal="dealer")
     assert _digest(rows) == "4ff258291485e661"
 
 
 def test_duel_with_few_chips_gives_the_frozen_rows():
-    """Frozen by issue 21: chips that run out within a few hands (most payments are capped and most
-    matches end by chips), with the invariants checked (this setting used to abort a checked run)."""
+    """Chips that run out within a few hands (most payments are capped and most matches end by
+    chips), with the invariants checked: a checked run goes through to the end."""
     rules = simkit.get_rules("duel", chips=3, stake=0.7)
     rows = simulate_matches(rules, ("greedy", "greedy"), 60, seed=3, deal="dealer", check=True)
     assert _digest(rows) == "ffb2291cdac45360"
@@ -140,14 +141,15 @@ def test_the_digest_sees_a_one_bit_change():
     assert _digest(rows) != FROZEN[("douque", ("greedy", "greedy"))]
 
 
-REPLAYS = json.loads((Path(__file__).with_name("replays_before_redesign.json")).read_text())
+#: "rule set|policy pair|match|hand" of seed 11 -> the lines ``simkit.replay(...).lines()`` prints.
+REPLAYS = json.loads((Path(__file__).with_name("golden_replay_lines.json")).read_text())
 
 
 @pytest.mark.parametrize("key", sorted(REPLAYS))
 def test_replays_print_the_frozen_events(key):
-    """``replay`` (now the match kernel with one hand logged) prints the events the closed-loop
-    engine's own replay kernel printed for the same hands (seed 11)."""
+    """``replay`` prints the frozen events (deal, draws, discards, claims, the win and its items)
+    of the hand of seed 11 its key names, under the rules of ``FROZEN``."""
     rules, pair, match, hand = key.split("|")
-    record = simkit.replay(11, match=int(match), hand=int(hand), rules=rules_before_issue_21(rules),
+    record = simkit.replay(11, match=int(match), hand=int(hand), rules=frozen_rules(rules),
                            policies=tuple(pair.split("-")), deal="dealer")
     assert record.lines() == REPLAYS[key]

@@ -262,8 +262,8 @@ def test_heavenly_and_earthly_hands():
 def test_earthly_hand_after_the_dealers_concealed_kong():
     """duel.md: Earthly Hand is the non-dealer's self-draw "on the first draw before any call"; a
     concealed kong is declared, not called (the rules file tells calls and declared kongs apart), so
-    the dealer's concealed kong does not cancel it (issue 21; douque.md, which says "nobody has made
-    any pung or kong", still cancels it there: test_engine_scenarios.py)."""
+    the dealer's concealed kong does not cancel it (douque.md, which says "nobody has made any
+    pung or kong", does cancel it there: test_engine_scenarios.py)."""
     rec, _, _ = play(
         "duel", "2222z 333z 444z 66z 7z 9m", "123m 456m 789m 111z 5z", draws="5z", replacements="7z",
         p0=[CK("2z"), D("9m")], p1=[A.WIN],

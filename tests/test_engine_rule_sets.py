@@ -151,7 +151,7 @@ def check_exact_chips(r, rules):
     """duel.md's money with ``chips``, replayed exactly (Fractions) from each match's first hand:
     nobody pays more than the chips they have at the start of the settlement (the win first, then
     the kong payments), the receiver pays ``fee`` on what they receive, and a match ends when a
-    player has none -- exactly none, not a float residue (issue 21). The engine keeps money in
+    player has none -- exactly none, not a float residue. The engine keeps money in
     whole units (1/q^2 of the largest amount of which the stake and the chips are whole multiples,
     q the fee's denominator: simkit/rules/duel.py); a fee must be exact unless it falls between
     units, which only a fee on a capped payment can, and is then rounded down to a unit. Every
@@ -242,9 +242,9 @@ def test_greedy_matches_invariants(name):
     "chips,stake,fee", [(3, 0.7, 0.05), (12, 1, 0.05), (1, 0.1, 0.05), (9.99, 1, 0.05), (10, 0.3, 0.07), (5, 0.25, 0)]
 )
 def test_duel_chips_are_exact(chips, stake, fee):
-    """issue 21: with floats, chips=3, stake=0.7 aborted a checked run with a false "chips below
-    zero", and players left with exactly 0 chips (a float residue) played on; here every hand of
-    greedy and random matches is replayed exactly (check_exact_chips)."""
+    """Chips that run out (chips=3, stake=0.7 and others): every hand of greedy and random matches
+    is replayed exactly (check_exact_chips), so no float residue can leave a player with chips
+    "below zero" or keep a player with exactly 0 chips playing."""
     rules = simkit.get_rules("duel", chips=chips, stake=stake, fee=fee, match_hands=60)
     for seed, pair in ((51, GREEDY_PAIR), (52, RANDOM_PAIR)):
         r = simulate_matches(rules, pair, 150, seed=seed, check=True)
@@ -253,18 +253,18 @@ def test_duel_chips_are_exact(chips, stake, fee):
 
 
 def test_duel_check_has_no_false_chips_below_zero():
-    """issue 21: match 304 of seed 0 (greedy, chips=3, stake=0.7) stopped a checked run with
-    "invariant broken: payments not zero-sum after fees, or chips below zero" at hand 2: the float
-    chips of a player who paid everything came out a hair below zero."""
+    """Match 304 of seed 0 (greedy, chips=3, stake=0.7): at hand 2 a player pays every chip they
+    have, and a checked run goes on (counted in floats, those chips would come out a hair below
+    zero and stop it with "invariant broken: ... chips below zero")."""
     rules = simkit.get_rules("duel", chips=3, stake=0.7)
     r = simulate_matches(rules, GREEDY_PAIR, 1, seed=0, start=304, check=True)
     check_rows(r, rules)
 
 
 def test_duel_match_ends_when_a_player_has_exactly_no_chips():
-    """issue 21: in match 135 of seed 5 (greedy, chips=12) player 0 paid their last chip at hand 11,
-    but a float residue above zero kept the match going; so did match 924 (random, chips=1,
-    stake=0.1), where player 0 then won chips back. With exact money both end there."""
+    """In match 135 of seed 5 (greedy, chips=12) player 0 pays their last chip at hand 11, and in
+    match 924 (random, chips=1, stake=0.1) a player runs out too: both matches end there (a float
+    residue above zero would keep them going)."""
     rules = simkit.get_rules("duel", chips=12, match_hands=100)
     r = simulate_matches(rules, GREEDY_PAIR, 1, seed=5, start=135, check=True)
     check_rows(r, rules)
@@ -299,8 +299,8 @@ def test_duel_fee_in_money_units_is_rounded_down_only_between_units():
 @pytest.mark.parametrize("passes", [True, False])
 def test_for_two_fold_passes_deal(passes):
     """for_two.md: the banker keeps the deal on a banker win or a draw, "otherwise it passes": by
-    default (fold_passes_deal=True) a fold passes the deal; with False the banker keeps it (issue
-    21). The matches are the same up to each match's first fold."""
+    default (fold_passes_deal=True) a fold passes the deal; with False the banker keeps it. The
+    matches are the same up to each match's first fold."""
     rules = simkit.get_rules("for_two", fold_passes_deal=passes)
     assert rules.options.fold_passes_deal is passes and simkit.get_rules("for_two").options.fold_passes_deal
     r = simulate_matches(rules, RANDOM_PAIR, 200, seed=61, check=True)

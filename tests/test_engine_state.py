@@ -1,4 +1,4 @@
-"""The engine as a resumable state machine (issue 14): stepping from Python, plain-Python policies,
+"""The engine as a resumable state machine: stepping from Python, plain-Python policies,
 legality kept by the engine, positions built from what one player sees."""
 
 from __future__ import annotations
@@ -87,7 +87,8 @@ def _self_granted_win(view, legal, params, rng):  # pragma: no cover - compiled
 
 def test_a_policy_cannot_grant_itself_a_win():
     """The engine checks the action against its own mask (a policy writes only its copy): the
-    'win with an incomplete hand' of the issue is refused, jitted or in Python, check or not."""
+    policy that marks WIN legal in its copy and claims it with an incomplete hand is refused, jitted
+    or in Python, check or not."""
     for policy in (_self_granted_win, _self_granted_win.py_func):
         for check in (False, True):
             with pytest.raises(EngineError, match=r"illegal action: player \d chose win \(after a draw"):

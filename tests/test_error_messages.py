@@ -1,7 +1,7 @@
 """Errors keep errors.py's promise: every error simkit raises on purpose is also a ``ValueError``,
 ``TypeError`` or (a run that cannot go on, a policy breaking the game) ``RuntimeError``, in one
-readable line; and the inputs that used to escape as other libraries' errors or silent answers
-get one."""
+readable line; and inputs that would otherwise escape as other libraries' errors or as silent
+answers get one."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """for_two as its source describes it: the bid before the deal and the ready players' end phase.
 
 Two rule options (``simkit.rules.for_two``): ``bid_timing`` ("before_deal", the source's order and
-the default; "after_deal", the order simkit first had) and ``end_phase`` ("ready_pick_last_8", the
+the default; "after_deal", the bid and the follow after the deal) and ``end_phase`` ("ready_pick_last_8", the
 source's end phase with jokers and the default; "plain_draw", a draw at the last 8 tiles). Each is
 tested both ways: the views of the bid and the follow, the built-ins' bid without tiles, and every
 hand's end against a Python referee (:func:`referee`) that reads only the hand's wall, its events

@@ -1,4 +1,4 @@
-"""Fuzz (issue 16, point 5): random malformed inputs thrown at the public API and the command.
+"""Fuzz: random malformed inputs thrown at the public API and the command.
 
 Every input must end in a ``SimkitError`` / ``ValueError`` (an ``InputTypeError`` is a SimkitError)
 or a normal return / a clean exit -- never another exception, a traceback, a signal, or a changed

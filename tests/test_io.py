@@ -210,8 +210,8 @@ def test_numeric_columns_gather_equals_numpy_astype(n):
 
 
 def test_rules_from_a_record_made_before_an_option_existed():
-    """A for_two run recorded before ``fold_passes_deal`` (issue 21) was played with the banker
-    keeping the deal after a fold: its record reads so, not as today's default."""
+    """A for_two record without ``fold_passes_deal`` (written before the option existed) was played
+    with the banker keeping the deal after a fold: its record reads so, not as the default."""
     from simkit.io import rules_from_dict
 
     old = {"name": "for_two", "options": {"stake": 1, "combination_points": [5, 4, 3, 2, 1],

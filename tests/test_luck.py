@@ -1,4 +1,4 @@
-"""The luck of the draw (issue 15): the engine's draw records against a replay stepped from Python,
+"""The luck of the draw: the engine's draw records against a replay stepped from Python,
 the luck terms' mean of zero, and the luck-corrected comparison of a duplicate run."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Progress in a log: simulate is never silent until its last line when stderr is not a terminal
-(issue 21: a 5-minute run under nohup printed nothing until it ended)."""
+(a long run under nohup, its stderr in a file, prints progress lines as it goes)."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def test_durations_read_naturally(seconds, text):
 
 
 def test_simulate_shows_progress_in_a_jupyter_kernel(tmp_path):
-    """In a notebook stderr is not a terminal, and tqdm's default hid the bar (issue 21)."""
+    """In a notebook stderr is not a terminal (tqdm's default would hide the bar): the bar shows."""
     import nbclient
     import nbformat
 

@@ -25,7 +25,7 @@ from simkit.rules import (
 )
 
 # ---------------------------------------------------------------------------------------------
-# rule-set facts (from /work/shared/rules/*.md)
+# rule-set facts (from the rules files, rules/<rule set>.md)
 # ---------------------------------------------------------------------------------------------
 
 MAN = tuple(range(9))
@@ -507,7 +507,7 @@ def test_skipped_pung_turn_never_restricts_a_two_player_game():
 
 
 def test_duel_money_unit_with_chips():
-    """With chips, duel counts money exactly in whole units (issue 21): 1/q^2 of the largest amount
+    """With chips, duel counts money exactly in whole units: 1/q^2 of the largest amount
     of which the stake and the chips (as written, in decimal) are whole multiples, q the fee's
     denominator; chips no match can spend, and no chips, need no unit."""
     unit = duel.money_unit

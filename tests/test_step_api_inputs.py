@@ -3,7 +3,7 @@ do: :meth:`GameState.from_wall`, :meth:`GameState.view`, :meth:`GameState.policy
 :class:`Position`, the environments, and the streak of :func:`simkit.score` and ``simkit score``.
 
 Every bad input ends in a one-line simkit error naming what is wrong before anything enters numba
-(a wall that is not the rule set's tiles used to corrupt the engine's memory). Only the last tests
+(a wall that is not the rule set's tiles would corrupt the engine's memory). Only the last tests
 run the douque engine; the rest never compile it.
 """
 

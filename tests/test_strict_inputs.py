@@ -1,4 +1,6 @@
-"""Strict inputs (issue 16, point 4): one test per case the issue lists, and the rules behind them.
+"""Strict inputs: out-of-range, wrong-typed and oversized values for score_batch, the command line,
+payment options and match ids, and the rules behind them (real bools, integer counts, checks
+before numba).
 
 Every bad input ends in one error naming what is wrong -- a ``SimkitError`` (all are ``ValueError``s,
 or ``InputTypeError``, a ``TypeError``, for a value of the wrong type) from the Python API, one line
@@ -41,7 +43,7 @@ def assert_one_line_error(code, err, *needles):
         assert needle in lines[0], err
 
 
-# ------------------------------------------------------------------ the issue's cases: score_batch
+# ------------------------------------------------------------------ score_batch: out-of-range arrays
 
 
 @pytest.mark.parametrize("kind", [34, 99, -1, 2**40])
@@ -143,7 +145,7 @@ def test_score_batch_still_scores_and_marks_incomplete_hands():
     assert simkit.score_batch(short, WIN)[1][0] == -1
 
 
-# ------------------------------------------------------------------ the issue's cases: the command line
+# ------------------------------------------------------------------ the command line: huge values
 
 
 def test_cli_huge_streak_cap_is_one_line():
@@ -187,7 +189,7 @@ def test_cli_counts_and_seeds_below_2_63():
     assert_one_line_error(code, err, "--seed")
 
 
-# ------------------------------------------------------------------ the issue's cases: payments and ids
+# ------------------------------------------------------------------ payments and match ids at the limits
 
 
 @pytest.mark.parametrize(
@@ -271,7 +273,7 @@ def test_match_ids_at_2_63_do_not_wrap():
     assert record.row["match"] == 2**63 - 1
 
 
-# ------------------------------------------------------------------ point 4: flags, counts, batch arrays
+# ------------------------------------------------------------------ flags, counts, batch arrays: types
 
 
 @pytest.mark.parametrize("value", [1, 0, "yes", "no", None, np.int64(1), 1.0])

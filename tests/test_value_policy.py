@@ -169,9 +169,9 @@ def test_values_games_are_pinned():
     import hashlib
 
     h = hashlib.sha256()
-    # for_two as the digest was frozen: the bid after the deal, the plain draw (both options)
-    old_for_two = get_rules("for_two", bid_timing="after_deal", end_phase="plain_draw")
-    for rules in ("douque", "night_market", "duel", old_for_two):
+    # for_two with the options of the digest: the bid after the deal, the plain draw
+    for_two_deal_first = get_rules("for_two", bid_timing="after_deal", end_phase="plain_draw")
+    for rules in ("douque", "night_market", "duel", for_two_deal_first):
         res = simulate_matches(rules, ("value", "greedy"), 150, seed=4)
         for key in ("winner", "points", "turns", "win_tile", "score_0"):
             h.update(np.ascontiguousarray(res[key]).tobytes())
