@@ -11,8 +11,6 @@ Quick start::
     4
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
 from .engine.deal import deal_hands, deal_stats
 from ._jit import jit
 from .engine.matches import EngineError, PolicyCompileError, play_hand, replay, simulate_matches
@@ -43,11 +41,8 @@ from .scoring import Score, score, score_batch
 from .simulate import simulate  # the function; the module stays importable (importlib) as simkit.simulate
 from .analysis import summarize
 from .tiles import as_counts, format_tiles, parse_tiles, tile_name
+from ._version import __version__
 
-try:
-    __version__ = version("simkit")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0+unknown"
 
 __all__ = [
     "__version__",

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 
+from .chunk_job import compute_chunk, warm_engine, watch_parent
 from .errors import InputValueError, RunError
 
 __all__ = ["DaskExecutor", "connect", "close", "warm_worker", "watch_owner"]
@@ -75,10 +76,8 @@ def close(client) -> None:
 
 
 def warm_worker(job) -> float:
-    """Compile or load the engine for ``job`` in this worker (:func:`simkit.simulate.warm_engine`);
+    """Compile or load the engine for ``job`` in this worker (:func:`simkit.chunk_job.warm_engine`);
     seconds taken."""
-    from .simulate import warm_engine
-
     return warm_engine(job)
 
 
@@ -88,10 +87,8 @@ def watch_owner(owner: int, directory) -> int:
     worker's process id."""
     import threading
 
-    from .simulate import _watch_parent
-
     if not any(t.name == "simkit-parent-watch" for t in threading.enumerate()):
-        threading.Thread(target=_watch_parent, args=(owner, directory), daemon=True, name="simkit-parent-watch").start()
+        threading.Thread(target=watch_parent, args=(owner, directory), daemon=True, name="simkit-parent-watch").start()
     return os.getpid()
 
 
@@ -99,10 +96,8 @@ def _run_chunk(job, chunk: int, first: int, n: int, numba_threads: int):
     """One Dask task: set this task thread's numba threads, then compute and write the chunk's shard."""
     import numba
 
-    from .simulate import _compute_chunk
-
     numba.set_num_threads(max(1, min(numba_threads, numba.config.NUMBA_NUM_THREADS)))
-    return _compute_chunk(job, chunk, first, n)
+    return compute_chunk(job, chunk, first, n)
 
 
 class DaskExecutor:

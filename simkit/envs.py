@@ -36,7 +36,12 @@ import numpy as np
 
 from .engine import actions as A
 from .engine import game as eng
+from .engine.compiled import policy_type
 from .engine.observation import OBSERVATION_LAYOUT, OBSERVATION_SIZE, encode_observation_kernel
+from .engine.rulesets import engine_spec
+from .engine.runtime import (
+    compile_policy, engine_for, error_text, match_executor, policy_calls, resolve_policy, thread_count,
+)
 from .errors import InputValueError, SimkitError, check_flag
 
 __all__ = [
@@ -311,7 +316,6 @@ class VectorEnv:
                  copy: bool = False, **options):
         from .errors import check_int
         from .engine.deal import wall_template
-        from .engine.matches import _calls, compile_policy, engine_spec, resolve_policy, _threads
         from .engine.observation import state_size
         from .hand.tables import hand_tables
 
@@ -329,14 +333,14 @@ class VectorEnv:
         self.illegal_penalty = float(illegal_penalty)
         self.full_state = bool(full_state)
         self.copy = bool(copy)
-        self.threads = int(threads) if threads is not None else _threads()
+        self.threads = int(threads) if threads is not None else thread_count()
         self.opponent = opponent
         if opponent is None:
             fn, params = resolve_policy("random", self.rules)  # never asked: every decision is the agents'
         else:
             fn, params = resolve_policy(opponent, self.rules)
             compile_policy(fn, self.spec)
-        self._kinds, self._fn0, self._fn1 = _calls(fn, fn)
+        self._kinds, self._fn0, self._fn1 = policy_calls(fn, fn)
         self._params = params
         self._template = wall_template(self.rules)
         self._hand_tables = hand_tables(self.rules)
@@ -386,7 +390,6 @@ class VectorEnv:
 
     def _run(self, reset: bool) -> None:
         from .engine.compiled import function_pointer, prepared
-        from .engine.matches import _executor, engine_for, policy_type
 
         if self._kernel is None:
             engine = engine_for(self.spec)
@@ -403,17 +406,15 @@ class VectorEnv:
         if blocks == 1:
             self._kernel(*self._args(0, n, reset))
         else:
-            pool = _executor(blocks)
+            pool = match_executor(blocks)
             futures = [pool.submit(self._kernel, *self._args(bounds[b], bounds[b + 1], reset)) for b in range(blocks)]
             for f in futures:
                 f.result()
         bad = np.flatnonzero(self._errors[:, 0])
         if bad.size:
-            from .engine.matches import _error_text
-
             i = int(bad[0])
             code, detail, player, phase, tile = (int(x) for x in self._errors[i])
-            raise InputValueError(_error_text(code, detail, f"table {i} of the vector environment", player, phase, tile,
+            raise InputValueError(error_text(code, detail, f"table {i} of the vector environment", player, phase, tile,
                                           self._batch.legal[i].copy()))
 
     def _out(self):
@@ -526,8 +527,6 @@ def _gym_class():
 
         def __init__(self, rules="douque", opponent="greedy", seat=None, episode="hand", illegal="error",
                      illegal_penalty=-1.0, render_mode=None, **options):
-            from .engine.matches import resolve_policy
-
             self._table = _Table(rules, episode, illegal, illegal_penalty, options)
             self._opponent = resolve_policy(opponent, self._table.rules)
             if seat is not None and (isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer))

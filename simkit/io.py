@@ -66,6 +66,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ._jit import jit
+from ._version import __version__
 from .errors import InputTypeError, InputValueError, RunError, SimkitError, show
 from .melds import MELD_TYPES
 from .tiles import TILE_NAMES
@@ -1555,8 +1556,6 @@ def run_lock(directory):
 def versions() -> dict:
     """Versions of simkit and of the libraries that make and write the data."""
     import numba
-
-    from . import __version__
 
     return {
         "simkit": __version__,

@@ -42,7 +42,10 @@ from pathlib import Path
 
 import numpy as np
 
+from . import distributed, io
+from .chunk_job import ChunkJob, compute_chunk, shard_meta, warm_engine, worker_init
 from .engine.rulesets import DEALS, WALLS, wall_design, wall_settings
+from .engine.runtime import prepare_match
 from .errors import InputTypeError, InputValueError, RunError, SimkitError, show
 
 __all__ = [
@@ -61,8 +64,6 @@ DEFAULT_MATCHES = 2000
 #: match (88 by default), about 25 kB, and a random-vs-random match has about 77 hands, so a chunk
 #: peaks around 2000 * 25 kB + its rows: ~150 MB, whatever the run's size.
 DEFAULT_CHUNK_MATCHES = 2000
-#: Matches per engine call inside a chunk (progress granularity; does not affect the data).
-ENGINE_BATCH = 500
 #: Where runs go when no output directory is given.
 RUNS_DIR = Path("data") / "runs"
 #: Shards listed in the manifest as each is committed; beyond, the manifest is rewritten at most
@@ -201,9 +202,7 @@ def _policy_entries(policies) -> list[tuple[dict, object]]:
 
 def _check_engine(rules, policies):
     # the engine's own argument check (rule set playable, two valid policies), before any file is touched
-    from .engine.matches import _common
-
-    _common(rules, policies)
+    prepare_match(rules, policies)
 
 
 def default_out(spec: dict) -> Path:
@@ -229,191 +228,8 @@ def default_out(spec: dict) -> Path:
     return RUNS_DIR / f"{name}_{labels}_seed{spec['seed']}_{n}{unit}{dup}{design}"
 
 
-@dataclass
-class _Job:
-    """Everything a process needs to compute chunks (picklable for worker processes)."""
-
-    spec: dict
-    rules: object
-    #: the two Policy objects: a worker unpickles each as the very function it names, declaration
-    #: included, and builds the vector it plays from the run's rule set (Policy.engine_params)
-    policies: tuple
-    directory: str
-    columns: tuple | None = None  # a resumed run's columns (its shards'), which new shards keep
-
-    @property
-    def chunk_matches(self) -> int:
-        return self.spec["chunk_matches"]
-
-
 # ---------------------------------------------------------------------------------------------
 # one chunk
-
-
-def _chunk_table(job: _Job, first: int, n: int, on_batch=None):
-    """Rows of matches ``[first, first + n)`` as an Arrow table, the rows of each match (int64[n]),
-    and, in a run with decisions, the decision log of those matches as a second table (else None)."""
-    import pyarrow as pa
-
-    from . import io
-    from .engine.matches import simulate_matches
-
-    spec = job.spec
-    decisions = bool(spec.get("decisions", False))
-    schema = None
-    labels = [p["label"] for p in spec["policies"]]
-    pols = list(job.policies)
-    copies = [(0, pols, labels)]
-    if spec["duplicate"]:
-        copies.append((1, pols[::-1], labels[::-1]))
-    batches = []
-    decision_batches = []
-    match_rows = np.zeros(n, np.int64)
-    for a in range(first, first + n, ENGINE_BATCH):
-        m = min(ENGINE_BATCH, first + n - a)
-        parts = []
-        keys = []
-        logs = []
-        log_keys = []
-        for copy, players, names in copies:
-            res = simulate_matches(job.rules, players, m, spec["seed"], start=a, decisions=decisions, **io.wall_settings_of(spec))
-            if decisions:
-                log = res.pop("decisions")
-                logs.append(io.decisions_to_batch(log, seed=spec["seed"], copy=copy))
-                log_keys.append(np.asarray(log["match"], np.int64) * 2 + copy)
-            schema = schema or io.schema_for(job.rules, res, columns=job.columns)
-            parts.append(io.rows_to_batch(res, schema, seed=spec["seed"], copy=copy, policy_labels=names, rules=job.rules))
-            keys.append(np.asarray(res["match"], np.int64) * 2 + copy)
-            match_rows += np.bincount(np.asarray(res["match"]) - first, minlength=n)
-        for out, pieces, order_keys in ((batches, parts, keys), (decision_batches, logs, log_keys)):
-            if len(pieces) == 1:
-                out.append(pieces[0])
-            elif pieces:  # (match, copy, hand) order
-                order = np.argsort(np.concatenate(order_keys), kind="stable")
-                table = pa.Table.from_batches(pieces).take(pa.array(order))
-                out.extend(table.combine_chunks().to_batches())
-        if on_batch is not None:
-            on_batch(sum(len(p) for p in parts), m)
-    decision_table = pa.Table.from_batches(decision_batches, schema=io.decision_schema()) if decisions else None
-    return pa.Table.from_batches(batches, schema=schema), match_rows, decision_table
-
-
-def _shard_meta(job: _Job, chunk: int, first: int, matches: int, rows: int, table: str | None = None) -> dict:
-    from . import io
-
-    meta = {
-        "format": io.FORMAT,
-        "spec": job.spec,
-        "chunk": chunk,
-        "first_match": first,
-        "matches": matches,
-        "rows": rows,
-        "versions": io.versions(),
-    }
-    if table is not None:
-        meta["table"] = table  # "decisions": a decision shard (a shard of the hands has no such key)
-    return meta
-
-
-def _compute_chunk(job: _Job, chunk: int, first: int, n: int, on_batch=None):
-    """Compute a chunk and write it as a temporary shard: ``(tmp path, rows, rows per match,
-    decisions)``, ``decisions`` None or, in a run with decisions, ``(tmp path, rows)`` of the chunk's
-    decision shard (a temporary file in ``_decisions/``)."""
-    from . import io
-
-    table, match_rows, decision_table = _chunk_table(job, first, n, on_batch)
-    tmp = io.write_shard(job.directory, chunk, table, _shard_meta(job, chunk, first, n, table.num_rows))
-    decisions = None
-    if decision_table is not None:
-        place = Path(job.directory) / io.DECISIONS_DIR
-        place.mkdir(exist_ok=True)
-        dtmp = io.write_shard(
-            place, chunk, decision_table, _shard_meta(job, chunk, first, n, decision_table.num_rows, "decisions")
-        )
-        decisions = (str(dtmp), decision_table.num_rows)
-    return str(tmp), table.num_rows, match_rows, decisions
-
-
-#: Seconds between a worker's checks that the process running the simulation is still alive.
-PARENT_POLL = 0.2
-
-
-def _set_parent_death_signal(sig) -> None:
-    """Linux: have the kernel send ``sig`` to this process when its parent dies (``PR_SET_PDEATHSIG``)."""
-    import ctypes
-    import ctypes.util
-    import sys
-
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(1, int(sig), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
-    except (OSError, AttributeError):  # pragma: no cover
-        pass
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` exists and is not a zombie (a killed parent not yet reaped)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            state = f.read().rsplit(b")", 1)[1].split()[0]
-        return state not in (b"Z", b"X")
-    except FileNotFoundError:
-        return False
-    except (OSError, IndexError):  # no /proc: ask the kernel
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
-
-
-def _watch_parent(owner: int, directory) -> None:
-    """A worker's daemon thread: when the simulating process ``owner`` is gone (ended by any signal,
-    ``kill -9`` included, and its pool with it), remove this worker's temporary files and end the
-    worker at once."""
-    parent = os.getppid()
-    while True:
-        if os.getppid() != parent or not _alive(owner):
-            if directory is not None:
-                from . import io
-
-                with contextlib.suppress(OSError):
-                    io.clean_temporary(directory, pid=os.getpid())
-            os._exit(1)
-        time.sleep(PARENT_POLL)
-
-
-def _worker_init(threads: int, method: str, owner: int | None = None, directory=None) -> None:
-    import multiprocessing
-    import signal
-    import threading
-
-    import numba
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the workers
-    if owner is not None:
-        # The worker's parent is the forkserver, which exits when the simulating process dies: the
-        # kernel then sends SIGTERM (removing this worker's temporary files first, below), and a
-        # watcher thread checks the simulating process itself every PARENT_POLL seconds.
-        def on_term(signum, frame):
-            if directory is not None:
-                from . import io
-
-                with contextlib.suppress(OSError):
-                    io.clean_temporary(directory, pid=os.getpid())
-            os._exit(1)
-
-        signal.signal(signal.SIGTERM, on_term)
-        _set_parent_death_signal(signal.SIGTERM)
-        threading.Thread(target=_watch_parent, args=(owner, directory), daemon=True, name="simkit-parent-watch").start()
-    # This process was not forked, so numba needs no inter-process lock to start its threads; with
-    # the default method ("fork") it would take a named semaphore that a terminated worker leaks.
-    multiprocessing.set_start_method(method, force=True)
-    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
 
 
 class _Lazy:
@@ -438,7 +254,6 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
              decisions=None):
     """The run directory, its spec and the runnable policies, from the arguments (and, with
     ``resume``, the run's manifest: arguments given must agree with it)."""
-    from . import io
     from .rules import resolve_rules
 
     limit = (MAX_MATCHES, "2**47 (match ids and deal_id = match << 16 | hand must fit 64 bits)")
@@ -561,8 +376,6 @@ def _os_message(directory, exc: OSError) -> str:
 def _prepare_directory(directory: Path, overwrite: bool, resume: bool) -> None:
     """Create the run directory or check that it may be used; nothing is deleted here (an
     ``overwrite`` deletes under the run lock, :func:`simkit.io.begin_overwrite`)."""
-    from . import io
-
     if directory.exists() and not directory.is_dir():
         raise InputValueError(f"output {directory} exists and is not a directory")
     if resume:
@@ -684,9 +497,7 @@ def simulate(
     _check_chunk_memory(spec, rules_obj, workers)
     cluster = None
     if scheduler is not None:  # connect first: a bad address leaves no directory behind
-        from .distributed import connect
-
-        cluster = connect(scheduler, workers if workers > 1 else None)
+        cluster = distributed.connect(scheduler, workers if workers > 1 else None)
     try:
         return _simulate(directory, spec, rules_obj, policies, workers, overwrite, resume, progress, command, cluster, t_start)
     except OSError as exc:  # a full disk, a name too long, a vanished directory: one line, the run resumable
@@ -711,16 +522,14 @@ def simulate(
         raise
     finally:
         if cluster is not None and cluster[1]:
-            from .distributed import close
-
-            close(cluster[0])
+            distributed.close(cluster[0])
 
 
 @contextlib.contextmanager
 def _sigterm_as_interrupt():
     """``kill`` (SIGTERM) of this process stops the run as Ctrl-C does: workers stopped, temporary
     files removed, the complete shards kept (``kill -9`` cannot be caught: the workers notice it
-    themselves, see :func:`_watch_parent`)."""
+    themselves, see :func:`watch_parent`)."""
     import signal
     import threading
 
@@ -743,13 +552,11 @@ def _sigterm_as_interrupt():
 
 
 def _simulate(directory, spec, rules_obj, policies, workers, overwrite, resume, progress, command, cluster, t_start):
-    from . import io
-
     try:
         _prepare_directory(directory, overwrite, resume)
     except OSError as exc:
         raise InputValueError(_os_message(directory, exc)) from None
-    job = _Job(spec=spec, rules=rules_obj, policies=policies, directory=str(directory))
+    job = ChunkJob(spec=spec, rules=rules_obj, policies=policies, directory=str(directory))
     with io.run_lock(directory), _sigterm_as_interrupt():
         if overwrite:
             io.begin_overwrite(directory)  # marks the old run 'overwriting', deletes only the files it lists
@@ -845,8 +652,6 @@ def _verified_done(directory: Path, manifest: dict) -> dict:
     spec and entries: :func:`simkit.io.check_manifest`). A shard in place but not yet listed (a kill
     between its rename and the manifest's update) is recomputed (into the same bytes). A legacy run's
     shards (no list) are taken from their footers and listed now."""
-    from . import io
-
     pairs, _pending = io.check_shards(directory, manifest, pending_ok=True)
     done = {}
     for path, entry in pairs:
@@ -876,29 +681,7 @@ def _remaining(spec: dict, done: dict) -> bool:
     return True
 
 
-def warm_engine(job: _Job) -> float:
-    """Compile the engine for the run's rule set (and the policies that are not built in) and the
-    row-building kernels of :mod:`simkit.io`, or load them from the cache, with one throw-away
-    match; seconds taken."""
-    from . import io
-    from .engine.compiled import also_first
-    from .engine.matches import simulate_matches
-
-    t0 = time.perf_counter()
-    decisions = bool(job.spec.get("decisions", False))
-    with also_first(io.writer_kernels()):  # on a cold start, while the helper compiles the hand kernels
-        res = simulate_matches(
-            job.rules, tuple(job.policies), 1, job.spec["seed"], decisions=decisions, **io.wall_settings_of(job.spec)
-        )
-    if decisions:
-        io.decisions_to_batch(res.pop("decisions"), seed=job.spec["seed"], copy=0)
-    labels = [p["label"] for p in job.spec["policies"]]
-    io.rows_to_batch(res, io.schema_for(job.rules, res), seed=job.spec["seed"], copy=0, policy_labels=labels,
-                     rules=job.rules)
-    return time.perf_counter() - t0
-
-
-def _warm_up(job: _Job, progress: bool) -> float:
+def _warm_up(job: ChunkJob, progress: bool) -> float:
     """Start the engine up (:func:`warm_engine`), saying first what that is about to do and how long
     its last compile took on this machine, and keeping the time of a start-up that compiled."""
     import sys
@@ -913,7 +696,7 @@ def _warm_up(job: _Job, progress: bool) -> float:
     return seconds
 
 
-def _run_chunks(job: _Job, done: dict, workers: int, progress: bool, cluster=None, on_commit=None):
+def _run_chunks(job: ChunkJob, done: dict, workers: int, progress: bool, cluster=None, on_commit=None):
     """Compute the missing chunks (in worker processes or here) and commit them in chunk order;
     ``on_commit(entry)`` lists each committed shard in the manifest."""
     from .progress import progress_bar
@@ -942,17 +725,15 @@ def _run_chunks(job: _Job, done: dict, workers: int, progress: bool, cluster=Non
         bar.update(rows if want_hands is None else max(0, min(rows, want_hands - bar.n)))
 
     if cluster is not None:
-        from .distributed import DaskExecutor
-
-        executor = DaskExecutor(cluster[0], job)
+        executor = distributed.DaskExecutor(cluster[0], job)
     else:
         executor = _make_executor(workers, job.directory) if workers > 1 else None
 
     def submit(c):
         first, n = bounds(c)
         if executor is None:
-            return _Lazy(_compute_chunk, job, c, first, n, advance)
-        return executor.submit(_compute_chunk, job, c, first, n)
+            return _Lazy(compute_chunk, job, c, first, n, advance)
+        return executor.submit(compute_chunk, job, c, first, n)
 
     window = getattr(executor, "window", 2 * workers) if executor is not None else 1
     pending = collections.deque()  # (chunk, future or None if already done), in chunk order
@@ -990,8 +771,6 @@ def _run_chunks(job: _Job, done: dict, workers: int, progress: bool, cluster=Non
                         tmp, rows, matches = _truncate(job, c, first, tmp, keep, int(match_rows[:keep].sum()))
                         if decisions is not None:
                             decisions = _truncate_decisions(job, c, first, decisions[0], keep)
-                from . import io
-
                 entry = io.shard_entry(tmp, c, {"first_match": first, "matches": matches, "rows": rows})
                 if decisions is not None:  # committed first: a listed chunk always has its decision shard
                     entry["decisions"] = io.decision_entry(decisions[0], c, decisions[1])
@@ -1037,37 +816,33 @@ def _make_executor(workers: int, directory=None):
     method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
     threads = max(1, (os.cpu_count() or 1) // workers)
     return cf.ProcessPoolExecutor(
-        workers, mp_context=mp.get_context(method), initializer=_worker_init,
+        workers, mp_context=mp.get_context(method), initializer=worker_init,
         initargs=(threads, method, os.getpid(), directory),
     )
 
 
-def _truncate(job: _Job, chunk: int, first: int, tmp: str, keep_matches: int, keep_rows: int):
+def _truncate(job: ChunkJob, chunk: int, first: int, tmp: str, keep_matches: int, keep_rows: int):
     """Cut a temporary shard after its first ``keep_matches`` matches (the ``hands`` target)."""
     import pyarrow.parquet as pq
-
-    from . import io
 
     table = pq.read_table(tmp).slice(0, keep_rows)
     table = table.replace_schema_metadata({k: v for k, v in table.schema.metadata.items() if k != io.METADATA_KEY.encode()})
     os.unlink(tmp)
-    new = io.write_shard(job.directory, chunk, table, _shard_meta(job, chunk, first, keep_matches, keep_rows))
+    new = io.write_shard(job.directory, chunk, table, shard_meta(job, chunk, first, keep_matches, keep_rows))
     return str(new), keep_rows, keep_matches
 
 
-def _truncate_decisions(job: _Job, chunk: int, first: int, tmp: str, keep_matches: int):
+def _truncate_decisions(job: ChunkJob, chunk: int, first: int, tmp: str, keep_matches: int):
     """Cut a temporary decision shard after the chunk's first ``keep_matches`` matches:
     ``(tmp path, rows)``."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from . import io
-
     table = pq.read_table(tmp)
     table = table.filter(pc.less(table["match"], first + keep_matches))
     table = table.replace_schema_metadata({k: v for k, v in table.schema.metadata.items() if k != io.METADATA_KEY.encode()})
     os.unlink(tmp)
-    meta = _shard_meta(job, chunk, first, keep_matches, table.num_rows, "decisions")
+    meta = shard_meta(job, chunk, first, keep_matches, table.num_rows, "decisions")
     new = io.write_shard(Path(job.directory) / io.DECISIONS_DIR, chunk, table, meta)
     return str(new), table.num_rows
 

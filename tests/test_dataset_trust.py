@@ -556,7 +556,7 @@ def test_a_lost_dask_worker_is_one_line_and_the_run_resumes(tmp_path, monkeypatc
     distributed = pytest.importorskip("distributed")
     import simkit.distributed as sd
     from simkit.cli import main
-    from simkit.simulate import _compute_chunk
+    from simkit.chunk_job import compute_chunk
 
     class Future:
         def __init__(self, fn, args, fail):
@@ -592,7 +592,7 @@ def test_a_lost_dask_worker_is_one_line_and_the_run_resumes(tmp_path, monkeypatc
     manifest = io.read_manifest(out)
     assert manifest["status"] == "running" and [e["chunk"] for e in manifest["shards"]] == [0, 1]
     assert not io.temporary_files(out)
-    assert _compute_chunk  # the fake executor ran the real chunk code
+    assert compute_chunk  # the fake executor ran the real chunk code
     monkeypatch.undo()
     assert simulate(out, resume=True).shards == 4
 

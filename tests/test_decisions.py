@@ -24,7 +24,7 @@ from simkit import analysis, io
 from simkit._jit import jit
 from simkit.engine import actions as A
 from simkit.engine import game as eng
-from simkit.engine import matches as M
+from simkit.engine import runtime
 from simkit.engine.policies import GREEDY_DEFAULTS, greedy_policy
 from simkit.engine.state import GameState
 from simkit.melds import MELD_TYPES
@@ -235,7 +235,7 @@ def test_a_block_whose_log_overflows_is_replayed_into_the_same_log(monkeypatch):
         grown.append(n_matches)
         return 1
 
-    monkeypatch.setattr(M, "_decision_capacity", tiny)
+    monkeypatch.setattr(runtime, "_decision_capacity", tiny)
     small = simkit.simulate_matches("douque", RR, 40, seed=6, decisions=True)
     assert len(grown) > 1  # several blocks, each overflowing once
     _same_rows(full.pop("decisions"), small.pop("decisions"))

@@ -88,7 +88,7 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
     if folds > max(2, n_matches):  # the folds split the matches: more would be empty (and cost memory)
         raise InputValueError(f"folds must be at most the data's {n_matches:,} matches (each fold holds whole matches), "
                           f"got {folds:,}")
-    from ..engine.matches import resolve_policy
+    from ..engine.runtime import resolve_policy
     from ..engine.policy_spec import from_record
     from ..engine.rulesets import engine_spec
     from ..io import rules_from_dict, wall_settings_of

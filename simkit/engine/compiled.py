@@ -27,7 +27,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
+import json
 import os
+import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -35,7 +38,24 @@ import types
 import warnings
 from pathlib import Path
 
+import numba
+import numpy as np
+from numba import types as nb_types
+from numba.core.caching import NullCache
+from numba.experimental.function_type import WrapperAddressProtocol, _get_wrapper_address
+
 from .._cache import cache_root, engine_dir, numba_cache_dir, source_hash
+from ..hand.shanten import shanten_kernel
+from ..hand.tables import hand_tables_stand_in
+from ..hand.waits import waits_kernel
+from ..hand.win import is_win_kernel
+from ..rules import resolve_rules
+from . import game
+from .actions import View
+from .deal import wall_template
+from .game import new_table
+from .policies import greedy_policy
+from .rulesets import engine_spec
 
 __all__ = [
     "engine_of", "prepared", "function_pointer", "compile_ahead", "also_first", "ahead_of_the_engine", "first_of_the_engine",
@@ -93,7 +113,6 @@ def _digest(ref) -> str:
 def _prune(root: Path, keep: Path) -> None:
     """Remove engine directories of other source versions not used for ``_STALE_DAYS`` days."""
     cutoff = time.time() - _STALE_DAYS * 86400
-    import shutil
 
     stale = list(root.glob("engine-*"))
     if os.environ.get("NUMBA_CACHE_DIR"):  # numba's caches of other source versions
@@ -166,7 +185,6 @@ def prepared(kernel, args, function_positions, function_type):
     typed as the first-class ``function_type`` (a policy's signature), and closed to other
     signatures: a jitted policy passed there is then called through a function pointer, so the
     kernel is compiled (or loaded from the cache) once for every policy."""
-    import numba
 
     with _lock:
         if not kernel.signatures:
@@ -176,6 +194,30 @@ def prepared(kernel, args, function_positions, function_type):
             kernel.compile(tuple(types_))
             kernel.disable_compile()
     return kernel
+
+
+_policy_types: dict = {}
+
+
+def policy_type(spec):
+    """The numba first-class function type of a policy of this rule set's engine:
+    ``int64(View, bool[::1], float64[::1], uint64[::1])``."""
+    name = spec.rules.name
+    if name not in _policy_types:
+        # arrays of the types of the Table's rows the engine's views are made of (game.new_table:
+        # hand uint8[2, 34], melds int8[2, 4, 2], river int8[2, MAX_RIVER], counters float64[2, N_COUNTERS]);
+        # plain numpy here, so that the type costs no compile (the compile-ahead helper starts with it),
+        # and the hand tables' stand-ins, so that it needs no tables built
+        hand, melds = np.zeros(34, np.uint8), np.zeros((4, 2), np.int8)
+        river, counters = np.zeros(game.MAX_RIVER, np.int8), np.zeros(game.N_COUNTERS, np.float64)
+        view = View(
+            0, 0, hand, melds, 0, melds, 0, river, 0, river, 0, 0, 0, 0, 27, 27, True, 0, 0,
+            hand_tables_stand_in(spec.rules), 0, counters, 0, 0,
+        )
+        _policy_types[name] = nb_types.FunctionType(
+            nb_types.int64(numba.typeof(view), nb_types.bool_[::1], nb_types.float64[::1], nb_types.uint64[::1])
+        )
+    return _policy_types[name]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -214,24 +256,10 @@ def first_of_the_engine(rules_name: str) -> list:
 
 def _engine_pieces(rules_name: str, greedy: bool) -> tuple[list, list]:
     """(the helper's items, this process's first items): see :func:`ahead_of_the_engine`."""
-    import numba
-    from numba import types
-
-    from ..hand.shanten import shanten_kernel
-    from ..hand.tables import hand_tables_stand_in
-    from ..hand.waits import waits_kernel
-    from ..hand.win import is_win_kernel
-    from ..rules import resolve_rules
-    from . import game
-    from .deal import wall_template
-    from .game import new_table
-    from .matches import policy_type
-    from .policies import greedy_policy
-    from .rulesets import engine_spec
 
     spec = engine_spec(resolve_rules(rules_name), None, None)
     T = new_table(len(wall_template(spec.rules)), spec.items_proto)
-    i, b = types.int64, types.boolean
+    i, b = nb_types.int64, nb_types.boolean
     ty = numba.typeof
     t = ty(hand_tables_stand_in(spec.rules))  # (the tables themselves may not be built yet)
     row, table, scratch, game_t, sp = ty(T.hand[0]), ty(T), ty(T.swork), ty(spec.game), ty(spec.sp)
@@ -316,9 +344,7 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False, prepare=None):
     code is the same either way. Off with ``SIMKIT_COMPILE_AHEAD=0``, on one core, with
     ``NUMBA_DISABLE_JIT``, or when numba's internals differ (then the context does nothing).
     """
-    import subprocess
 
-    import numba
 
     if os.environ.get("SIMKIT_COMPILE_AHEAD", "1") == "0" or (os.cpu_count() or 1) < 2 or numba.config.DISABLE_JIT:
         return contextlib.nullcontext()
@@ -330,7 +356,6 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False, prepare=None):
         except Exception:  # noqa: BLE001 -- the helper is an optimisation: without it, compile here
             return contextlib.nullcontext()
         also_first_now = list(_ALSO_FIRST)
-        from numba.core.caching import NullCache
 
         caches = {name: getattr(dispatcher, "_cache", None) for name, dispatcher, _ in items}
         caches = {name: c for name, c in caches.items() if not isinstance(c, NullCache)}  # (an engine in memory)
@@ -394,7 +419,6 @@ def function_pointer(fn, function_type):
     """The jitted function ``fn`` as a first-class function value of ``function_type`` whose
     address is looked up once: a kernel called many times a second (the vector environment's step)
     takes it where a dispatcher would be looked up again at every call (tens of microseconds)."""
-    from numba.experimental.function_type import WrapperAddressProtocol, _get_wrapper_address
 
     class _Pointer(WrapperAddressProtocol):
         def __init__(self):
@@ -420,7 +444,6 @@ COMPILED_AFTER_SECONDS = 5.0
 
 
 def _start_up_records() -> dict:
-    import json
 
     try:
         return json.loads((cache_root() / _START_UP).read_text())
@@ -445,7 +468,6 @@ def start_up_message(rules_name: str) -> str:
 def record_start_up(rules_name: str, seconds: float) -> None:
     """Keep the duration of an engine start-up that compiled (not one that loaded from the cache),
     for :func:`start_up_message`; a cache directory that cannot be written is left alone."""
-    import json
 
     if seconds < COMPILED_AFTER_SECONDS:
         return  # loaded from the cache

@@ -336,7 +336,7 @@ class Table(NamedTuple):
 def new_table(n_tiles, items_proto):
     """A fresh :class:`Table` for a wall of ``n_tiles``; ``items_proto``: zeros of the rule set's
     item vector (length and dtype of its scoring kernel's items). Its decision log has capacity 0
-    (:func:`simkit.engine.matches._run_matches` gives a block's Table a real one when decisions
+    (:func:`simkit.engine.runtime.run_matches` gives a block's Table a real one when decisions
     are logged). Plain numpy: it is only made in Python (a jitted version cost seconds of compile
     at every cold start for nothing)."""
     return Table(

@@ -23,8 +23,14 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import jit
+from ..errors import InputValueError
 from ..hand.shanten import shanten_kernel
+from ..hand.tables import hand_tables
 from . import game as G
+from .actions import N_ACTIONS
+from .compiled import policy_type, prepared
+from .deal import wall_template
+from .runtime import EngineError, engine_for, error_text, is_jitted, match_executor, policy_calls, thread_count
 
 __all__ = ["N_DRAW_CLASSES", "N_DRAW_COLUMNS", "draw_class", "record_draw", "draw_records", "DrawRecords"]
 
@@ -105,19 +111,13 @@ def draw_records(spec, call0, call1, seed: int, start: int, n_matches: int, prog
     ``call0`` / ``call1`` (``(function, params)``, jitted) under ``spec`` (rules and wall design),
     on all cores, and record every draw (:func:`record_draw`); ``progress`` (a
     :func:`simkit.progress.progress_bar`, optional) is advanced by the matches of every block."""
-    from ..errors import InputValueError
-    from ..hand.tables import hand_tables
-    from .actions import N_ACTIONS
-    from .compiled import prepared
-    from .deal import wall_template
-    from .matches import EngineError, _calls, _error_text, _executor, _jitted, _threads, engine_for, policy_type
 
     (f0, p0), (f1, p1) = call0, call1
-    if not (_jitted(f0) and _jitted(f1)):
+    if not (is_jitted(f0) and is_jitted(f1)):
         raise InputValueError("the luck of the draw is measured by replaying the run in the compiled engine: "
                           "its policies must be jitted (a plain-Python policy cannot be replayed there)")
     engine = engine_for(spec)
-    kinds, fn0, fn1 = _calls(f0, f1)
+    kinds, fn0, fn1 = policy_calls(f0, f1)
     template, tables = wall_template(spec.rules), hand_tables(spec.rules)
     results = np.zeros((n_matches, spec.max_hands, 2), np.float64)
     n_hands = np.zeros(n_matches, np.int64)
@@ -148,16 +148,16 @@ def draw_records(spec, call0, call1, seed: int, start: int, n_matches: int, prog
                 return recs
             capacity = count  # the same games again, with room for every draw
 
-    threads = _threads()
+    threads = thread_count()
     size = max(16, -(-n_matches // (4 * threads)))
     blocks = [(a, min(a + size, n_matches)) for a in range(0, n_matches, size)]
     if threads == 1 or len(blocks) == 1:
         parts = [run(a, b) for a, b in blocks]
     else:
-        parts = [f.result() for f in [_executor(threads).submit(run, a, b) for a, b in blocks]]
+        parts = [f.result() for f in [match_executor(threads).submit(run, a, b) for a, b in blocks]]
     bad = np.flatnonzero(errors[:, 0])
     if len(bad):
         code, action, player, phase, tile = (int(v) for v in errors[bad[0]])
-        raise EngineError(_error_text(code, action, f"match {start + int(bad[0])} of seed {seed} (replayed for its draws)",
+        raise EngineError(error_text(code, action, f"match {start + int(bad[0])} of seed {seed} (replayed for its draws)",
                                       player, phase, tile, error_legal[bad[0]]))
     return DrawRecords(np.concatenate(parts), results, n_hands)

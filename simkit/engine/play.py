@@ -878,7 +878,7 @@ def _report(T, errors, error_legal):  # pragma: no cover - compiled
 @jit(cache=CACHE, refcounts=False)
 def play_matches_kernel(table, seed, start, n_matches, template, t, game, sp, kinds, fn0, fn1, params0, params1, log_hand, from_state, ints, items, floats, hands, melds, n_hands, errors, error_legal, wall_out, log_out, n_log):  # pragma: no cover
     """Play matches ``start .. start + n_matches - 1`` on the Table ``table`` (the caller's: one
-    per thread; ``table.sc[S_CHECK]`` says whether to check invariants). :mod:`simkit.engine.matches`
+    per thread; ``table.sc[S_CHECK]`` says whether to check invariants). :mod:`simkit.engine.runtime`
     runs blocks of matches in threads (the kernel releases the GIL); a match's rows depend only on
     (seed, match), so any split gives the same rows.
 
@@ -956,7 +956,7 @@ def step_kernel(op, T, template, t, game, sp, action, seed, m):  # pragma: no co
 
 
 # The step API from numba: a jitted function may call these functions of a rule set's engine
-# instance (simkit.engine.matches.engine_for) on a Table (GameState.table).
+# instance (simkit.engine.runtime.engine_for) on a Table (GameState.table).
 begin_hand = _begin_hand  #: deal ``T.wall``; then ``advance`` stops at the first decision
 advance = _advance  #: resolve what is pending: stop at the next decision, or settle the hand
 step = _step  #: apply the deciding player's action and advance

@@ -52,14 +52,14 @@ from .._jit import jit, stack_empty
 from .._words import lowest_set_bit, popcount64, word_at
 from ..hand.shanten import least_shanten_after_discard, shanten_kernel
 from . import actions as A
-from .policy_spec import BUILT_IN, Param, policy
+from .policy_spec import Param, policy
 from .rng import bounded
 from .toolkit import (
     LIVE_TIES, copy_hand, discard_table, first_legal, is_bid, is_follow, is_reaction, move_chow_tiles, popcount, shanten_of,
     waits_after_discard,
 )
 
-__all__ = ["random_policy", "greedy_policy", "count_waits_after", "GREEDY_DEFAULTS", "POLICIES"]
+__all__ = ["random_policy", "greedy_policy", "count_waits_after", "GREEDY_DEFAULTS"]
 
 #: the built-ins' bid before the deal (for_two's ``bid_timing="before_deal"``), and the bid from
 #: which they fold one (4: they always follow); see :func:`bid_or_follow`. Measured with the
@@ -328,13 +328,3 @@ def greedy_policy(view, legal, params, rng):  # pragma: no cover - compiled
     if declare and legal[A.DECLARE + k]:
         return A.DECLARE + k
     return A.DISCARD + k
-
-
-#: built-in policies by name, with their default parameters
-POLICIES = {
-    "random": (random_policy, np.zeros(0)),
-    "greedy": (greedy_policy, GREEDY_DEFAULTS),
-}
-BUILT_IN.update({name: fn for name, (fn, _) in POLICIES.items()})
-
-from .value_policy import value_policy  # noqa: E402,F401  (the built-in "value"; it builds on the helpers above)

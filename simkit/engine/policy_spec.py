@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import SimkitError
+from ..errors import InputValueError, SimkitError
 
 __all__ = [
     "Param",
@@ -55,6 +55,8 @@ __all__ = [
     "policy",
     "spec_of",
     "as_policy",
+    "check_policy_function",
+    "where_defined",
     "parse_policy",
     "split_policies",
     "from_record",
@@ -221,7 +223,36 @@ def spec_of(fn) -> PolicySpec | None:
 # ---------------------------------------------------------------------------------------------
 # a policy with values and a label
 
-#: The built-in policies by name (filled by :mod:`simkit.engine.policies`).
+def check_policy_function(fn):
+    """``fn`` if it can be a policy: callable with ``(view, legal, params, rng)`` (checked on the
+    Python function, jitted or not, before anything is compiled)."""
+    if not callable(fn) or isinstance(fn, type):
+        raise InputValueError(
+            f"a policy must be a built-in name, a jitted function (simkit.jit / numba.njit) or a Python "
+            f"function policy(view, legal, params, rng) -> action, got {fn!r}"
+        )
+    py = getattr(fn, "py_func", fn)
+    try:
+        inspect.signature(py).bind(None, None, None, None)
+    except TypeError:
+        raise InputValueError(
+            f"policy {where_defined(py)} takes (view, legal, params, rng) and returns an action; it takes {inspect.signature(py)}"
+        ) from None
+    except ValueError:
+        pass  # no signature to check (some builtins)
+    return fn
+
+
+def where_defined(py) -> str:
+    """``name (file:line)`` of a Python function."""
+    name = getattr(py, "__qualname__", getattr(py, "__name__", repr(py)))
+    try:
+        return f"{name} ({inspect.getsourcefile(py)}:{inspect.getsourcelines(py)[1]})"
+    except (OSError, TypeError):
+        return name
+
+
+#: The built-in policies by name (filled by :mod:`simkit.engine.builtin_policies`).
 BUILT_IN: dict = {}
 
 
@@ -410,9 +441,7 @@ def _name_of(fn) -> str:
 
 
 def _make(fn, params, label=None) -> Policy:
-    from .matches import _check_fn
-
-    fn = _check_fn(fn)
+    fn = check_policy_function(fn)
     spec = spec_of(fn)
     p = Policy(fn, params, _name_of(fn), "", spec)
     return dataclasses.replace(p, label=_check_label(label) if label is not None else default_label(p))
@@ -431,9 +460,7 @@ def as_policy(policy, label: str | None = None) -> Policy:
         if isinstance(fn, str):
             base = parse_policy(fn)
             fn = base.function
-        from .matches import _check_fn
-
-        fn = _check_fn(fn)
+        fn = check_policy_function(fn)
         spec = spec_of(fn)
         name = getattr(getattr(fn, "py_func", fn), "__name__", "policy")
         if isinstance(values, dict):
@@ -450,9 +477,7 @@ def as_policy(policy, label: str | None = None) -> Policy:
         p = _make(fn, params)
     else:
         fn = policy
-        from .matches import _check_fn
-
-        fn = _check_fn(fn)
+        fn = check_policy_function(fn)
         spec = spec_of(fn)
         p = _make(fn, spec.defaults if spec is not None else np.zeros(0, np.float64))
     return p.with_label(label) if label is not None else p

@@ -29,15 +29,17 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from ..errors import SimkitError, check_flag, check_int
-from ..melds import meld_counts, melds_array, parse_melds
+from ..melds import MELD_SIZES, MELD_TYPES, meld_counts, melds_array, parse_melds
 from ..rules import resolve_rules
 from ..tiles import format_tile_list, parse_tile_list, parse_tiles, tile_name
+from . import actions as A
 from . import game as eng
+from .deal import shuffle_wall
 from .rng import stream_key
 from .rulesets import engine_spec
-from .state import streak_limit
+from .state import GameState, streak_limit
 
-__all__ = ["Position", "PositionError", "COMPLETION_STREAM"]
+__all__ = ["Position", "PositionError", "COMPLETION_STREAM", "position_of"]
 
 COMPLETION_STREAM = 1 << 41  #: sub-stream of ``(seed, 0, COMPLETION_STREAM)`` that samples a completion
 WIND_LETTERS = {"E": 27, "S": 28, "W": 29, "N": 30}  #: wind letter -> kind
@@ -382,7 +384,6 @@ class Position:
         """A uniformly random completion from stream ``(seed, 0, COMPLETION_STREAM)``: the
         opponent's concealed tiles (kinds) and the wall from the next draw on (kinds, the
         kept-back tiles last)."""
-        from .deal import shuffle_wall
 
         seed = check_int(seed, "seed", 0, 2**63 - 1, PositionError)
         d = self._derived
@@ -397,8 +398,6 @@ class Position:
         the opponent's concealed tiles; the wall from the next draw on, kept-back tiles last) or,
         when they are not given, by :meth:`completion` of ``seed``. The players' policy streams
         are ``(seed, 0, 1 + p)``."""
-        from .state import GameState
-
         seed = check_int(seed, "seed", 0, 2**63 - 1, PositionError)
         check = check_flag(check, "check")
         d = self._derived
@@ -490,3 +489,46 @@ class Position:
         if state.error:
             raise PositionError(f"the completed position breaks an engine invariant: {state.error_text('the position')}")
         return state
+
+
+def position_of(state: GameState) -> Position:
+    """The :class:`Position` the deciding player of ``state`` sees (after a draw, after a claim, or
+    on the opponent's discard), also ``state.position()``; ``position().state(opponent_hand=...,
+    wall=...)`` with the true completion stands at the same decision (Skipped Win / Skipped
+    Pung in force are not part of a position)."""
+    T, sc = state._dealt(), state._T.sc
+    phase = {A.PHASE_DRAW: "draw", A.PHASE_PUNG: "claim", A.PHASE_REACT: "discard"}.get(state.phase)
+    if phase is None:
+        raise PositionError(f"a position is after a draw, after a claim or on a discard, not {A.PHASE_NAMES[state.phase]}")
+    p = state.player
+    winds = {kind: letter for letter, kind in WIND_LETTERS.items()}
+
+    def melds_of(q):
+        out = []
+        for code, kind in T.melds[q, : T.n_melds[q]]:
+            kinds = [kind, kind + 1, kind + 2] if code == 4 else [kind] * MELD_SIZES[code]
+            out.append(f"{MELD_TYPES[code]} {format_tile_list(kinds)}")
+        return out
+
+    def river_of(q):
+        return " ".join(
+            format_tile_list([int(k)]) + ("*" if c else "") for k, c in zip(T.river[q, : T.n_river[q]], T.claimed[q, : T.n_river[q]])
+        )
+
+    return Position(
+        state.rules, hand=T.hand[p].astype(np.int64), melds=melds_of(p), opponent_melds=melds_of(1 - p),
+        river=river_of(p), opponent_river=river_of(1 - p), declared=int(T.declared[p]),
+        opponent_declared=int(T.declared[1 - p]),
+        declared_at=int(sc[eng.S_DECLARED_AT + p]) if T.declared[p] else None,
+        opponent_declared_at=int(sc[eng.S_DECLARED_AT + 1 - p]) if T.declared[1 - p] else None,
+        tiles_left=int(sc[eng.S_BACK] - sc[eng.S_FRONT] + 1 - sc[eng.S_KEPT_BACK]),
+        dealer=bool(sc[eng.S_DEALER] == p), streak=int(sc[eng.S_STREAK]), seat_wind=winds[int(T.seat[p])],
+        prevailing_wind=winds[int(sc[eng.S_PREVAILING])], phase=phase,
+        drawn=int(state.tile) if phase == "draw" and state.tile >= 0 else None,
+        replacement=bool(sc[eng.S_REPLACEMENT]) if phase == "draw" and state.tile >= 0 else False, bid=int(sc[eng.S_BID]),
+        stable_wall=bool(sc[eng.S_WALL] == eng.WALL_SEAT_STABLE),
+    )
+
+
+#: ``GameState.position()``: the step API's state gets its position here, the module that builds on it
+GameState.position = position_of

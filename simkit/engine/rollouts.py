@@ -25,10 +25,15 @@ import re
 import numpy as np
 
 from ..errors import SimkitError, check_int
+from ..hand.tables import hand_tables
 from ..tiles import format_tile_list, parse_tile_list
 from . import actions as A
 from . import game as eng
+from .compiled import policy_type, prepared
+from .deal import wall_template
+from .policy_spec import as_policy
 from .position import COMPLETION_STREAM, Position, PositionError
+from .runtime import EngineError, engine_for, error_text, match_executor, policy_calls, prepare_match, thread_count
 
 __all__ = ["rollouts", "action_text", "parse_action", "RolloutError"]
 
@@ -147,9 +152,6 @@ def rollouts(position, n: int = 10_000, policies=("greedy", "greedy"), actions=N
     """
     import pandas as pd
 
-    from .compiled import prepared
-    from .matches import _calls, _common, _executor, _threads, engine_for, policy_type
-
     if isinstance(position, str):
         position = Position.from_string(position)
     if not isinstance(position, Position):
@@ -161,7 +163,7 @@ def rollouts(position, n: int = 10_000, policies=("greedy", "greedy"), actions=N
     if to not in ("hand", "match"):
         raise RolloutError(f"to must be 'hand' or 'match', got {to!r}")
     rules = position._derived["rules"]
-    spec, f0, p0, f1, p1 = _common(rules, policies, "dealer", "shared")
+    spec, f0, p0, f1, p1 = prepare_match(rules, policies, "dealer", "shared")
     spec = position._derived["spec"]  # the position's own wall design (stable_wall or not)
     state = position.state(seed, check=False)
     T = state._T
@@ -189,13 +191,11 @@ def rollouts(position, n: int = 10_000, policies=("greedy", "greedy"), actions=N
     n_opp = int(d["opp_concealed"])
     opp_ready = bool(position.opponent_declared)
     engine = engine_for(spec)
-    kinds, fn0, fn1 = _calls(f0, f1)
+    kinds, fn0, fn1 = policy_calls(f0, f1)
     codes_arr = np.array(codes, np.int64)
     results = np.empty((n, len(codes), 4), np.float64)
     errors = np.zeros((n, 5), np.int64)
-    from ..hand.tables import hand_tables
 
-    from .deal import wall_template
 
     tables = hand_tables(rules)
     template = wall_template(rules)
@@ -207,13 +207,13 @@ def rollouts(position, n: int = 10_000, policies=("greedy", "greedy"), actions=N
                 spec.game, spec.sp, kinds, fn0, fn1, p0, p1, results[a:b], errors[a:b], template, to == "match")
 
     kernel = prepared(engine.rollouts_kernel, args_of(0, 1), (14, 15), policy_type(spec))
-    n_threads = threads or _threads()
+    n_threads = threads or thread_count()
     blocks = [(a, min(a + BLOCK, n)) for a in range(0, n, BLOCK)]
     if n_threads == 1 or len(blocks) == 1:
         for a, b in blocks:
             kernel(*args_of(a, b))
     else:
-        futures = [_executor(n_threads).submit(lambda a=a, b=b: kernel(*args_of(a, b))) for a, b in blocks]
+        futures = [match_executor(n_threads).submit(lambda a=a, b=b: kernel(*args_of(a, b))) for a, b in blocks]
         for f in futures:
             f.result()
     if (errors[:, 0] == -1).any():
@@ -223,10 +223,8 @@ def rollouts(position, n: int = 10_000, policies=("greedy", "greedy"), actions=N
         )
     bad = np.flatnonzero(errors[:, 0])
     if len(bad):
-        from .matches import EngineError, _error_text
-
         code, action, player, phase, tl = (int(v) for v in errors[bad[0]])
-        raise EngineError(_error_text(code, action, f"rollout {int(bad[0])} (seed {seed})", player, phase, tl,
+        raise EngineError(error_text(code, action, f"rollout {int(bad[0])} (seed {seed})", player, phase, tl,
                                       np.zeros(A.N_ACTIONS, np.bool_)))
     return _table(results, codes, tile, rules, position, policies, seed, n, to, pd)
 
@@ -266,6 +264,4 @@ def _table(results, codes, tile, rules, position, policies, seed, n, to, pd):
 
 
 def _policy_text(p) -> str:
-    from .policy_spec import as_policy
-
     return as_policy(p).text()

@@ -20,7 +20,7 @@ rule set is
   a self-draw on a kong replacement / on the last drawable tile; ``last_discard``: a win on the
   discard made after the last drawable tile was drawn.
 
-:func:`engine_spec` gathers all of it for :mod:`simkit.engine.matches`.
+:func:`engine_spec` gathers all of it for :mod:`simkit.engine.runtime`.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ in plain Python gives the same rows as the same code jitted. ::
     s.row["winner"], s.row["points"], s.lines()
 
 From numba, the same functions are ``begin_hand``, ``advance`` and ``step`` of the rule set's
-engine instance (:func:`simkit.engine.matches.engine_for`), called on :attr:`GameState.table`
+engine instance (:func:`simkit.engine.runtime.engine_for`), called on :attr:`GameState.table`
 (``tests/test_engine_state.py`` plays a hand so).
 """
 
@@ -32,11 +32,13 @@ import numpy as np
 from ..errors import InputTypeError, InputValueError, SimkitError, TileCountError, check_flag, check_int, show
 from ..hand.tables import hand_tables
 from ..rules import resolve_rules
+from ..tiles import parse_tile_list, tile_name
 from . import actions as A
 from . import game as eng
 from .deal import wall_template
 from .rng import stream_key
 from .rulesets import engine_spec
+from .runtime import EngineError, engine_for, error_text, hand_record, resolve_policy, run_matches
 
 __all__ = ["GameState"]
 
@@ -55,8 +57,6 @@ def wall_kinds(wall, rules) -> np.ndarray:
     """``wall`` (tile notation in wall order, or a 1-d integer array of kinds) as int8 kinds, after
     checking that it holds exactly the rule set's tiles; the error names what is wrong (a wall that
     is not a permutation of the tiles would corrupt the compiled engine's state)."""
-    from ..tiles import parse_tile_list, tile_name
-
     rules = resolve_rules(rules)
     if isinstance(wall, str):
         kinds = np.asarray(parse_tile_list(wall, rules), np.int64)
@@ -256,49 +256,8 @@ class GameState:
         row[eng.D_SHANTEN_AFTER] = after
         return row
 
-    def position(self):
-        """The :class:`~simkit.engine.position.Position` the deciding player sees (after a draw,
-        after a claim, or on the opponent's discard); ``position().state(opponent_hand=...,
-        wall=...)`` with the true completion stands at the same decision (Skipped Win / Skipped
-        Pung in force are not part of a position)."""
-        from ..melds import MELD_SIZES, MELD_TYPES
-        from ..tiles import format_tile_list
-        from .position import Position, PositionError
-
-        T, sc = self._dealt(), self._T.sc
-        phase = {A.PHASE_DRAW: "draw", A.PHASE_PUNG: "claim", A.PHASE_REACT: "discard"}.get(self.phase)
-        if phase is None:
-            raise PositionError(f"a position is after a draw, after a claim or on a discard, not {A.PHASE_NAMES[self.phase]}")
-        p = self.player
-        from .position import WIND_LETTERS
-
-        winds = {kind: letter for letter, kind in WIND_LETTERS.items()}
-
-        def melds_of(q):
-            out = []
-            for code, kind in T.melds[q, : T.n_melds[q]]:
-                kinds = [kind, kind + 1, kind + 2] if code == 4 else [kind] * MELD_SIZES[code]
-                out.append(f"{MELD_TYPES[code]} {format_tile_list(kinds)}")
-            return out
-
-        def river_of(q):
-            return " ".join(
-                format_tile_list([int(k)]) + ("*" if c else "") for k, c in zip(T.river[q, : T.n_river[q]], T.claimed[q, : T.n_river[q]])
-            )
-
-        return Position(
-            self.rules, hand=T.hand[p].astype(np.int64), melds=melds_of(p), opponent_melds=melds_of(1 - p),
-            river=river_of(p), opponent_river=river_of(1 - p), declared=int(T.declared[p]),
-            opponent_declared=int(T.declared[1 - p]),
-            declared_at=int(sc[eng.S_DECLARED_AT + p]) if T.declared[p] else None,
-            opponent_declared_at=int(sc[eng.S_DECLARED_AT + 1 - p]) if T.declared[1 - p] else None,
-            tiles_left=int(sc[eng.S_BACK] - sc[eng.S_FRONT] + 1 - sc[eng.S_KEPT_BACK]),
-            dealer=bool(sc[eng.S_DEALER] == p), streak=int(sc[eng.S_STREAK]), seat_wind=winds[int(T.seat[p])],
-            prevailing_wind=winds[int(sc[eng.S_PREVAILING])], phase=phase,
-            drawn=int(self.tile) if phase == "draw" and self.tile >= 0 else None,
-            replacement=bool(sc[eng.S_REPLACEMENT]) if phase == "draw" and self.tile >= 0 else False, bid=int(sc[eng.S_BID]),
-            stable_wall=bool(sc[eng.S_WALL] == eng.WALL_SEAT_STABLE),
-        )
+# position(): the Position the deciding player sees, defined in simkit.engine.position (which
+    # builds on this module) as GameState.position
 
     def unseen_completion(self):
         """The true completion of the deciding player's :meth:`position`: the opponent's concealed
@@ -322,11 +281,9 @@ class GameState:
     def apply(self, action: int) -> "GameState":
         """Play the deciding player's ``action`` and advance to the next decision or the hand's end.
 
-        Raises :class:`~simkit.engine.matches.EngineError` (naming the player, the phase, the tile,
+        Raises :class:`~simkit.engine.runtime.EngineError` (naming the player, the phase, the tile,
         the action and the legal actions) for an action that is not legal; the state is unchanged.
         """
-        from .matches import EngineError
-
         if self.over:
             raise InputValueError("the hand is over: no action to apply (next_hand() goes on to the next)")
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
@@ -356,27 +313,21 @@ class GameState:
 
         Jitted and built-in policies run in the compiled engine (the kernel that plays matches);
         with a plain Python policy every decision is asked from Python."""
-        from .matches import resolve_policy
-
         return self._play_out_with(resolve_policy(policy0, self.rules), resolve_policy(policy1, self.rules))
 
     def _play_out_with(self, call0, call1) -> "GameState":
         """:meth:`play_out` with the policies already resolved: ``(function, params)`` each, the
         params as the policy receives them."""
-        from .matches import EngineError, _run_matches
-
         (f0, p0), (f1, p1) = call0, call1
         if hasattr(f0, "py_func") and hasattr(f1, "py_func"):
             if int(self._T.sc[eng.S_PHASE]) == A.PHASE_OVER:
                 return self
-            _, n_hands, errors, error_legal, _, _, _ = _run_matches(
+            _, n_hands, errors, error_legal, _, _, _ = run_matches(
                 self.spec, f0, p0, f1, p1, 0, 0, 1, False, state=self._T
             )
             if errors[0, 0]:
                 code, action, player, phase, tile = (int(v) for v in errors[0])
-                from .matches import _error_text
-
-                raise EngineError(_error_text(code, action, "this state", player, phase, tile, error_legal[0]))
+                raise EngineError(error_text(code, action, "this state", player, phase, tile, error_legal[0]))
             return self
         calls = ((f0, p0), (f1, p1))
         while not self.over:
@@ -393,18 +344,14 @@ class GameState:
         return int(self._T.sc[eng.S_ERROR])
 
     def error_text(self, where: str) -> str:
-        from .matches import _error_text
-
         sc = self._T.sc
-        return _error_text(
+        return error_text(
             self.error, int(sc[eng.S_ERROR_INFO]), where, int(sc[eng.S_PLAYER]), int(sc[eng.S_ERROR_PHASE]),
             int(sc[eng.S_TILE]), self._T.legal,
         )
 
     def _illegal_text(self, action, where):
-        from .matches import _error_text
-
-        return _error_text(eng.ERR_ILLEGAL_ACTION, action, where, self.player, self.phase, self.tile, self._T.legal)
+        return error_text(eng.ERR_ILLEGAL_ACTION, action, where, self.player, self.phase, self.tile, self._T.legal)
 
     @property
     def row(self) -> dict:
@@ -412,14 +359,12 @@ class GameState:
         return self.record().row
 
     def record(self):
-        """The hand as a :class:`~simkit.engine.matches.HandRecord` (row, events, wall, items)."""
-        from .matches import _record
-
+        """The hand as a :class:`~simkit.engine.runtime.HandRecord` (row, events, wall, items)."""
         if int(self._T.sc[eng.S_PHASE]) != A.PHASE_OVER or self.error:
             raise InputValueError("the hand is not over yet" if not self.over else "the hand stopped on an engine error")
         T = self._T
         items = np.asarray(T.items, self.spec.item_dtype)
-        return _record(
+        return hand_record(
             self.spec, T.row, items, T.row_floats, T.row_hand, T.row_melds, T.log, int(T.sc[eng.S_NLOG]), T.wall
         )
 
@@ -448,8 +393,6 @@ class GameState:
     # -- the engine call ------------------------------------------------------------------------
 
     def _call(self, op, action=0, seed=0, match=0):
-        from .matches import engine_for
-
         engine = engine_for(self.spec)
         return engine.step_kernel(
             op, self._T, self._template, self._tables, self.spec.game, self.spec.sp, int(action), np.uint64(seed),

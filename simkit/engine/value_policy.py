@@ -41,8 +41,8 @@ from .._jit import jit, stack_empty
 from ..hand.shanten import LIVE_BEST, LIVE_NONE, discard_eval_kernel, shanten_kernel
 from ..hand.waits import waits_kernel
 from . import actions as A
-from .policies import POLICIES, bid_or_follow, bid_params
-from .policy_spec import BUILT_IN, Param, policy, spec_of
+from .policies import bid_or_follow, bid_params
+from .policy_spec import Param, policy, spec_of
 from ..melds import MELD_CHOW
 from .routes import FAR, N_ROUTES, PLAIN, VALUE_FIELDS, meld_flags, outside, route_distances, route_values
 from .toolkit import (
@@ -360,5 +360,3 @@ def value_policy(view, legal, params, rng):  # pragma: no cover - compiled
 
 #: value's named parameters at their defaults (the route values are appended per rule set)
 VALUE_DEFAULTS = spec_of(value_policy).defaults
-POLICIES["value"] = (value_policy, VALUE_DEFAULTS)
-BUILT_IN["value"] = value_policy

@@ -1,0 +1,210 @@
+"""The work of one chunk of a run, in whatever process computes it (this one, a worker of
+``--workers``, a Dask worker): the job a run hands to its workers, the chunk's rows as an Arrow
+table written as a temporary shard with its metadata, warming the engine up, and a worker
+process's set-up (it ends itself and removes its temporary files when the run's process dies)."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numba
+import numpy as np
+import pyarrow as pa
+
+from . import io
+from .engine.compiled import also_first
+from .engine.matches import simulate_matches
+
+#: Matches per engine call inside a chunk (progress granularity; does not affect the data).
+ENGINE_BATCH = 500
+
+__all__ = ["ENGINE_BATCH", "ChunkJob", "chunk_table", "shard_meta", "compute_chunk", "warm_engine", "worker_init", "watch_parent"]
+
+
+@dataclass
+class ChunkJob:
+    """Everything a process needs to compute chunks (picklable for worker processes)."""
+
+    spec: dict
+    rules: object
+    #: the two Policy objects: a worker unpickles each as the very function it names, declaration
+    #: included, and builds the vector it plays from the run's rule set (Policy.engine_params)
+    policies: tuple
+    directory: str
+    columns: tuple | None = None  # a resumed run's columns (its shards'), which new shards keep
+
+    @property
+    def chunk_matches(self) -> int:
+        return self.spec["chunk_matches"]
+
+
+def chunk_table(job: ChunkJob, first: int, n: int, on_batch=None):
+    """Rows of matches ``[first, first + n)`` as an Arrow table, the rows of each match (int64[n]),
+    and, in a run with decisions, the decision log of those matches as a second table (else None)."""
+
+    spec = job.spec
+    decisions = bool(spec.get("decisions", False))
+    schema = None
+    labels = [p["label"] for p in spec["policies"]]
+    pols = list(job.policies)
+    copies = [(0, pols, labels)]
+    if spec["duplicate"]:
+        copies.append((1, pols[::-1], labels[::-1]))
+    batches = []
+    decision_batches = []
+    match_rows = np.zeros(n, np.int64)
+    for a in range(first, first + n, ENGINE_BATCH):
+        m = min(ENGINE_BATCH, first + n - a)
+        parts = []
+        keys = []
+        logs = []
+        log_keys = []
+        for copy, players, names in copies:
+            res = simulate_matches(job.rules, players, m, spec["seed"], start=a, decisions=decisions, **io.wall_settings_of(spec))
+            if decisions:
+                log = res.pop("decisions")
+                logs.append(io.decisions_to_batch(log, seed=spec["seed"], copy=copy))
+                log_keys.append(np.asarray(log["match"], np.int64) * 2 + copy)
+            schema = schema or io.schema_for(job.rules, res, columns=job.columns)
+            parts.append(io.rows_to_batch(res, schema, seed=spec["seed"], copy=copy, policy_labels=names, rules=job.rules))
+            keys.append(np.asarray(res["match"], np.int64) * 2 + copy)
+            match_rows += np.bincount(np.asarray(res["match"]) - first, minlength=n)
+        for out, pieces, order_keys in ((batches, parts, keys), (decision_batches, logs, log_keys)):
+            if len(pieces) == 1:
+                out.append(pieces[0])
+            elif pieces:  # (match, copy, hand) order
+                order = np.argsort(np.concatenate(order_keys), kind="stable")
+                table = pa.Table.from_batches(pieces).take(pa.array(order))
+                out.extend(table.combine_chunks().to_batches())
+        if on_batch is not None:
+            on_batch(sum(len(p) for p in parts), m)
+    decision_table = pa.Table.from_batches(decision_batches, schema=io.decision_schema()) if decisions else None
+    return pa.Table.from_batches(batches, schema=schema), match_rows, decision_table
+
+
+def shard_meta(job: ChunkJob, chunk: int, first: int, matches: int, rows: int, table: str | None = None) -> dict:
+    meta = {
+        "format": io.FORMAT,
+        "spec": job.spec,
+        "chunk": chunk,
+        "first_match": first,
+        "matches": matches,
+        "rows": rows,
+        "versions": io.versions(),
+    }
+    if table is not None:
+        meta["table"] = table  # "decisions": a decision shard (a shard of the hands has no such key)
+    return meta
+
+
+def compute_chunk(job: ChunkJob, chunk: int, first: int, n: int, on_batch=None):
+    """Compute a chunk and write it as a temporary shard: ``(tmp path, rows, rows per match,
+    decisions)``, ``decisions`` None or, in a run with decisions, ``(tmp path, rows)`` of the chunk's
+    decision shard (a temporary file in ``_decisions/``)."""
+    table, match_rows, decision_table = chunk_table(job, first, n, on_batch)
+    tmp = io.write_shard(job.directory, chunk, table, shard_meta(job, chunk, first, n, table.num_rows))
+    decisions = None
+    if decision_table is not None:
+        place = Path(job.directory) / io.DECISIONS_DIR
+        place.mkdir(exist_ok=True)
+        dtmp = io.write_shard(
+            place, chunk, decision_table, shard_meta(job, chunk, first, n, decision_table.num_rows, "decisions")
+        )
+        decisions = (str(dtmp), decision_table.num_rows)
+    return str(tmp), table.num_rows, match_rows, decisions
+
+
+#: Seconds between a worker's checks that the process running the simulation is still alive.
+PARENT_POLL = 0.2
+
+
+def set_parent_death_signal(sig) -> None:
+    """Linux: have the kernel send ``sig`` to this process when its parent dies (``PR_SET_PDEATHSIG``)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, int(sig), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):  # pragma: no cover
+        pass
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (a killed parent not yet reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+        return state not in (b"Z", b"X")
+    except FileNotFoundError:
+        return False
+    except (OSError, IndexError):  # no /proc: ask the kernel
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+
+def watch_parent(owner: int, directory) -> None:
+    """A worker's daemon thread: when the simulating process ``owner`` is gone (ended by any signal,
+    ``kill -9`` included, and its pool with it), remove this worker's temporary files and end the
+    worker at once."""
+    parent = os.getppid()
+    while True:
+        if os.getppid() != parent or not process_alive(owner):
+            if directory is not None:
+                with contextlib.suppress(OSError):
+                    io.clean_temporary(directory, pid=os.getpid())
+            os._exit(1)
+        time.sleep(PARENT_POLL)
+
+
+def worker_init(threads: int, method: str, owner: int | None = None, directory=None) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the workers
+    if owner is not None:
+        # The worker's parent is the forkserver, which exits when the simulating process dies: the
+        # kernel then sends SIGTERM (removing this worker's temporary files first, below), and a
+        # watcher thread checks the simulating process itself every PARENT_POLL seconds.
+        def on_term(signum, frame):
+            if directory is not None:
+                with contextlib.suppress(OSError):
+                    io.clean_temporary(directory, pid=os.getpid())
+            os._exit(1)
+
+        signal.signal(signal.SIGTERM, on_term)
+        set_parent_death_signal(signal.SIGTERM)
+        threading.Thread(target=watch_parent, args=(owner, directory), daemon=True, name="simkit-parent-watch").start()
+    # This process was not forked, so numba needs no inter-process lock to start its threads; with
+    # the default method ("fork") it would take a named semaphore that a terminated worker leaks.
+    multiprocessing.set_start_method(method, force=True)
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+
+
+def warm_engine(job: ChunkJob) -> float:
+    """Compile the engine for the run's rule set (and the policies that are not built in) and the
+    row-building kernels of :mod:`simkit.io`, or load them from the cache, with one throw-away
+    match; seconds taken."""
+    t0 = time.perf_counter()
+    decisions = bool(job.spec.get("decisions", False))
+    with also_first(io.writer_kernels()):  # on a cold start, while the helper compiles the hand kernels
+        res = simulate_matches(
+            job.rules, tuple(job.policies), 1, job.spec["seed"], decisions=decisions, **io.wall_settings_of(job.spec)
+        )
+    if decisions:
+        io.decisions_to_batch(res.pop("decisions"), seed=job.spec["seed"], copy=0)
+    labels = [p["label"] for p in job.spec["policies"]]
+    io.rows_to_batch(res, io.schema_for(job.rules, res), seed=job.spec["seed"], copy=0, policy_labels=labels,
+                     rules=job.rules)
+    return time.perf_counter() - t0
