@@ -462,7 +462,7 @@ def simulate(
         its manifest; arguments given must agree with it). Only ``True`` or ``False``.
     progress : bool
         Show progress (hands done, hands/s, time left): a bar on a terminal, a widget in Jupyter,
-        and in a log (stderr not a terminal) a line every 30 s (:mod:`simkit.progress`).
+        and in a log (stderr not a terminal) a line every 10 s (:data:`simkit.progress.LOG_INTERVAL`).
     command : list of str, optional
         The command line to record (default ``sys.argv``).
     scheduler : str or distributed.Client, optional

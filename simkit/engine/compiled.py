@@ -4,7 +4,7 @@
 ``SETTLE``. :func:`engine_of` makes an instance of that source with the global bound and returns it
 as a module (``play_matches_kernel``, ``run_hand_kernel``, ``step_kernel``). The instance is a
 generated file that imports the settle function by name, so numba caches its compiled code and a
-new process (the next session, a ``--workers`` pool, a Dask worker) loads the engine in a second
+new process (a later one, a ``--workers`` pool, a Dask worker) loads the engine in a second
 or two instead of compiling it.
 
 Policies are not part of the instance: the built-in random policy is called directly, greedy and

@@ -59,7 +59,7 @@ Rules decided where night_market.md, duel.md and for_two.md are open (every rule
   the dealt 14, the opponent the 13). A fold ends the hand at once: ``win_type``
   :data:`WIN_FOLD`, no winner, the opponent (``payer``) pays the banker ``fold_payment`` stakes, and
   the deal passes (for_two.md: the banker keeps it on a banker win or a draw, "otherwise it
-  passes"), or stays with the banker with ``fold_passes_deal=False`` (as before issue 21).
+  passes"), or stays with the banker with ``fold_passes_deal=False``.
 * duel: Heavenly Hand needs the dealer's self-draw on the dealt 14 (no discard, no kong made);
   Earthly Hand the non-dealer's self-draw on the first draw "before any call": nobody has called a
   discard; the dealer's concealed kongs do not cancel it (duel.md tells calls and declared kongs
@@ -273,8 +273,8 @@ class Game(NamedTuple):
     kept_back: int  #: tiles at the end of the wall never drawn
     claim_chow: bool  #: chows may be claimed from the opponent's discard
     robbing: bool  #: the opponent may win on the tile of an added kong
-    declare: bool  #: Declare Ready / MIGI (douque §5): declare actions and locked hands
-    skipped_win: bool  #: Skipped Win (douque §6): declining a win forbids winning until lifted
+    declare: bool  #: Declare Ready / MIGI (docs/rules/douque.md, Declare Ready and MIGI): declare actions and locked hands
+    skipped_win: bool  #: Skipped Win (docs/rules/douque.md, Skipped Win and Skipped Pung): declining a win forbids winning until lifted
     skipped_pung: int  #: Skipped Pung: 0 none, 1 for the rest of the hand, 2 until the player's next turn
     bidding: bool  #: for_two: the banker bids, the opponent follows or folds
     fold_passes_deal: bool  #: for_two (option): after a fold the deal passes; else the banker keeps it

@@ -39,7 +39,7 @@ def simulate_matches(
 ) -> dict:
     """Play ``n_matches`` complete matches and return one row per hand.
 
-    A douque match is four rounds (douque.md §4); a night_market, duel or for_two match is
+    A douque match is four rounds (docs/rules/douque.md, Dealer, streak, rounds, match); a night_market, duel or for_two match is
     ``match_hands`` hands (rule option, 16 by default), and a duel match also ends when a player
     has no chips left (option ``chips``).
 

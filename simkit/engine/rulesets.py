@@ -91,7 +91,7 @@ _NO_CHIPS = dict(money_unit=0, chips=0, fee_numerator=0, fee_denominator=1)
 
 @jit
 def settle_douque(T, winner, win_type, win_tile, replacement, last_tile, last_discard, t, sp, row, floats):  # pragma: no cover
-    """douque.md §7-§8: hand tai (first-turn hands from the table state), dealer tai ``1 + 2 x
+    """docs/rules/douque.md, Tai items: hand tai (first-turn hands from the table state), dealer tai ``1 + 2 x
     streak``, payment ``base + tai_value x (hand tai + dealer tai)``."""
     row[R_HAND_TAI] = 0
     row[R_DEALER_TAI] = 0

@@ -273,16 +273,16 @@ def safe_against_discard_win(view, k):  # pragma: no cover - compiled
     part of a pair, a pung or seven pairs -- which needs a ``k`` among the opponent's concealed
     tiles -- or of a chow through ``k`` (kinds of a suit with chows in the rule set's tile set,
     and only while the opponent has at least 4 concealed tiles), which needs the run's other two
-    kinds there. With 4 copies of each kind (every rule set's §1 / "Tiles"), a kind none of whose
+    kinds there. With 4 copies of each kind (every rule set's tiles, docs/rules), a kind none of whose
     copies is hidden from the player (:func:`hidden_counts`) cannot be there.
 
     Why nothing else: no rule set forbids winning on a kind one has discarded oneself (there is
     no furiten in douque.md, night_market.md, duel.md or for_two.md), so the opponent's river
-    proves nothing by itself. douque's Skipped Win (douque.md §6) does stop a player who
+    proves nothing by itself. douque's Skipped Win (docs/rules/douque.md, Skipped Win and Skipped Pung) does stop a player who
     declined a win from winning at all, but the view cannot tell whether the opponent declined
     one or is still under one (it is lifted when they play a tile outside the recorded wait set,
     which may be the tile they just discarded if it was not the drawn tile). A MIGI declarer
-    (§5) "always wins on a winning tile" with a locked hand, so a kind they let pass after
+    (docs/rules/douque.md, Declare Ready and MIGI) "always wins on a winning tile" with a locked hand, so a kind they let pass after
     declaring is not one of their waits -- unless they were already under a Skipped Win from
     before the declaration (the engine then does not offer the win: ``game._legal_react``), which
     the view does not show either. So those are strong hints (see :func:`opponent_discarded`,
@@ -328,7 +328,7 @@ def move_chow_tiles(hand, x, j, delta):  # pragma: no cover - compiled
 
 @jit
 def opponent_declaration(view):  # pragma: no cover - compiled
-    """The opponent's declaration: 0 none, 1 Declare Ready, 2 MIGI (douque.md §5; always 0 in
+    """The opponent's declaration: 0 none, 1 Declare Ready, 2 MIGI (docs/rules/douque.md, Declare Ready and MIGI; always 0 in
     the other rule sets). A declared hand is locked and ready."""
     return view.opp_declared
 

@@ -300,7 +300,7 @@ def _live_waits(view, k, hidden):  # pragma: no cover - compiled
 def _declare(view, params, k, ev, bonus, concealed):  # pragma: no cover - compiled
     """douque: declare with the discard ``k`` (the hand is then ready) when the declared plain win,
     bonus included, is worth at least the estimate ``ev`` of the hand kept free (a route worth
-    more may still be open), and enough unseen tiles win: one for MIGI (douque.md §5: the first
+    more may still be open), and enough unseen tiles win: one for MIGI (docs/rules/douque.md, Declare Ready and MIGI: the first
     four discards, nobody has melded), ``declare_live`` for Declare Ready."""
     migi = view.n_river + view.opp_n_river < 4 and view.n_melds == 0 and view.opp_n_melds == 0
     share = params[_SELF_SHARE]

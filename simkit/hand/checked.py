@@ -3,8 +3,7 @@
 The public batch calls (:func:`simkit.is_win_batch`, :func:`simkit.waits_batch`,
 :func:`simkit.shanten_batch`) must refuse bad rows with an error naming the row and the problem.
 Checking the values in numpy before the kernel took a single-threaded pass or three over the array
-(the row sums most of all) and cost about three times the win-check kernel itself (issue 23,
-point 3). Here every row is checked just before it is computed, on the thread that computes it,
+(the row sums most of all) and cost about three times the win-check kernel itself. Here every row is checked just before it is computed, on the thread that computes it,
 while it is in cache: the kernels of :mod:`simkit.hand.win`, :mod:`simkit.hand.waits` and
 :mod:`simkit.hand.shanten` are called only on rows that pass, so a bad row never reaches a table
 lookup.

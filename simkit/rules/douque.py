@@ -1,8 +1,8 @@
 """Rule set ``douque``: two-player 13-tile mahjong with tai scoring (the default rule set).
 
-Specification: ``rules/douque.md`` (72 tiles: characters 1-9, dots 1 and 9, the seven honors;
+Specification: ``docs/rules/douque.md`` (72 tiles: characters 1-9, dots 1 and 9, the seven honors;
 pung and exposed kong on a discard, no chow claims; the last 8 tiles are kept back; an added kong
-can be robbed). The options are those of §9 of that file.
+can be robbed). The options are those of its Options section.
 
 ``skipped_pung="turn"`` (a skipped pung lasts until the player's next turn) is offered because the
 rules file names it, but with two players it never matters: after passing on the opponent's
@@ -24,10 +24,10 @@ __all__ = ["DouqueOptions"]  # and the template's names (RULE_SET_EXPORTS)
 TITLE = "two-player 13-tile mahjong, tai scoring (Douque rules; the default)"
 #: Kinds of the tile set: characters 1-9 (0-8), dots 1 and 9 (9, 17), honors 1z-7z (27-33).
 KINDS = tile_set("123456789m 19p 1234567z")
-#: Tiles at the end of the wall that are never drawn (§2).
+#: Tiles at the end of the wall that are never drawn (Tiles and deal).
 KEPT_BACK = 8
-# CLAIM_CHOW stays False (the template's): chows exist only concealed, in characters (§1, §3).
-#: The opponent may win on the tile of an added kong (§3.4, Robbing the Kong).
+# CLAIM_CHOW stays False (the template's): chows exist only concealed, in characters (Tiles and deal, Play).
+#: The opponent may win on the tile of an added kong (Play: Robbing the Kong).
 ROBBING_KONG = True
 
 # Bounds of the numeric options, so that every payment and balance stays finite and exact (an
@@ -44,7 +44,7 @@ MAX_STREAK_CAP = 100
 
 @dataclass(frozen=True)
 class DouqueOptions(RuleOptions):
-    """Options of ``douque`` (``rules/douque.md`` §9); defaults first in each allowed list."""
+    """Options of ``douque`` (``docs/rules/douque.md``, Options); defaults first in each allowed list."""
 
     heavenly_tai: int = option(24, one_of(24, 16), "tai of Heavenly Hand (dealer wins on the dealt 14)")
     human_tai: int = option(8, one_of(8, 16), "tai of Human Hand (win on the dealer's first discard)")

@@ -1,6 +1,6 @@
 """Rule set ``duel``: Mahjong Duel (64 tiles, fan -> multiples, kong payments).
 
-Specification: ``rules/duel.md`` (characters 1-9 and the seven honors; pung and exposed kong on a
+Specification: ``docs/rules/duel.md`` (characters 1-9 and the seven honors; pung and exposed kong on a
 discard, no chow claims; no tiles kept back; added kongs can be robbed; seven pairs wins).
 The loser pays ``min(2**(fan - 1), multiple_cap) x stake``; kong payments come on top; the
 receiver pays ``fee`` on what they receive; ``chips`` caps payments by the payer's balance.
@@ -101,7 +101,7 @@ class DuelOptions(RuleOptions):
         "largest multiple 2^(fan - 1) paid for a win (kong payments are never capped)",
     )
     match_hands: int = match_hands_option(
-        "hands per match at most (rules/duel.md does not say); a match also ends when a player "
+        "hands per match at most (docs/rules/duel.md does not say); a match also ends when a player "
         "has no chips left",
     )
 

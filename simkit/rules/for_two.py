@@ -1,14 +1,14 @@
 """Rule set ``for_two``: "Mahjong for 2" (136 tiles, the banker bids the stake).
 
-Specification: ``rules/for_two.md`` (all 34 kinds; pung, chow and exposed kong on a discard; the
+Specification: ``docs/rules/for_two.md`` (all 34 kinds; pung, chow and exposed kong on a discard; the
 last 8 tiles are kept back; the banker bids 1, 2 or 3 and the opponent follows or folds). Payment
 from the loser is ``bid x stake x combination points``, times ``self_drawn_multiplier`` for a
 self-draw; a folding opponent pays ``fold_payment`` stakes.
 
-Banker rotation: rules/for_two.md has the banker keep the deal "on a banker win or a draw,
+Banker rotation: docs/rules/for_two.md has the banker keep the deal "on a banker win or a draw,
 otherwise it passes". A fold is neither (the hand is not played), so by default the deal passes
 after a fold (``fold_passes_deal=True``); ``fold_passes_deal=False`` keeps it with the banker, as
-on a banker win (simkit before issue 21, where folds are about 8% of greedy hands). The rule is
+on a banker win (folds are about 8% of greedy hands). The rule is
 applied in ``_next_hand_of_match`` of ``simkit/engine/play.py``.
 
 The source's order, ``bid_timing``: "system randomly choose a player as banker and bid for 1,2 or
@@ -69,7 +69,7 @@ KEPT_BACK = 8
 END_PHASE_JOKERS = 2
 #: A chow may be claimed from the opponent's discard.
 CLAIM_CHOW = True
-# ROBBING_KONG stays False (the template's): neither rules/for_two.md nor its source text
+# ROBBING_KONG stays False (the template's): neither docs/rules/for_two.md nor its source text
 # (seeds/003_...) mentions robbing a kong, so an added kong cannot be won on. Added kongs are made
 # only with a drawn tile (a discarded 4th tile cannot be claimed).
 #: Engine result columns particular to this rule set, kept in its datasets (the engine returns
@@ -127,12 +127,12 @@ class ForTwoOptions(RuleOptions):
         "stakes the opponent pays the banker when not following the bid (the hand is not played)",
     )
     match_hands: int = match_hands_option(
-        "hands per match, folded hands included (rules/for_two.md does not say how long a match is)",
+        "hands per match, folded hands included (docs/rules/for_two.md does not say how long a match is)",
     )
     fold_passes_deal: bool = option(
         True,
         boolean(),
-        "after a fold the deal passes to the opponent (rules/for_two.md: the banker keeps it on a "
+        "after a fold the deal passes to the opponent (docs/rules/for_two.md: the banker keeps it on a "
         "banker win or a draw, otherwise it passes); false: the banker keeps it, as on a banker win",
     )
     bid_timing: str = option(

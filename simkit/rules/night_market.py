@@ -1,6 +1,6 @@
 """Rule set ``night_market``: Taipei night-market two-player mahjong with fan scoring.
 
-Specification: ``rules/night_market.md`` (64 tiles: characters 1-9 and the seven honors; pung,
+Specification: ``docs/rules/night_market.md`` (64 tiles: characters 1-9 and the seven honors; pung,
 chow and exposed kong may be claimed from the latest discard; no tiles kept back). Payment from
 the loser is ``base + fan_value x fan`` (50 + 100 x fan by default).
 """
@@ -22,7 +22,7 @@ KINDS = tile_set("123456789m 1234567z")
 KEPT_BACK = 0
 #: A chow may be claimed from the latest discard (you hold the other two tiles of the run).
 CLAIM_CHOW = True
-# ROBBING_KONG stays False (the template's): neither rules/night_market.md nor its source text
+# ROBBING_KONG stays False (the template's): neither docs/rules/night_market.md nor its source text
 # (seeds/001_...) mentions robbing a kong, and the fan list has no Robbing the Kong pattern, so
 # the conservative choice is that an added kong cannot be won on.
 #: Engine result columns particular to this rule set, kept in its datasets (the engine returns
@@ -46,7 +46,7 @@ class NightMarketOptions(RuleOptions):
     base: float = base_option("fixed part of every payment: payment = base + fan_value x fan")
     fan_value: float = per_unit_option(100, MAX_FAN_VALUE, "any positive number up to 1e8", "fan")
     match_hands: int = match_hands_option(
-        "hands per match (rules/night_market.md does not say how long a match is)",
+        "hands per match (docs/rules/night_market.md does not say how long a match is)",
     )
 
 

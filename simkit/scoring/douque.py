@@ -1,10 +1,10 @@
-"""Douque tai scoring (douque.md §7-§9): the item table, the numba kernel, and its parameters.
+"""Douque tai scoring (docs/rules/douque.md, Tai items and Payment): the item table, the numba kernel, and its parameters.
 
 Items
 -----
 :data:`ITEMS` (the table ``items/douque.toml``: name, label, tai as written, condition, value,
 replaced_by) is the one place the scoring items are named. Each name is stable snake_case: it is a
-column of every simulation dataset. ``dragon_pung`` scores 1 tai per dragon pung or kong; the §7.1
+column of every simulation dataset. ``dragon_pung`` scores 1 tai per dragon pung or kong; the Tai items'
 merges of All Honors with a dragon or wind pattern are items of their own (``all_honors_...``,
 worth the sum minus 4) that replace both parts.
 
@@ -104,7 +104,7 @@ new_work = work_factory(N_ITEMS, np.int64)  #: fresh scratch arrays for :func:`s
 
 @jit(inline="always")
 def _score_arrangement(a, hand, cand):  # pragma: no cover - compiled
-    """The tai of one arrangement that depend on it (§7): winds, dragons, pungs, flushes, honors.
+    """The tai of one arrangement that depend on it (docs/rules/douque.md, Tai items): winds, dragons, pungs, flushes, honors.
     ``hand``: (characters, dots, honors present, seat wind, prevailing wind)."""
     has_m, has_p, has_z, seat_wind, prevailing_wind = hand
     for i in (SEAT_WIND, PREVAILING_WIND, DRAGON_PUNG):
@@ -121,7 +121,7 @@ def _score_arrangement(a, hand, cand):  # pragma: no cover - compiled
         winds = BIG_WINDS
     elif a.winds == 3 and EAST <= a.pair < WHITE:
         winds = LITTLE_WINDS
-    if not has_m and not has_p:  # §7.1: All Honors merges with a dragon or wind pattern
+    if not has_m and not has_p:  # All Honors merges with a dragon or wind pattern
         if dragons == LITTLE_DRAGONS:
             cand[AH_LITTLE_DRAGONS] = VALUES[AH_LITTLE_DRAGONS]
         elif dragons == BIG_DRAGONS:

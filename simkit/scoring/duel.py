@@ -1,4 +1,4 @@
-"""Mahjong Duel fan scoring (rules/duel.md, Fan and Payment): items, kernel, multiple, kongs, fee.
+"""Mahjong Duel fan scoring (docs/rules/duel.md, Fan and Payment): items, kernel, multiple, kongs, fee.
 
 Items
 -----

@@ -1,4 +1,4 @@
-"""Mahjong for 2 scoring (rules/for_two.md, Scoring (I)): combinations, kernel, payment.
+"""Mahjong for 2 scoring (docs/rules/for_two.md, Scoring (I)): combinations, kernel, payment.
 
 Items
 -----

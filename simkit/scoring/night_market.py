@@ -1,4 +1,4 @@
-"""Night-market fan scoring (rules/night_market.md, Scoring): the item table, the kernel, the payment.
+"""Night-market fan scoring (docs/rules/night_market.md, Scoring): the item table, the kernel, the payment.
 
 Items
 -----
