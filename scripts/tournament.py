@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import time
 
-import simkit
 from simkit.engine.policy_spec import split_policies
 from simkit.tournament import POLICIES, RULE_SETS, item_edges, plot_tournament, round_robin
 

@@ -124,14 +124,14 @@ def main(argv=None) -> int:
     interval_wins = interval_episodes = 0
     interval_points = 0.0
     while time.perf_counter() - start < args.minutes * 60:
-        O = np.empty((args.horizon, args.envs, n_obs), np.float32)
+        Obs = np.empty((args.horizon, args.envs, n_obs), np.float32)
         M = np.empty((args.horizon, args.envs, env.n_actions), np.int8)
         Act = np.empty((args.horizon, args.envs), np.int64)
         R = np.empty((args.horizon, args.envs), np.float64)
         D = np.empty((args.horizon, args.envs), np.bool_)
         for t in range(args.horizon):
             actions = policy.act(obs, masks)
-            O[t], M[t], Act[t] = obs, masks, actions
+            Obs[t], M[t], Act[t] = obs, masks, actions
             obs, masks, rewards, terminated, _, _ = env.step(actions)
             R[t], D[t] = rewards, terminated
             ended = np.flatnonzero(terminated)
@@ -144,7 +144,7 @@ def main(argv=None) -> int:
         if keep.sum() > 0:
             g = G[keep]
             adv = (g - g.mean()) / (g.std() + 1e-6)
-            policy.update(O[keep], M[keep], Act[keep], adv.astype(np.float32))
+            policy.update(Obs[keep], M[keep], Act[keep], adv.astype(np.float32))
         now = time.perf_counter()
         if now - last >= args.report and interval_episodes:
             minutes = (now - start) / 60

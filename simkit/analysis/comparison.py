@@ -319,8 +319,6 @@ def _compare_runs(run_a, run_b, value, correct_luck=False):
                        ("rule set", sa["rules"]["name"], sb["rules"]["name"])):
         if x != y:
             raise InputValueError(f"runs on different deals cannot be paired: {what} {x!r} (run a) vs {y!r} (run b)")
-    labels_a = [p["label"] for p in sa["policies"]]
-    labels_b = [p["label"] for p in sb["policies"]]
     if value is None:
         differ = [p for p in (0, 1) if sa["policies"][p] != sb["policies"][p]]
         value = f"result_{differ[0]}" if len(differ) == 1 else "points"

@@ -24,7 +24,6 @@ import html
 
 import numpy as np
 
-from ..melds import MELD_TYPES
 from ..tiles import format_tiles, tile_name
 from . import game as eng
 

@@ -136,7 +136,7 @@ class Position:
         if not isinstance(text, str):
             raise PositionError(f"a position string is a str, got {text!r}")
         head, sep, body = text.partition(":")
-        if sep and re.fullmatch(r"\s*[a-z_]+\s*", head) and not head.strip() in {f.name for f in fields(cls)}:
+        if sep and re.fullmatch(r"\s*[a-z_]+\s*", head) and head.strip() not in {f.name for f in fields(cls)}:
             rules = head.strip() if rules is None else rules
         else:
             body = text

@@ -32,7 +32,7 @@ from . import game as eng
 from .compiled import policy_type, prepared
 from .deal import wall_template
 from .policy_spec import as_policy
-from .position import COMPLETION_STREAM, Position, PositionError
+from .position import COMPLETION_STREAM, Position
 from .runtime import EngineError, engine_for, error_text, match_executor, policy_calls, prepare_match, thread_count
 
 __all__ = ["rollouts", "action_text", "parse_action", "RolloutError"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from simkit.rules._options import RuleOptions, base_option, boolean, complete_rule_set, number, one_of, option, per_unit_option, tile_set
-from simkit.rules._options import MAX_BASE  # the template's bound, named here too
+from simkit.rules._options import MAX_BASE  # noqa: F401 -- the template's bound, named here too
 
 __all__ = ["DouqueOptions"]  # and the template's names (RULE_SET_EXPORTS)
 
