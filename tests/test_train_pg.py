@@ -1,4 +1,4 @@
-"""scripts/train_pg.py: returns to go per episode, legal sampling, a policy-gradient step in the
+"""examples/train_pg.py: returns to go per episode, legal sampling, a policy-gradient step in the
 right direction, and a short run that prints the untrained starting point."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-_PATH = Path(__file__).resolve().parents[1] / "scripts" / "train_pg.py"
+_PATH = Path(__file__).resolve().parents[1] / "examples" / "train_pg.py"
 spec = importlib.util.spec_from_file_location("train_pg", _PATH)
 train_pg = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(train_pg)

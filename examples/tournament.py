@@ -9,7 +9,7 @@ saves the heat map (``--figure``).
 
 Usage::
 
-    python3 scripts/tournament.py [--matches 2000] [--seed 0] [--rules douque,night_market,duel,for_two]
+    python3 examples/tournament.py [--matches 2000] [--seed 0] [--rules douque,night_market,duel,for_two]
                                   [--policies random,greedy,value] [--out data/tournament]
                                   [--figure notebooks/figures/tournament.png]
 """

@@ -11,7 +11,7 @@ uniform over the legal actions), so the rise is visible; with ``--plot PATH`` it
 win rate against training time. A "win" is an episode the agent ends with a positive change of
 score.
 
-Usage: ``python scripts/train_pg.py [--rules douque] [--opponent random] [--minutes 3]
+Usage: ``python examples/train_pg.py [--rules douque] [--opponent random] [--minutes 3]
 [--envs 256] [--horizon 32] [--lr 0.01] [--seed 0] [--plot notebooks/figures/train_pg.png]``
 """
 

@@ -17,7 +17,7 @@ achieve on this comparison -- without correcting the luck of the draws that foll
 
 Usage::
 
-    python3 scripts/bench_duplicate.py [--matches 5000] [--seed 0] [--rules douque] [--off declarations|kongs|claims]
+    python3 examples/bench_duplicate.py [--matches 5000] [--seed 0] [--rules douque] [--off declarations|kongs|claims]
 """
 
 from __future__ import annotations
