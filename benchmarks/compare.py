@@ -87,8 +87,7 @@ def _side_by_side(other_python: str, matches: int, seed: int, repeat: int, rec=N
         label = f"{rules} {pair[0]} vs {pair[1]}, {n:,} matches"
         print(f"  {label:<38} {_fmt(ours):>14} {_fmt(theirs):>14} {ours / theirs:>8.3f}x")
         if rec is not None:
-            params = dict(rules=rules, pair=f"{pair[0]} vs {pair[1]}", matches=n, other=other_python,
-                          closed_loop=closed_loop)
+            params = dict(rules=rules, pair=f"{pair[0]} vs {pair[1]}", matches=n, closed_loop=closed_loop)
             hands = int(sums[sys.executable][0])
             rec.add("whole hands/s, this", ours, "hands/s", n=hands, **params)
             rec.add("whole hands/s, other", theirs, "hands/s", n=hands, **params)

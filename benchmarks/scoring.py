@@ -113,7 +113,7 @@ def _scoring_side_by_side(other_python: str, n: int, seed: int, repeat: int, rou
         ours, theirs = best[(sys.executable, name)], best[(other_python, name)]
         print(f"  {name:<38} {_fmt(ours):>14} {_fmt(theirs):>14} {ours / theirs:>8.3f}x")
         if rec is not None:
-            params = dict(rules=name, other=other_python, rounds=rounds)
+            params = dict(rules=name, rounds=rounds)
             rec.add("scored winning hands/s, this", ours, "hands/s", n=n, **params)
             rec.add("scored winning hands/s, other", theirs, "hands/s", n=n, **params)
             rec.add("scored winning hands/s, this / other", ours / theirs, "ratio", n=n, **params)
