@@ -9,6 +9,7 @@ results must be bit-identical across machines and thread counts.
 """
 
 import os
+import re
 
 import numba
 import numpy as np
@@ -732,6 +733,15 @@ class _LoadFirst:
 
 
 _LOAD_FIRST: dict = {}  #: symbol of a compiled ``called_by_symbol`` function -> its :class:`_LoadFirst`
+#: the same, keyed by the symbol without numba's per-process tag (``B<n>v<counter>``): a library
+#: linked from the cache may declare the function under the name another process gave it
+_LOAD_FIRST_ANY_TAG: dict = {}
+_TAG = re.compile(r"B\d+v\d+")
+
+
+def _untagged(symbol: str) -> str:
+    """``symbol`` without numba's per-process tag (the first ``B<n>v<counter>``)."""
+    return _TAG.sub("", symbol, count=1)
 _BY_SYMBOL_LIBRARIES: dict = {}  #: id of such a function's code library -> the library
 
 
@@ -748,7 +758,10 @@ def _called_by_symbol_patch() -> bool:
     callees first). So that a cached caller finds the symbol defined when numba loads it, the
     caller's library gets, for each marked function it declares, a :class:`_LoadFirst` among
     numba's ``reload_init`` functions, which numba runs (and caches with the caller) before
-    loading the caller's code. The machine code of each function is the same as in the copies;
+    loading the caller's code; a declaration that comes from a library linked from the cache, under
+    the name another process gave the function (numba's names carry a per-process counter), gets
+    its :class:`_LoadFirst` too, found by the name without that tag. The machine code of each
+    function is the same as in the copies;
     the calls were calls before too. Applied when simkit is imported, to code compiled
     afterwards, unless ``SIMKIT_NUMBA_BY_SYMBOL=0``; skipped if numba's internals differ.
     Returns whether it is active.
@@ -775,6 +788,7 @@ def _called_by_symbol_patch() -> bool:
         if _BY_SYMBOL and lib is not None and name.startswith(tuple(_BY_SYMBOL)):
             fn = self.py_func
             _LOAD_FIRST[name] = _LoadFirst(fn.__module__, fn.__qualname__, cres.signature.args, name)
+            _LOAD_FIRST_ANY_TAG[_untagged(name)] = _LOAD_FIRST[name]
             _BY_SYMBOL_LIBRARIES[id(lib)] = lib
 
     def patched_finalize(self):
@@ -788,8 +802,15 @@ def _called_by_symbol_patch() -> bool:
         finalize(self)
         if _LOAD_FIRST:
             for fn in self._final_module.functions:
-                if fn.is_declaration and fn.name in _LOAD_FIRST:
+                if not fn.is_declaration:
+                    continue
+                if fn.name in _LOAD_FIRST:
                     self._reload_init.add(_LOAD_FIRST[fn.name])
+                else:  # declared under the name another process gave it (a library from the cache)
+                    known = _LOAD_FIRST_ANY_TAG.get(_untagged(fn.name))
+                    if known is not None:
+                        module, qualname, args, _ = known.key
+                        self._reload_init.add(_LoadFirst(module, qualname, args, fn.name))
 
     patched_finalize._simkit_by_symbol = True
     patched_finalize.__wrapped__ = finalize

@@ -536,6 +536,67 @@ print(json.dumps({"n": int(n), "active": _jit.BY_SYMBOL, "hits": sum(m.ready_cou
 '''
 
 
+_LINKED_CALLERS = '''
+import numba, numpy as np
+from simkit.hand.shanten import shanten_kernel
+
+@numba.njit(cache=True)
+def ready_count(hands, n_melds, t):
+    work = np.zeros(20, np.int64)
+    n = 0
+    for i in range(hands.shape[0]):
+        n += shanten_kernel(hands[i], n_melds, t, work) == 0
+    return n
+
+@numba.njit(cache=True)
+def ready_twice(hands, n_melds, t):
+    return 2 * ready_count(hands, n_melds, t)
+'''
+
+_LINKED_RUN = '''
+import sys
+import numba
+from simkit.hand.sample import random_ready_hands
+from simkit.hand.tables import hand_tables
+sys.path.insert(0, sys.argv[1])
+if sys.argv[3] == "shift":  # numba's symbols carry a per-process counter
+    for i in range(7):
+        numba.njit(lambda x: x + i)(1)
+import linked_callers as m
+hands = random_ready_hands(20, seed=2, rules="douque")[0]
+fn = m.ready_count if sys.argv[2] == "inner" else m.ready_twice
+print(fn(hands, 0, hand_tables("douque")))
+'''
+
+
+def test_a_caller_linking_a_cached_library_finds_the_callee_under_that_library_s_name(tmp_path):
+    """A library from numba's cache may declare a ``called_by_symbol`` function under the name
+    another process gave it (numba's symbols carry a per-process counter): ``ready_count`` is
+    cached with shanten under one name; shanten is compiled again under another; ``ready_twice``,
+    compiled then, links ``ready_count``'s library and so declares the first name. A third process
+    loads ``ready_twice`` from the cache: it must find shanten under that name too (an LLVM
+    "Symbol not found" abort otherwise)."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "linked_callers.py").write_text(_LINKED_CALLERS)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+
+    def run(which, shift):
+        out = subprocess.run([sys.executable, "-c", _LINKED_RUN, str(tmp_path), which, shift], env=env,
+                             capture_output=True, text=True, timeout=900)
+        assert out.returncode == 0, out.stderr[-2000:]
+        return int(out.stdout.split()[-1])
+
+    n = run("inner", "-")
+    assert n == 20
+    for path in (tmp_path / "numba").rglob("shanten.shanten_kernel-*"):  # compiled again, under another name
+        path.unlink()
+    assert run("outer", "shift") == 2 * n
+    assert run("outer", "-") == 2 * n  # ready_twice from the cache
+
+
 def test_called_by_symbol_functions_are_called_not_copied_and_reload_under_another_name(tmp_path):
     """A kernel calling ``shanten_kernel`` (``called_by_symbol=True``) links no copy of it: its
     library only declares the symbol, and computes what shanten computes. A new process loads
