@@ -6,7 +6,7 @@ run directory per pair under ``directory`` (an existing complete run is reused, 
 resumed), and compares each pair with :func:`simkit.analysis.compare`. :func:`plot_tournament`
 draws the result as one heat map per rule set, :func:`item_edges` says what a rule set rewards:
 which scoring items the stronger policy of a pair scores more often, and what they are worth per
-hand. ``scripts/tournament.py`` runs it from the command line; ``notebooks/strategy_tournament.ipynb``
+hand. ``examples/tournament.py`` runs it from the command line; ``notebooks/strategy_tournament.ipynb``
 shows a study.
 """
 

@@ -26,7 +26,7 @@ shrunk towards their situation's mean (:data:`PRIOR_HANDS`).
 
 Draws are replayed in the compiled engine from the run's seed and recorded policies (the replay
 must reproduce every hand's result, or :func:`draw_luck` refuses): about 12 s for 5,000 duplicate
-matches of douque greedy play on two cores (``scripts/bench_duplicate.py``), after a one-time
+matches of douque greedy play on two cores (``examples/bench_duplicate.py``), after a one-time
 compile.
 """
 
