@@ -1,9 +1,12 @@
-"""Shared fixtures: tile sets of the four rule sets and random hand generators (numpy, not simkit)."""
+"""Shared fixtures (tile sets of the four rule sets, random hand generators in numpy, not simkit)
+and the test tiers: every test module is in ``TIERS``, which gives its tests the marker ``unit``,
+``engine`` or ``integration`` (see tests/README.md)."""
 
 from __future__ import annotations
 
 import itertools
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -74,3 +77,117 @@ def one_suit_vectors(total: int) -> np.ndarray:
     """Every 9-rank count vector (each count 0-4) with ``total`` tiles, as uint8[n, 9]."""
     rows = [c for c in itertools.product(range(5), repeat=9) if sum(c) == total]
     return np.array(rows, np.uint8)
+
+
+# ------------------------------------------------------------------ tiers
+
+#: The tier of every test module (pyproject.toml declares the markers; ``slow`` is orthogonal):
+#: ``unit`` -- one module on fixtures, the whole tier in under a minute: tiles, rules, hand kernels,
+#: scoring, the policy toolkit, analysis, words, errors; ``engine`` -- games played: digests,
+#: scenarios, invariants, the step API, policies in play, rollouts, luck, duplicate play, the
+#: environments; ``integration`` -- the command line, datasets on disk, Dask, notebooks, fuzzing,
+#: scripts, the browser, the docs. A test marked with a tier itself keeps it (a unit module's
+#: long sweeps are marked ``engine``). A test module missing here fails the collection.
+TIERS = {
+    # unit
+    "test_analysis.py": "unit",
+    "test_api.py": "unit",
+    "test_deal.py": "unit",
+    "test_error_messages.py": "unit",
+    "test_hand_kernels.py": "unit",
+    "test_layers.py": "unit",
+    "test_melds.py": "unit",
+    "test_reference.py": "unit",
+    "test_rules.py": "unit",
+    "test_scoring_douque.py": "unit",
+    "test_scoring_duel.py": "unit",
+    "test_scoring_for_two.py": "unit",
+    "test_scoring_kernel.py": "unit",
+    "test_scoring_night_market.py": "unit",
+    "test_scoring_rule_sets.py": "unit",
+    "test_scoring_rule_sets_random.py": "unit",
+    "test_scoring_tables.py": "unit",
+    "test_tables.py": "unit",
+    "test_tiles.py": "unit",
+    "test_toolkit.py": "unit",
+    "test_words.py": "unit",
+    # engine
+    "test_compiled_engine.py": "engine",
+    "test_decisions.py": "engine",
+    "test_declaration_view.py": "engine",
+    "test_duplicate.py": "engine",
+    "test_engine.py": "engine",
+    "test_engine_digests.py": "engine",
+    "test_engine_rule_set_scenarios.py": "engine",
+    "test_engine_rule_sets.py": "engine",
+    "test_engine_scenarios.py": "engine",
+    "test_engine_state.py": "engine",
+    "test_envs.py": "engine",
+    "test_envs_vector_rule_sets.py": "engine",
+    "test_for_two_source_rules.py": "engine",
+    "test_jit.py": "engine",
+    "test_luck.py": "engine",
+    "test_numba_scope.py": "engine",
+    "test_policies.py": "engine",
+    "test_policy_transport.py": "engine",
+    "test_rollouts.py": "engine",
+    "test_step_api_inputs.py": "engine",
+    "test_value_policy.py": "engine",
+    "test_vector_env.py": "engine",
+    "test_view_safety.py": "engine",
+    # integration
+    "test_analysis_runs.py": "integration",
+    "test_benchmarks.py": "integration",
+    "test_benchmarks.py": "integration",
+    "test_cli.py": "integration",
+    "test_dataset_trust.py": "integration",
+    "test_display.py": "integration",
+    "test_distributed.py": "integration",
+    "test_doc_examples.py": "integration",
+    "test_docs.py": "integration",
+    "test_fuzz_inputs.py": "integration",
+    "test_io.py": "integration",
+    "test_manifest_trust.py": "integration",
+    "test_notebooks.py": "integration",
+    "test_profiling_scripts.py": "integration",
+    "test_progress.py": "integration",
+    "test_simulate.py": "integration",
+    "test_strict_inputs.py": "integration",
+    "test_tournament.py": "integration",
+    "test_train_pg.py": "integration",
+}
+TIER_MARKERS = ("unit", "engine", "integration")
+assert set(TIERS.values()) <= set(TIER_MARKERS)
+
+
+def pytest_configure(config):
+    """``slow`` tests run only when the ``-m`` expression names them: ``-m unit`` is the unit tier
+    without its slow tests, as the default ``-m 'not slow'`` is everything but them; ``-m slow``,
+    ``-m 'unit and slow'`` select slow tests; an empty ``-m ''`` selects every test."""
+    expr = config.option.markexpr
+    if expr and not re.search(r"\bslow\b", expr):
+        config.option.markexpr = f"({expr}) and not slow"
+
+
+class _NoTier(pytest.File):
+    """Stands for a test module missing from ``TIERS``: collecting it is an error naming it."""
+
+    def collect(self):
+        raise self.CollectError(
+            f"{self.path.name} is in no test tier: add it to TIERS in tests/conftest.py "
+            '("unit", "engine" or "integration"; see tests/README.md)'
+        )
+
+
+def pytest_pycollect_makemodule(module_path, parent):
+    if module_path.name not in TIERS:
+        return _NoTier.from_parent(parent, path=module_path)
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker
+def pytest_collection_modifyitems(config, items):
+    """Give every test the tier of its module (``TIERS``) unless it is marked with a tier itself."""
+    for item in items:
+        if not any(item.get_closest_marker(tier) for tier in TIER_MARKERS):
+            item.add_marker(TIERS[item.path.name])

@@ -180,6 +180,7 @@ def _numpy_checked(fn, counts, n_melds, rules, meld_counts=None):
 _PROBLEMS = ("outside 0..4", "not a tile of", "between 0 and 4", "tiles with", "more than 4 copies")
 
 
+@pytest.mark.engine  # a long sweep against a reference: engine tier (tests/README.md)
 def test_batch_checks_in_the_kernel_agree_with_the_numpy_checks():
     """The batch calls check every row in the kernel's parallel pass: on random
     inputs, mostly sound with a few bad values (counts above 4 or negative, missing kinds, wrong

@@ -80,6 +80,7 @@ def test_arguments_refused_before_any_work():
         simkit.Position("douque", hand="123456789m1122z5z", score=1e308)
 
 
+@pytest.mark.integration  # through the command line: integration tier
 def test_replay_html_to_a_path_it_cannot_write_is_one_line(tmp_path, capsys):
     from simkit.cli import main
 

@@ -81,6 +81,7 @@ def one_suit():
     return out
 
 
+@pytest.mark.engine  # a long sweep against a reference: engine tier (tests/README.md)
 def test_every_one_suit_14_tile_hand_win_and_splits(one_suit, all_rules):
     rules = all_rules["douque"]
     counts = one_suit[14]
@@ -92,6 +93,7 @@ def test_every_one_suit_14_tile_hand_win_and_splits(one_suit, all_rules):
         assert _kernel_splits(counts[i], 0, t) == ref.ref_splits(counts[i], 0)
 
 
+@pytest.mark.engine  # a long sweep against a reference: engine tier (tests/README.md)
 def test_every_one_suit_13_tile_hand_waits(one_suit, all_rules):
     counts = one_suit[13]
     ks = np.zeros(len(counts), np.int64)
@@ -99,12 +101,14 @@ def test_every_one_suit_13_tile_hand_waits(one_suit, all_rules):
     assert (masks != 0).sum() > 1000
 
 
+@pytest.mark.engine  # a long sweep against a reference: engine tier (tests/README.md)
 @pytest.mark.parametrize("total", [13, 14])
 def test_every_one_suit_hand_shanten(one_suit, all_rules, total):
     counts = one_suit[total]
     _compare_shanten(all_rules["douque"], counts, np.zeros(len(counts), np.int64))
 
 
+@pytest.mark.engine  # a long sweep against a reference: engine tier (tests/README.md)
 @pytest.mark.parametrize("name", ["douque", "duel"])
 def test_every_pung_only_hand(all_rules, name):
     """Every hand of 13/14 tiles in the pung-only group (douque: 1p 9p + honors; duel: honors)."""
@@ -129,6 +133,7 @@ def test_every_pung_only_hand(all_rules, name):
 # random hands of every tile set
 
 
+@pytest.mark.engine  # a long sweep against a reference: engine tier (tests/README.md)
 @pytest.mark.parametrize("melds", [False, True], ids=["no-melds", "melds"])
 @pytest.mark.parametrize("name", RULE_NAMES)
 def test_random_hands_against_reference(all_rules, name, melds):
@@ -141,6 +146,7 @@ def test_random_hands_against_reference(all_rules, name, melds):
     _compare_waits(rules, counts[~full], ks[~full], meld_counts[~full])
 
 
+@pytest.mark.engine  # a long sweep against a reference: engine tier (tests/README.md)
 @pytest.mark.parametrize("name", RULE_NAMES)
 def test_random_complete_and_ready_hands_against_reference(all_rules, name):
     rules = all_rules[name]
@@ -163,6 +169,7 @@ def test_random_complete_and_ready_hands_against_reference(all_rules, name):
     assert simkit.is_win_batch(plus, k, rules=rules).all()
 
 
+@pytest.mark.engine  # a long sweep against a reference: engine tier (tests/README.md)
 def test_seven_pairs_random_near_hands(all_rules):
     """Duel: hands one or two tiles from seven pairs, including four-of-a-kind pairs."""
     rules = all_rules["duel"]
@@ -196,6 +203,7 @@ def test_seven_pairs_random_near_hands(all_rules):
 # the mahjong package as an external oracle (34 kinds, regular form, no melds)
 
 
+@pytest.mark.engine  # a long sweep against a reference: engine tier (tests/README.md)
 def test_agari_and_regular_shanten_match_mahjong_package(all_rules):
     rules = all_rules["for_two"]  # all 34 kinds, no seven pairs: the package's regular hand
     rng = np.random.default_rng(2026)

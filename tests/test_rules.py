@@ -480,6 +480,7 @@ def test_to_dict_round_trip(name):
         assert isinstance(rules, Rules)
 
 
+@pytest.mark.engine  # plays many hands: engine tier
 def test_skipped_pung_turn_never_restricts_a_two_player_game():
     """douque's skipped_pung="turn" lasts until the passer's next turn, which with two players comes
     at once (the passer draws next): at every decision on a discard, over many greedy and random

@@ -51,6 +51,7 @@ def _ref(case):
     return rs.ref_score(kw.pop("counts"), kw.pop("win_tile"), kw.pop("melds"), **kw)
 
 
+@pytest.mark.engine  # a long sweep against a reference: engine tier (tests/README.md)
 def test_kernel_agrees_with_reference_on_random_wins():
     cases = _cases(N_CASES, seed=2026)
     groups = options_groups(cases)

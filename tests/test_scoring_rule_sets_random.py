@@ -89,6 +89,7 @@ def _compare(name, n, seed):
     assert not missing, missing
 
 
+@pytest.mark.engine  # a long sweep against a reference: engine tier (tests/README.md)
 @pytest.mark.parametrize("name", list(RULE_SETS))
 def test_kernel_agrees_with_reference_on_random_complete_hands(name):
     _compare(name, N_CASES, RULE_SETS[name][3])

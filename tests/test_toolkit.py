@@ -7,7 +7,8 @@ helper is called from Python with the state's view and from inside a jitted func
 compared with a reference computed from the view (tests/reference.py for shanten and waits) or,
 for what the player cannot see, from the engine's own table (the opponent's real hand, which
 discards were claimed). A policy written only with the toolkit then plays whole matches inside
-the engine, and the README's worked example (tests/policy_examples.py) is measured against greedy.
+the engine, and the worked example of docs/policies.md (tests/policy_examples.py) is measured
+against greedy.
 """
 
 from __future__ import annotations
@@ -211,6 +212,7 @@ def _mask(kinds_set):
 # tests
 
 
+@pytest.mark.engine  # compiles a jitted caller of every helper: engine tier
 def test_python_and_jitted_calls_agree(positions):
     rules, out = positions
     for view, legal, _, _ in out:
@@ -387,6 +389,7 @@ def toolkit_only(view, legal, params, rng):  # pragma: no cover - compiled
     return A.DISCARD + choice
 
 
+@pytest.mark.engine  # plays many hands: engine tier
 @pytest.mark.parametrize("rules", RULE_NAMES)
 def test_a_toolkit_policy_plays_inside_the_engine(rules):
     r = simulate_matches(rules, (toolkit_only, "greedy"), 30, seed=5, check=True)
@@ -407,6 +410,7 @@ def _deal_in_when_opponent_ready(r):
     return dealt_in[ready].sum() / max(1, ready.sum()), int(ready.sum())
 
 
+@pytest.mark.engine  # plays many hands: engine tier
 def test_worked_example_deals_in_less_than_greedy():
     """Measured (seed 1, 200 matches, seat 0 against greedy, per hand in which greedy declared):
     greedy 30.6%, cautious 25.8% (push 1, the default), 17.6% (push -1: always fold); seed 2:
@@ -425,6 +429,7 @@ def test_worked_example_deals_in_less_than_greedy():
     assert fold_rate < 0.7 * base_rate, (fold_rate, base_rate)
 
 
+@pytest.mark.integration  # the README's code block: integration tier (docs)
 def test_the_readme_example_is_the_tested_one(tmp_path, monkeypatch):
     """The README's "Writing a policy" code block, imported as a module, plays the same games as
     tests/policy_examples.py (the version the tests above measure)."""
