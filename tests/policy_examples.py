@@ -1,7 +1,8 @@
-"""The worked example of the README's "Writing a policy" section, as a module tests can import.
+"""The worked example of docs/policies.md ("A worked example: a policy that defends"), as a module
+tests can import.
 
-The README writes the decorators as ``simkit.policy``, ``simkit.Param`` and ``simkit.jit``; here
-they come from where they live (:mod:`simkit.engine.policy_spec`, :mod:`simkit._jit`).
+The docs write the decorators as ``simkit.policy``, ``simkit.Param`` and ``simkit.jit``; here they
+come from where they live (:mod:`simkit.engine.policy_spec`, :mod:`simkit._jit`).
 """
 
 import numpy as np
