@@ -138,7 +138,6 @@ TIERS = {
     # integration
     "test_analysis_runs.py": "integration",
     "test_benchmarks.py": "integration",
-    "test_benchmarks.py": "integration",
     "test_cli.py": "integration",
     "test_dataset_trust.py": "integration",
     "test_display.py": "integration",

@@ -27,15 +27,19 @@ def _same_rows(a: dict, b: dict) -> None:
 def test_python_policies_play_the_games_of_the_same_code_jitted(rules, n):
     """greedy's and random's source run as plain Python (every decision asked from Python through
     the step API) give the rows of the jitted policies inside the engine, bit for bit."""
-    _same_rows(simulate_matches(rules, (GREEDY_PY, random_policy.py_func), n, seed=4, check=True),
-               simulate_matches(rules, ("greedy", "random"), n, seed=4, check=True))
+    _same_rows(
+        simulate_matches(rules, (GREEDY_PY, random_policy.py_func), n, seed=4, check=True),
+        simulate_matches(rules, ("greedy", "random"), n, seed=4, check=True),
+    )
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("rules", ["night_market", "duel"])
 def test_python_policies_play_the_same_games_in_the_other_rule_sets(rules):
-    _same_rows(simulate_matches(rules, (random_policy.py_func, GREEDY_PY), 2, seed=9, check=True),
-               simulate_matches(rules, ("random", "greedy"), 2, seed=9, check=True))
+    _same_rows(
+        simulate_matches(rules, (random_policy.py_func, GREEDY_PY), 2, seed=9, check=True),
+        simulate_matches(rules, ("random", "greedy"), 2, seed=9, check=True),
+    )
 
 
 def test_stepping_a_match_by_hand_gives_the_engine_rows():
@@ -119,8 +123,13 @@ def _mid_game(seed, decisions=12, rules="douque", player=0):
         n = 0
         while not s.over:
             T = s._T
-            if (n >= decisions and s.player == player and s.phase in (A.PHASE_DRAW, A.PHASE_REACT)
-                    and not T.skip_win.any() and not T.skip_pung.any()):
+            if (
+                n >= decisions
+                and s.player == player
+                and s.phase in (A.PHASE_DRAW, A.PHASE_REACT)
+                and not T.skip_win.any()
+                and not T.skip_pung.any()
+            ):
                 return s
             s.apply(greedy_policy(s.view(), s.legal, GREEDY_DEFAULTS, s.policy_stream()))
             n += 1
@@ -130,9 +139,14 @@ def _mid_game(seed, decisions=12, rules="douque", player=0):
 
 @pytest.mark.parametrize(
     "rules,seed,player",
-    [("douque", 3, 0), ("douque", 4, 1), ("douque", 8, 0),
-     pytest.param("night_market", 5, 1, marks=pytest.mark.slow), pytest.param("duel", 6, 0, marks=pytest.mark.slow),
-     pytest.param("for_two", 7, 1, marks=pytest.mark.slow)],
+    [
+        ("douque", 3, 0),
+        ("douque", 4, 1),
+        ("douque", 8, 0),
+        pytest.param("night_market", 5, 1, marks=pytest.mark.slow),
+        pytest.param("duel", 6, 0, marks=pytest.mark.slow),
+        pytest.param("for_two", 7, 1, marks=pytest.mark.slow),
+    ],
 )
 def test_a_position_with_its_true_completion_is_the_same_decision_and_plays_the_same_hand(rules, seed, player):
     s = _mid_game(seed, rules=rules, player=player)
@@ -155,14 +169,24 @@ def test_a_position_with_its_true_completion_is_the_same_decision_and_plays_the_
 
 
 def test_sampled_completions_are_reproducible_and_uniform():
-    pos = Position("douque", hand="123456789m1122z5z", river="9p 4z*", opponent_river="9p 6z",
-                   opponent_melds=["pung 444z"], dealer=True, phase="draw", drawn="5z")
+    pos = Position(
+        "douque",
+        hand="123456789m1122z5z",
+        river="9p 4z*",
+        opponent_river="9p 6z",
+        opponent_melds=["pung 444z"],
+        dealer=True,
+        phase="draw",
+        drawn="5z",
+    )
     a, b = pos.completion(7), pos.completion(7)
     np.testing.assert_array_equal(a[0], b[0])
     np.testing.assert_array_equal(a[1], b[1])
     assert not np.array_equal(pos.completion(8)[1], a[1])
     unseen = pos.unseen.astype(np.float64)
-    assert unseen.sum() == len(a[0]) + len(a[1]) and np.array_equal(np.bincount(np.concatenate(a), minlength=34), unseen)
+    assert unseen.sum() == len(a[0]) + len(a[1]) and np.array_equal(
+        np.bincount(np.concatenate(a), minlength=34), unseen
+    )
     # each unseen tile is equally likely to be in the opponent's hand: expected count per kind
     n = 3000
     held = np.zeros(34)
@@ -182,15 +206,24 @@ def test_sampled_completions_are_reproducible_and_uniform():
 
 
 def test_a_position_state_is_a_decision_the_engine_can_play():
-    pos = Position("douque", hand="123456789m1122z", river="9p 5z", opponent_river="9p 6z 2z",
-                   dealer=False, phase="discard", seat_wind="W")
+    pos = Position(
+        "douque",
+        hand="123456789m1122z",
+        river="9p 5z",
+        opponent_river="9p 6z 2z",
+        dealer=False,
+        phase="discard",
+        seat_wind="W",
+    )
     s = pos.state(seed=1, check=True)
     assert (s.player, s.phase, s.tile) == (0, A.PHASE_REACT, simkit.tiles.kind_of("2z"))
     assert [A.action_name(a) for a in s.legal_actions()] == ["win", "pung", "pass"]
     s.apply(A.WIN)
     assert s.over and s.row["winner"] == 0 and s.row["win_type"] == 2
     assert Position.from_string(str(pos)) == pos
-    again = Position.from_string("douque: hand 123456789m1122z; river 9p 5z; opponent_river 9p 6z 2z; seat_wind W; phase discard")
+    again = Position.from_string(
+        "douque: hand 123456789m1122z; river 9p 5z; opponent_river 9p 6z 2z; seat_wind W; phase discard"
+    )
     assert again == pos
 
 
@@ -199,7 +232,10 @@ def test_a_position_state_is_a_decision_the_engine_can_play():
     [
         (dict(hand="123456789m112z"), "hand has 12 tiles"),
         (dict(hand="123456789m11111z"), "5 copies of 1z"),
-        (dict(hand="123456789m1122z5z", drawn="5z", opponent_melds=["kong 5555z"], river="5z*"), "more than 4 copies seen of 5z"),
+        (
+            dict(hand="123456789m1122z5z", drawn="5z", opponent_melds=["kong 5555z"], river="5z*"),
+            "more than 4 copies seen of 5z",
+        ),
         (dict(hand="123456789m1122z5z", drawn="5z", river="1m 2m 3m 4m 5m"), "rivers do not alternate"),
         (dict(hand="123456789m1122z", phase="discard", opponent_river="9p"), "fewer tiles than dealt"),
         (dict(hand="123456789m1122z", phase="discard", dealer=False), "opponent_river is empty"),
@@ -230,19 +266,6 @@ def test_a_given_completion_must_be_the_unseen_tiles():
         pos.state(opponent_hand=opp)
     s = pos.state(opponent_hand=opp, wall=wall)
     np.testing.assert_array_equal(s.unseen_completion()[1], wall)
-
-
-def test_the_readme_example_of_driving_the_engine_runs_and_prints_what_it_says(capsys):
-    from pathlib import Path
-
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = text[text.index("### Driving the engine"):]
-    code = section[section.index("```python\n") + 10 : section.index("\n```", section.index("```python\n"))]
-    exec(compile(code, "README.md", "exec"), {})
-    printed = capsys.readouterr().out.splitlines()
-    promised = [line.strip()[2:] for line in code.splitlines() if line.strip().startswith("# <GameState")]
-    assert promised and promised[0] == printed[0][: len(promised[0])] and printed[0] in code
-    assert any(line.startswith("player") or line.startswith("exhaustive draw") for line in printed[1:])
 
 
 def test_the_step_function_runs_from_numba():

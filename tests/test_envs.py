@@ -74,7 +74,9 @@ def test_observation_layout_and_masks():
     assert np.array_equal(obs[L["hand"]], state.table.hand[p])
     assert obs[L["hand"]].sum() == 14 and obs[L["dealer"]][0] == 1  # the dealer decides first
     assert obs[L["phase"]].argmax() == A.PHASE_DRAW and other["observation"][L["phase"]].argmax() == A.PHASE_OVER
-    assert other["action_mask"].sum() == 0 and np.array_equal(env.observe(agent)["action_mask"], state.legal.astype(np.int8))
+    assert other["action_mask"].sum() == 0 and np.array_equal(
+        env.observe(agent)["action_mask"], state.legal.astype(np.int8)
+    )
     assert obs[L["tiles_left"]][0] == state.view().tiles_left > 0
     assert (obs[L["visible"]] >= obs[L["hand"]]).all()
     assert sorted(L) == sorted(set(L)) and max(s.stop for s in L.values()) == E.OBSERVATION_SIZE
@@ -88,7 +90,9 @@ def test_illegal_actions_are_errors_or_penalties():
     with pytest.raises(simkit.SimkitError) as info:
         env.step(illegal)
     text = str(info.value)
-    assert text.startswith(f"{agent} played {illegal}") and "not legal after a draw" in text and "legal: discard" in text
+    assert (
+        text.startswith(f"{agent} played {illegal}") and "not legal after a draw" in text and "legal: discard" in text
+    )
     env = E.aec_env("douque", illegal="penalty", illegal_penalty=-5.0)
     env.reset(seed=2)
     env.step(illegal)
@@ -123,13 +127,3 @@ def test_same_seed_same_episode():
         return _play_aec(env, seed)
 
     assert run(4) == run(4)
-
-
-def test_readme_layout_table_is_the_layout():
-    import re
-    from pathlib import Path
-
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    rows = re.findall(r"^\| `(\w+)` \| (\d+):(\d+) \|", readme, re.M)
-    assert {name: slice(int(a), int(b)) for name, a, b in rows} == E.OBSERVATION_LAYOUT
-    assert f"float32[{E.OBSERVATION_SIZE}]" in readme

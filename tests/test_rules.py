@@ -33,24 +33,52 @@ HONORS = tuple(range(27, 34))
 
 FACTS = {
     "douque": dict(
-        kinds=MAN + (9, 17) + HONORS, n_tiles=72, kept_back=8, claim_pung=True,
-        claim_exposed_kong=True, claim_chow=False, concealed_kong=True, added_kong=True,
-        robbing_kong=True, seven_pairs=False,
+        kinds=MAN + (9, 17) + HONORS,
+        n_tiles=72,
+        kept_back=8,
+        claim_pung=True,
+        claim_exposed_kong=True,
+        claim_chow=False,
+        concealed_kong=True,
+        added_kong=True,
+        robbing_kong=True,
+        seven_pairs=False,
     ),
     "night_market": dict(
-        kinds=MAN + HONORS, n_tiles=64, kept_back=0, claim_pung=True, claim_exposed_kong=True,
-        claim_chow=True, concealed_kong=True, added_kong=True, robbing_kong=False,
+        kinds=MAN + HONORS,
+        n_tiles=64,
+        kept_back=0,
+        claim_pung=True,
+        claim_exposed_kong=True,
+        claim_chow=True,
+        concealed_kong=True,
+        added_kong=True,
+        robbing_kong=False,
         seven_pairs=False,
     ),
     "duel": dict(
-        kinds=MAN + HONORS, n_tiles=64, kept_back=0, claim_pung=True, claim_exposed_kong=True,
-        claim_chow=False, concealed_kong=True, added_kong=True, robbing_kong=True,
+        kinds=MAN + HONORS,
+        n_tiles=64,
+        kept_back=0,
+        claim_pung=True,
+        claim_exposed_kong=True,
+        claim_chow=False,
+        concealed_kong=True,
+        added_kong=True,
+        robbing_kong=True,
         seven_pairs=True,
     ),
     "for_two": dict(
-        kinds=tuple(range(34)), n_tiles=136, kept_back=8, claim_pung=True,
-        claim_exposed_kong=True, claim_chow=True, concealed_kong=True, added_kong=True,
-        robbing_kong=False, seven_pairs=False,
+        kinds=tuple(range(34)),
+        n_tiles=136,
+        kept_back=8,
+        claim_pung=True,
+        claim_exposed_kong=True,
+        claim_chow=True,
+        concealed_kong=True,
+        added_kong=True,
+        robbing_kong=False,
+        seven_pairs=False,
     ),
 }
 
@@ -84,8 +112,7 @@ OPTIONS = {
         "combination_points": (
             (5, 4, 3, 2, 1),
             [(10, 8, 6, 4, 2), (1, 1, 1, 1, 1), (5.5, 4, 3, 2, 1)],
-            [(5, 4, 3, 2), (5, 4, 3, 2, 1, 0), (5, 4, 3, 2, 0), (5, 4, 3, 2, -1), "54321", 5, None,
-             (5, 4, 3, 2, "1")],
+            [(5, 4, 3, 2), (5, 4, 3, 2, 1, 0), (5, 4, 3, 2, 0), (5, 4, 3, 2, -1), "54321", 5, None, (5, 4, 3, 2, "1")],
         ),
         "self_drawn_multiplier": (2, [1, 1.5, 4], [0, -2, None]),
         "fold_payment": (1, [0, 0.5, 2], [-1, None, float("nan")]),
@@ -140,8 +167,9 @@ def test_modules(name):
     assert module.KINDS == get_rules(name).kinds
     assert module.KEPT_BACK == get_rules(name).kept_back
     assert set(module.__all__) <= set(dir(module))
-    assert rules_module(name) is {"douque": douque, "night_market": night_market,
-                                  "duel": duel, "for_two": for_two}[name]
+    assert (
+        rules_module(name) is {"douque": douque, "night_market": night_market, "duel": duel, "for_two": for_two}[name]
+    )
 
 
 def test_for_two_bids_are_a_constant_not_an_option():
@@ -258,7 +286,9 @@ def test_bad_value_message_example():
         get_rules("douque", skipped_pung="round")
     with pytest.raises(RulesError, match=r"fee=1 is not allowed; allowed: any number with 0 <= fee < 1$"):
         get_rules("duel", fee=1)
-    with pytest.raises(RulesError, match=r"chips=0 is not allowed; allowed: none \(unlimited\) or any positive number$"):
+    with pytest.raises(
+        RulesError, match=r"chips=0 is not allowed; allowed: none \(unlimited\) or any positive number$"
+    ):
         get_rules("duel", chips=0)
 
 
@@ -270,7 +300,9 @@ def test_errors_are_value_errors():
 
 
 def test_values_are_normalised():
-    rules = get_rules("douque", heavenly_tai=np.int64(16), base=np.float64(12.5), fully_melded_single_wait=np.bool_(False))
+    rules = get_rules(
+        "douque", heavenly_tai=np.int64(16), base=np.float64(12.5), fully_melded_single_wait=np.bool_(False)
+    )
     values = rules.option_values()
     assert type(values["heavenly_tai"]) is int and values["heavenly_tai"] == 16
     assert type(values["base"]) is float and values["base"] == 12.5
@@ -411,10 +443,21 @@ def test_parse_option(name, key, text, value):
     assert parse_option(get_rules(name), key, text) == value
 
 
-@pytest.mark.parametrize("word, value", [
-    ("true", True), ("TRUE", True), ("yes", True), ("1", True), ("on", True),
-    ("false", False), ("False", False), ("no", False), ("0", False), ("off", False),
-])
+@pytest.mark.parametrize(
+    "word, value",
+    [
+        ("true", True),
+        ("TRUE", True),
+        ("yes", True),
+        ("1", True),
+        ("on", True),
+        ("false", False),
+        ("False", False),
+        ("no", False),
+        ("0", False),
+        ("off", False),
+    ],
+)
 def test_parse_bool_option(word, value):
     assert parse_option("douque", "fully_melded_single_wait", word) is value
 
@@ -470,9 +513,7 @@ def test_with_option_strings_errors():
 
 @pytest.mark.parametrize("name", RULE_SETS)
 def test_to_dict_round_trip(name):
-    for rules in (get_rules(name), get_rules(name).with_options(**{
-        k: v[1][0] for k, v in OPTIONS[name].items()
-    })):
+    for rules in (get_rules(name), get_rules(name).with_options(**{k: v[1][0] for k, v in OPTIONS[name].items()})):
         record = rules.to_dict()
         assert record["name"] == name
         assert json.loads(json.dumps(record)) == record
@@ -485,8 +526,6 @@ def test_skipped_pung_turn_never_restricts_a_two_player_game():
     """douque's skipped_pung="turn" lasts until the passer's next turn, which with two players comes
     at once (the passer draws next): at every decision on a discard, over many greedy and random
     hands, no skipped pung is in force for the deciding player -- 'turn' plays as no restriction."""
-    import numpy as np
-
     from simkit.engine import actions as A
     from simkit.engine.policies import GREEDY_DEFAULTS, greedy_policy, random_policy
     from simkit.engine.state import GameState
@@ -525,7 +564,9 @@ def test_duel_money_unit_with_chips():
 
 
 def test_duel_chips_too_fine_to_count_exactly_are_refused():
-    with pytest.raises(RulesError, match=r"^rule set 'duel': chips=0.3333333333333333, stake=1, fee=0.05 cannot be counted exactly"):
+    with pytest.raises(
+        RulesError, match=r"^rule set 'duel': chips=0.3333333333333333, stake=1, fee=0.05 cannot be counted exactly"
+    ):
         get_rules("duel", chips=1 / 3)
     with pytest.raises(RulesError, match=r"cannot be counted exactly"):
         get_rules("duel", chips=100, fee=0.123456789)  # 1/10^18 coin

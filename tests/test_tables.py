@@ -26,14 +26,15 @@ def test_cache_roundtrip(tmp_path, monkeypatch, fresh):
     monkeypatch.setenv("SIMKIT_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(T, "_LOADED", None)
     built = T.load_tables()
-    files = sorted(p.name for p in tmp_path.iterdir())
+    assert T.cache_dir() == tmp_path / "tables"
+    files = sorted(p.name for p in (tmp_path / "tables").iterdir())
     assert files == sorted(f"hand_{f}_v{T.TABLES_VERSION}.npy" for f in T.Tables._fields)
     monkeypatch.setattr(T, "_LOADED", None)
     loaded = T.load_tables()  # now from disk
     for name in T.Tables._fields:
         assert np.array_equal(getattr(built, name), getattr(loaded, name))
     # a corrupt cache file is rebuilt, not trusted
-    (tmp_path / f"hand_dist_v{T.TABLES_VERSION}.npy").write_bytes(b"not a numpy file")
+    (tmp_path / "tables" / f"hand_dist_v{T.TABLES_VERSION}.npy").write_bytes(b"not a numpy file")
     monkeypatch.setattr(T, "_LOADED", None)
     assert np.array_equal(T.load_tables().dist, fresh.dist)
     monkeypatch.setattr(T, "_LOADED", None)  # leave no tmp-path tables behind

@@ -39,7 +39,23 @@ FULL_TABLE_EVERY = 4  #: the full discard_table reference (slow) on every 4th ow
 # the helpers called from inside numba: one jitted function filling one int64 row
 
 _VIS, _HID, _OPP, _NOPP, _SH, _DSH, _DLIVE, _DBEST, _WAITS, _WAFTER, _SAFE, _DECL, _PH, _LEG, _NLEG, _WIDTH = (
-    0, 34, 68, 102, 103, 104, 138, 172, 173, 174, 208, 242, 243, 247, 281, 282)
+    0,
+    34,
+    68,
+    102,
+    103,
+    104,
+    138,
+    172,
+    173,
+    174,
+    208,
+    242,
+    243,
+    247,
+    281,
+    282,
+)
 
 
 @jit
@@ -47,16 +63,16 @@ def _collect(view, legal, res):  # pragma: no cover - compiled
     a = np.empty(34, np.int64)
     b = np.empty(34, np.int64)
     K.visible_counts(view, a)
-    res[_VIS:_VIS + 34] = a
+    res[_VIS : _VIS + 34] = a
     K.hidden_counts(view, a)
-    res[_HID:_HID + 34] = a
+    res[_HID : _HID + 34] = a
     res[_NOPP] = K.opponent_discarded(view, a)
-    res[_OPP:_OPP + 34] = a
+    res[_OPP : _OPP + 34] = a
     res[_SH] = K.shanten_of(view)
     if K.is_own_turn(view):
         res[_DBEST] = K.discard_table(view, a, b, K.LIVE_ALL)
-        res[_DSH:_DSH + 34] = a
-        res[_DLIVE:_DLIVE + 34] = b
+        res[_DSH : _DSH + 34] = a
+        res[_DLIVE : _DLIVE + 34] = b
     res[_WAITS] = K.hand_waits(view)
     for k in range(34):
         res[_WAFTER + k] = K.waits_after_discard(view, k)
@@ -80,7 +96,7 @@ def _python_row(view, legal):
         a = np.empty(34, np.int64)
         b = np.empty(34, np.int64)
         assert K.discard_table(view, a, b) == res[_DBEST]
-        assert np.array_equal(a, res[_DSH:_DSH + 34]) and np.array_equal(b, res[_DLIVE:_DLIVE + 34])
+        assert np.array_equal(a, res[_DSH : _DSH + 34]) and np.array_equal(b, res[_DLIVE : _DLIVE + 34])
     return res
 
 
@@ -112,8 +128,13 @@ def _truth(s):
             if not T.claimed[r, i]:
                 seen[int(T.river[r, i])] += 1
     chows = any(int(T.melds[r, m, 0]) == 4 for r in (0, 1) for m in range(int(T.n_melds[r])))
-    return dict(opp_hand=T.hand[q].astype(int).copy(), opp_n_melds=int(T.n_melds[q]), seen=seen, chows=chows,
-                opp_declared=int(T.declared[q]))
+    return dict(
+        opp_hand=T.hand[q].astype(int).copy(),
+        opp_n_melds=int(T.n_melds[q]),
+        seen=seen,
+        chows=chows,
+        opp_declared=int(T.declared[q]),
+    )
 
 
 def _greedyish(view, legal, rules, py):
@@ -179,7 +200,9 @@ def ref_could_win_on(k, hidden, opp_n_melds, kinds):
         return True
     if 13 - 3 * opp_n_melds < 4:
         return False
-    return any(s <= k <= s + 2 and all(hidden[s + d] > 0 for d in range(3) if s + d != k) for s in ref_chow_starts(kinds))
+    return any(
+        s <= k <= s + 2 and all(hidden[s + d] > 0 for d in range(3) if s + d != k) for s in ref_chow_starts(kinds)
+    )
 
 
 def ref_discard_table(view, visible, kinds, seven):
@@ -251,8 +274,8 @@ def test_counts_phases_and_declaration(positions):
         assert K.is_bid(view) == (phase == A.PHASE_BID)
         assert K.is_follow(view) == (phase == A.PHASE_FOLLOW)
         ok = np.empty(34, np.bool_)
-        assert K.legal_discards(legal, ok) == int(legal[: 34].sum())
-        assert np.array_equal(ok, legal[A.DISCARD:A.DISCARD + 34])
+        assert K.legal_discards(legal, ok) == int(legal[:34].sum())
+        assert np.array_equal(ok, legal[A.DISCARD : A.DISCARD + 34])
     if rules in ("night_market", "for_two"):
         assert n_chow_hands > 0  # the chow case was exercised
 
@@ -427,29 +450,3 @@ def test_worked_example_deals_in_less_than_greedy():
     folding = simulate_matches("douque", ((cautious, {"push": -1}), "greedy"), 200, seed=seed)
     fold_rate, _ = _deal_in_when_opponent_ready(folding)
     assert fold_rate < 0.7 * base_rate, (fold_rate, base_rate)
-
-
-@pytest.mark.integration  # the README's code block: integration tier (docs)
-def test_the_readme_example_is_the_tested_one(tmp_path, monkeypatch):
-    """The README's "Writing a policy" code block, imported as a module, plays the same games as
-    tests/policy_examples.py (the version the tests above measure)."""
-    import importlib
-    import re
-    import sys
-    from pathlib import Path
-
-    import policy_examples
-
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
-    (code,) = [b for b in blocks if "def cautious(" in b]
-    (tmp_path / "readme_cautious.py").write_text(code)
-    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
-    try:
-        mod = importlib.import_module("readme_cautious")
-        a = simulate_matches("douque", ((mod.cautious, {"push": 0}), "greedy"), 20, seed=3)
-        b = simulate_matches("douque", ((policy_examples.cautious, {"push": 0}), "greedy"), 20, seed=3)
-        for key in ("winner", "points", "turns", "score_0"):
-            assert np.array_equal(a[key], b[key]), key
-    finally:
-        sys.modules.pop("readme_cautious", None)
