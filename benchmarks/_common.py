@@ -27,18 +27,31 @@ import numpy as np
 OPTIONS = {
     "n": ("--n", dict(type=int, default=2_000_000, help="hands per simkit measurement")),
     "peer_n": ("--peer-n", dict(type=int, default=20_000, help="hands per mahjong-package measurement")),
-    "peer_hands": ("--peer-hands", dict(type=int, default=200_000,
-                                        help="136-tile hands per simkit and RiichiEnv measurement in the peer section; "
-                                             "positions per rule set in the discard section")),
+    "peer_hands": (
+        "--peer-hands",
+        dict(
+            type=int,
+            default=200_000,
+            help="136-tile hands per simkit and RiichiEnv measurement in the peer section; "
+            "positions per rule set in the discard section",
+        ),
+    ),
     "repeat": ("--repeat", dict(type=int, default=3, help="runs per simkit measurement (best is kept)")),
     "seed": ("--seed", dict(type=int, default=2026)),
     "matches": ("--matches", dict(type=int, default=2000, help="greedy matches per engine measurement")),
     "compare_python": ("--compare-python", dict(help="python of another simkit installation to measure side by side")),
-    "rounds": ("--rounds", dict(type=int, default=3,
-                                help="alternating rounds of fresh processes in the scoring and discard comparisons")),
+    "rounds": (
+        "--rounds",
+        dict(type=int, default=3, help="alternating rounds of fresh processes in the scoring and discard comparisons"),
+    ),
     "rollouts": ("--rollouts", dict(type=int, default=20_000, help="continuations per action in the rollout section")),
-    "rates": ("--rates", dict(action="store_true",
-                              help="print only this installation's figures as one JSON line (one side of a comparison)")),
+    "rates": (
+        "--rates",
+        dict(
+            action="store_true",
+            help="print only this installation's figures as one JSON line (one side of a comparison)",
+        ),
+    ),
 }
 
 
@@ -77,8 +90,14 @@ def run_neutral(cmd: list[str], **kwargs) -> str:
 
 def _git_commit() -> str | None:
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
-                             cwd=Path(__file__).resolve().parent, timeout=10)
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).resolve().parent,
+            timeout=10,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None
@@ -103,8 +122,12 @@ def machine_facts(argv=None) -> dict:
         "processor": platform.processor() or platform.machine(),
         "numba_threads": numba.get_num_threads(),
         "threading_layer": layer,
-        "versions": {"simkit": simkit.__version__, "numba": numba.__version__, "numpy": np.__version__,
-                     "python": platform.python_version()},
+        "versions": {
+            "simkit": simkit.__version__,
+            "numba": numba.__version__,
+            "numpy": np.__version__,
+            "python": platform.python_version(),
+        },
         "simkit_path": os.path.dirname(simkit.__file__),
         "commit": _git_commit(),
         "python": sys.executable,
@@ -120,10 +143,14 @@ def print_header() -> None:
     import simkit
 
     print("simkit bench")
-    print(f"  machine      {os.cpu_count()} cores ({platform.processor() or platform.machine()}), "
-          f"numba threads {numba.get_num_threads()}")
-    print(f"  versions     simkit {simkit.__version__}, numba {numba.__version__}, numpy {np.__version__}, "
-          f"python {platform.python_version()}")
+    print(
+        f"  machine      {os.cpu_count()} cores ({platform.processor() or platform.machine()}), "
+        f"numba threads {numba.get_num_threads()}"
+    )
+    print(
+        f"  versions     simkit {simkit.__version__}, numba {numba.__version__}, numpy {np.__version__}, "
+        f"python {platform.python_version()}"
+    )
 
 
 class Records:
@@ -135,11 +162,17 @@ class Records:
         self.records: list[dict] = []
 
     def add(self, name: str, value, unit: str, n=None, repeat=None, **params) -> None:
-        self.records.append({
-            "family": self.family, "name": name, "value": None if value is None else float(value), "unit": unit,
-            "n": None if n is None else int(n), "repeat": self.repeat if repeat is None else repeat,
-            "params": {k: v for k, v in params.items() if v is not None},
-        })
+        self.records.append(
+            {
+                "family": self.family,
+                "name": name,
+                "value": None if value is None else float(value),
+                "unit": unit,
+                "n": None if n is None else int(n),
+                "repeat": self.repeat if repeat is None else repeat,
+                "params": {k: v for k, v in params.items() if v is not None},
+            }
+        )
 
 
 def write_json(path, machine: dict, records: list[dict]) -> None:

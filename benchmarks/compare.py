@@ -57,6 +57,7 @@ def _side_by_side(other_python: str, matches: int, seed: int, repeat: int, rec=N
     Against the closed-loop engine (before the state machine: ``simulate_matches`` has no ``deal``),
     both play its games: the dealer deals the wall (``deal="dealer"``) and for_two's fold keeps the
     deal (``fold_passes_deal=False``). Equal hand counts and score sums are required either way."""
+
     # run_neutral: not the checkout, `python -c` imports from its working directory first
     def version(python):
         return run_neutral([python, "-c", "import simkit, os; print(os.path.dirname(simkit.__file__))"]).strip()
@@ -65,8 +66,10 @@ def _side_by_side(other_python: str, matches: int, seed: int, repeat: int, rec=N
         return run_neutral([python, "-c", _HAS_DEAL]).strip() == "1"
 
     closed_loop = not (has_deal(sys.executable) and has_deal(other_python))
-    print(f"\n  side by side: this simkit ({version(sys.executable)}) vs {version(other_python)}"
-          + (" (the closed-loop engine's games: deal='dealer', for_two fold_passes_deal=False)" if closed_loop else ""))
+    print(
+        f"\n  side by side: this simkit ({version(sys.executable)}) vs {version(other_python)}"
+        + (" (the closed-loop engine's games: deal='dealer', for_two fold_passes_deal=False)" if closed_loop else "")
+    )
     print(f"  {'run':<38} {'this':>14} {'other':>14} {'ratio':>9}")
     runs = [("douque", ("random", "random"), matches)]
     for rules in ("douque", "night_market", "duel", "for_two"):
@@ -77,8 +80,9 @@ def _side_by_side(other_python: str, matches: int, seed: int, repeat: int, rec=N
         sums = {}
         for _ in range(repeat):
             for python in (sys.executable, other_python):
-                out = run_neutral([python, "-c", _SIDE_BY_SIDE, rules, *pair, str(n), str(seed), str(int(closed_loop))]
-                                  ).split()
+                out = run_neutral(
+                    [python, "-c", _SIDE_BY_SIDE, rules, *pair, str(n), str(seed), str(int(closed_loop))]
+                ).split()
                 best[python] = max(best.get(python, 0.0), float(out[0]))
                 sums[python] = (out[1], out[2])
         if sums[sys.executable] != sums[other_python]:

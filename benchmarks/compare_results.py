@@ -61,9 +61,12 @@ def compare(path_a, path_b, out=sys.stdout) -> tuple[list, list, list]:
     pairs, only_a, only_b = pair(a, b)
     for side, path, machine in (("A", path_a, machine_a), ("B", path_b, machine_b)):
         v = machine.get("versions", {})
-        print(f"{side}: {path}: commit {str(machine.get('commit'))[:12]}, {machine.get('cores')} cores "
-              f"({machine.get('arch')}), numba threads {machine.get('numba_threads')}, simkit {v.get('simkit')}, "
-              f"numba {v.get('numba')}, numpy {v.get('numpy')}, python {v.get('python')}", file=out)
+        print(
+            f"{side}: {path}: commit {str(machine.get('commit'))[:12]}, {machine.get('cores')} cores "
+            f"({machine.get('arch')}), numba threads {machine.get('numba_threads')}, simkit {v.get('simkit')}, "
+            f"numba {v.get('numba')}, numpy {v.get('numpy')}, python {v.get('python')}",
+            file=out,
+        )
     width = min(max([len(_label(r)) for r, _ in pairs] + [6]), 90)  # a longer label overflows its column
     print(f"\n{'figure':<{width}}  {'A':>12}  {'B':>12}  {'A / B':>8}  unit", file=out)
     for ra, rb in pairs:

@@ -68,26 +68,43 @@ def _compile_times(rules: str, rec=None) -> None:
     import tempfile
     from pathlib import Path
 
-    print(f"\n  compiling ({rules}; fresh processes, fresh cache directory; seconds to the first hand, import included)")
+    print(
+        f"\n  compiling ({rules}; fresh processes, fresh cache directory; seconds to the first hand, import included)"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, SIMKIT_CACHE_DIR=str(Path(tmp) / "cache"), NUMBA_CACHE_DIR=str(Path(tmp) / "numba"))
         module = Path(tmp) / "bench_trivial_policy.py"
 
         def first_hand(policy_module: str) -> float:
             out = subprocess.run(
-                [sys.executable, "-c", _FIRST_HAND, tmp, policy_module, rules], env=env, capture_output=True,
-                text=True, check=True,
+                [sys.executable, "-c", _FIRST_HAND, tmp, policy_module, rules],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
             )
             return float(out.stdout.strip().splitlines()[-1])
 
         patient = Path(tmp) / "bench_patient_policy.py"
-        steps = [("engine and built-in policies, cold", "-", None, None),
-                 ("engine, warm (loaded from the cache)", "-", None, None),
-                 ("a new trivial policy (its own module)", "bench_trivial_policy", module, _TRIVIAL_POLICY.format(edit="new")),
-                 ("an edit of the trivial policy's module", "bench_trivial_policy", module, _TRIVIAL_POLICY.format(edit="edited")),
-                 ("a new policy calling greedy and waits", "bench_patient_policy", patient, _patient_policy("new")),
-                 ("the same policy, loaded", "bench_patient_policy", None, None),
-                 ("an edit of its module", "bench_patient_policy", patient, _patient_policy("edited"))]
+        steps = [
+            ("engine and built-in policies, cold", "-", None, None),
+            ("engine, warm (loaded from the cache)", "-", None, None),
+            (
+                "a new trivial policy (its own module)",
+                "bench_trivial_policy",
+                module,
+                _TRIVIAL_POLICY.format(edit="new"),
+            ),
+            (
+                "an edit of the trivial policy's module",
+                "bench_trivial_policy",
+                module,
+                _TRIVIAL_POLICY.format(edit="edited"),
+            ),
+            ("a new policy calling greedy and waits", "bench_patient_policy", patient, _patient_policy("new")),
+            ("the same policy, loaded", "bench_patient_policy", None, None),
+            ("an edit of its module", "bench_patient_policy", patient, _patient_policy("edited")),
+        ]
         for label, mod, path, text in steps:
             if path is not None:
                 path.write_text(text)

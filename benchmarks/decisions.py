@@ -39,9 +39,13 @@ def _decision_cost(rules, runs, seed: int, repeat: int, rec=None) -> None:
     from simkit.engine.matches import simulate_matches
     from simkit.simulate import simulate
 
-    print(f"\n  decision log (--decisions): the same matches with and without it, measured alternately, best of {repeat}")
-    print(f"  {'run':<38} {'engine':>11} {'+ log':>11} {'cost':>7}   {'to Parquet':>11} {'+ log':>11} {'cost':>7}"
-          "   decisions/hand, bytes/decision")
+    print(
+        f"\n  decision log (--decisions): the same matches with and without it, measured alternately, best of {repeat}"
+    )
+    print(
+        f"  {'run':<38} {'engine':>11} {'+ log':>11} {'cost':>7}   {'to Parquet':>11} {'+ log':>11} {'cost':>7}"
+        "   decisions/hand, bytes/decision"
+    )
     for pair, n_matches in runs:
         best = {}
         with tempfile.TemporaryDirectory() as tmp:

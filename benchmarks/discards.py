@@ -112,16 +112,29 @@ def _discard_section(other_python: str | None, n: int, seed: int, repeat: int, r
     where = {}
     for _ in range(rounds if other_python else 1):
         for python in pythons:
-            out = run_neutral([python, os.path.abspath(__file__), "--rates", "--peer-hands", str(n),
-                               "--seed", str(seed), "--repeat", str(repeat)])
+            out = run_neutral(
+                [
+                    python,
+                    os.path.abspath(__file__),
+                    "--rates",
+                    "--peer-hands",
+                    str(n),
+                    "--seed",
+                    str(seed),
+                    "--repeat",
+                    str(repeat),
+                ]
+            )
             record = json.loads(out.strip().splitlines()[-1])
             where[python] = record.pop("simkit")
             for key, (ns, check) in record.items():
                 old = best.get((python, key))
                 best[(python, key)] = (min(ns, old[0]) if old else ns, check)
-    print(f"\n  discard evaluation (discard_eval_kernel), one thread, {n:,} positions per rule set "
-          f"(half dealt, half ready + a tile with 0-4 melds), ns per call, best of {repeat}"
-          + (f" in each of {rounds} alternating rounds of fresh processes" if other_python else ""))
+    print(
+        f"\n  discard evaluation (discard_eval_kernel), one thread, {n:,} positions per rule set "
+        f"(half dealt, half ready + a tile with 0-4 melds), ns per call, best of {repeat}"
+        + (f" in each of {rounds} alternating rounds of fresh processes" if other_python else "")
+    )
     if other_python:
         print(f"  this simkit ({where[sys.executable]}) vs {where[other_python]}")
     print(f"  {'rule set, live mode':<38} {'this':>10}" + (f" {'other':>10} {'ratio':>9}" if other_python else ""))
@@ -140,8 +153,7 @@ def _discard_section(other_python: str | None, n: int, seed: int, repeat: int, r
                 line += f" {theirs:>10.0f} {theirs / ours:>8.3f}x"
                 if rec is not None:
                     rec.add("discard evaluation, other", theirs, "ns/call", n=n, **params)
-                    rec.add("discard evaluation, other / this", theirs / ours, "ratio", n=n,
-                            **params)
+                    rec.add("discard evaluation, other / this", theirs / ours, "ratio", n=n, **params)
             print(line)
 
 

@@ -60,10 +60,14 @@ def _end_to_end(rules, runs, seed: int, repeat: int, rec=None) -> None:
 
         return wrapper
 
-    print(f"\n  end to end: simkit.simulate to Parquet (temp dir, 1 process) vs the engine alone, same matches, "
-          f"measured alternately, best of {repeat}")
-    print(f"  {'run':<38} {'engine only':>14} {'to Parquet':>14} {'Parquet share':>14}   "
-          "(of which Arrow columns, Parquet file; run minus engine)")
+    print(
+        f"\n  end to end: simkit.simulate to Parquet (temp dir, 1 process) vs the engine alone, same matches, "
+        f"measured alternately, best of {repeat}"
+    )
+    print(
+        f"  {'run':<38} {'engine only':>14} {'to Parquet':>14} {'Parquet share':>14}   "
+        "(of which Arrow columns, Parquet file; run minus engine)"
+    )
     originals = io.rows_to_batch, io.write_shard
     io.rows_to_batch, io.write_shard = timed(originals[0], "columns"), timed(originals[1], "file")
     try:

@@ -83,12 +83,24 @@ def run(args, rec) -> None:
     r_sh14 = n / _best(lambda: shanten_batch_kernel(dealer, k, t, out_s), args.repeat)
     r_waits = n / _best(lambda: waits_batch_kernel(ready, k, no_melds, t, out_i), args.repeat)
     r_deal = n / _best(lambda: deal_check_kernel(args.seed, 0, n, template, t, False, dw, dk, ds, ds), args.repeat)
-    api_ratios = _api_ratios({
-        "win": (lambda: is_win_batch_kernel(dealer, k, t, out_b), lambda: simkit.is_win_batch(dealer, rules=rules)),
-        "shanten 13": (lambda: shanten_batch_kernel(other, k, t, out_s), lambda: simkit.shanten_batch(other, rules=rules)),
-        "shanten 14": (lambda: shanten_batch_kernel(dealer, k, t, out_s), lambda: simkit.shanten_batch(dealer, rules=rules)),
-        "waits": (lambda: waits_batch_kernel(ready, k, no_melds, t, out_i), lambda: simkit.waits_batch(ready, rules=rules)),
-    }, args.repeat)
+    api_ratios = _api_ratios(
+        {
+            "win": (lambda: is_win_batch_kernel(dealer, k, t, out_b), lambda: simkit.is_win_batch(dealer, rules=rules)),
+            "shanten 13": (
+                lambda: shanten_batch_kernel(other, k, t, out_s),
+                lambda: simkit.shanten_batch(other, rules=rules),
+            ),
+            "shanten 14": (
+                lambda: shanten_batch_kernel(dealer, k, t, out_s),
+                lambda: simkit.shanten_batch(dealer, rules=rules),
+            ),
+            "waits": (
+                lambda: waits_batch_kernel(ready, k, no_melds, t, out_i),
+                lambda: simkit.waits_batch(ready, rules=rules),
+            ),
+        },
+        args.repeat,
+    )
 
     r_score = n / _best(score_all, args.repeat)
     if (s_tai < 0).any():
@@ -146,8 +158,10 @@ def run(args, rec) -> None:
     for name, (_, hands, n_matches) in engine_rule_sets.items():
         print(f"  engine: greedy vs greedy, {name}: {n_matches:,} whole matches ({hands:,} hands) per run")
     print(f"  engine compile/load (excluded): {t_engine_compile:.1f} s")
-    print("  public batch call / its kernel (the same hands, all threads, measured alternately; every row checked): "
-          + ", ".join(f"{name} {ratio:.2f}x" for name, ratio in api_ratios.items()))
+    print(
+        "  public batch call / its kernel (the same hands, all threads, measured alternately; every row checked): "
+        + ", ".join(f"{name} {ratio:.2f}x" for name, ratio in api_ratios.items())
+    )
     if "error" in peer:
         print(f"\n  mahjong package not measured: {peer['error']}")
     else:
@@ -160,20 +174,40 @@ def run(args, rec) -> None:
         rec.add("kernels compile/load", t_compile, "s", repeat=1)
         rec.add("engine compile/load", t_engine_compile, "s", repeat=1)
         for name, ours, theirs, key in zip(
-            ("win checks (dealt 14 tiles)", "shanten (dealt 13 tiles)", "shanten (dealt 14 tiles)", "waits (ready 13 tiles)",
-             "deal + dealer win + non-dealer waits"),
-            (r_win, r_sh13, r_sh14, r_waits, r_deal), [peer.get(k) for k in ("win", "shanten13", "shanten14", "waits")] + [None],
+            (
+                "win checks (dealt 14 tiles)",
+                "shanten (dealt 13 tiles)",
+                "shanten (dealt 14 tiles)",
+                "waits (ready 13 tiles)",
+                "deal + dealer win + non-dealer waits",
+            ),
+            (r_win, r_sh13, r_sh14, r_waits, r_deal),
+            [peer.get(k) for k in ("win", "shanten13", "shanten14", "waits")] + [None],
             ("win", "shanten13", "shanten14", "waits", None),
         ):
             rec.add(name, ours, "hands/s", n=n, rules="douque")
             if theirs:
-                rec.add(f"{name}, mahjong package", theirs, "hands/s", n=args.peer_n, repeat=1, rules="douque",
-                        version=peer["version"])
+                rec.add(
+                    f"{name}, mahjong package",
+                    theirs,
+                    "hands/s",
+                    n=args.peer_n,
+                    repeat=1,
+                    rules="douque",
+                    version=peer["version"],
+                )
         for name, rate in {"douque": r_score, **r_rule_sets}.items():
             rec.add("scored winning hands", rate, "hands/s", n=n, rules=name)
         for pair, (rate, hands, n_matches) in engine.items():
-            rec.add("full hands", rate, "hands/s", n=hands, rules="douque", pair=f"{pair[0]} vs {pair[1]}",
-                    matches=n_matches)
+            rec.add(
+                "full hands",
+                rate,
+                "hands/s",
+                n=hands,
+                rules="douque",
+                pair=f"{pair[0]} vs {pair[1]}",
+                matches=n_matches,
+            )
         for name, (rate, hands, n_matches) in engine_rule_sets.items():
             rec.add("full hands", rate, "hands/s", n=hands, rules=name, pair="greedy vs greedy", matches=n_matches)
         for name, ratio in api_ratios.items():
@@ -194,7 +228,6 @@ def _api_ratios(pairs: dict, repeat: int) -> dict:
                 best[j] = min(best[j], time.perf_counter() - t0)
         ratios[name] = best[1] / best[0]
     return ratios
-
 
 
 def _peer_rates(dealer, other, ready, m: int) -> dict:

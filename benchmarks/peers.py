@@ -27,7 +27,6 @@ def run(args, rec) -> None:
     _peer_section(args.peer_hands, args.peer_n, args.seed, args.repeat, rec)
 
 
-
 def _special_forms(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distances of seven pairs (seven different kinds paired) and thirteen orphans, as riichi
     counts them (RiichiEnv and the ``mahjong`` package): shanten ``6 - pairs + max(0, 7 - kinds)``
@@ -89,12 +88,18 @@ def _peer_section(n: int, mahjong_n: int, seed: int, repeat: int, rec=None) -> N
     sh14 = np.empty(n, np.int8)
     waits = np.empty(n, np.int64)
     threads = sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)})
-    print(f"\n  peers: win check and shanten on the 136-tile set (for_two: 34 kinds, standard form, no melds), "
-          f"{n:,} dealt 14- and 13-tile hands, best of {repeat}; ns per hand per core (wall x threads / hands)")
+    print(
+        f"\n  peers: win check and shanten on the 136-tile set (for_two: 34 kinds, standard form, no melds), "
+        f"{n:,} dealt 14- and 13-tile hands, best of {repeat}; ns per hand per core (wall x threads / hands)"
+    )
     peer_figures = ("win check, 14 tiles", "shanten, 13 tiles", "shanten, 14 tiles")
     figures = peer_figures + ("waits, ready 13 tiles",)  # waits: simkit only (its API against its kernel)
-    hands = {"win check, 14 tiles": h14, "shanten, 13 tiles": h13, "shanten, 14 tiles": h14,
-             "waits, ready 13 tiles": ready}
+    hands = {
+        "win check, 14 tiles": h14,
+        "shanten, 13 tiles": h13,
+        "shanten, 14 tiles": h14,
+        "waits, ready 13 tiles": ready,
+    }
     kernel = {
         "win check, 14 tiles": lambda: is_win_batch_kernel(h14, k, t, win),
         "shanten, 13 tiles": lambda: shanten_batch_kernel(h13, k, t, sh13),
@@ -126,18 +131,26 @@ def _peer_section(n: int, mahjong_n: int, seed: int, repeat: int, rec=None) -> N
                         columns[col, fig] = min(columns.get((col, fig), float("inf")), dt)
     finally:
         numba.set_num_threads(default_threads)
-    ours = {"win check, 14 tiles": win.copy(), "shanten, 13 tiles": sh13.astype(np.int64),
-            "shanten, 14 tiles": sh14.astype(np.int64), "waits, ready 13 tiles": waits.copy()}
+    ours = {
+        "win check, 14 tiles": win.copy(),
+        "shanten, 13 tiles": sh13.astype(np.int64),
+        "shanten, 14 tiles": sh14.astype(np.int64),
+        "waits, ready 13 tiles": waits.copy(),
+    }
     for fig in figures:  # the public calls agree with the kernels
         _disagree(fig, "simkit's public batch call", hands[fig], ours[fig], api[fig]())
     notes = []
     m = min(mahjong_n, n)
     seven = {fig: _special_forms(hands[fig]) for fig in peer_figures}
-    peers = {"RiichiEnv": _riichienv_times(hands, peer_figures, ours, seven, repeat, notes),
-             "mahjong": _mahjong_times(hands, peer_figures, ours, m, notes)}
+    peers = {
+        "RiichiEnv": _riichienv_times(hands, peer_figures, ours, seven, repeat, notes),
+        "mahjong": _mahjong_times(hands, peer_figures, ours, m, notes),
+    }
     names = [f"kernel {th}t" for th in threads] + [f"API {th}t" for th in threads]
-    header = names + [f"RiichiEnv {peers['RiichiEnv'].get('version', '')}".strip(),
-                      f"mahjong {peers['mahjong'].get('version', '')}".strip()]
+    header = names + [
+        f"RiichiEnv {peers['RiichiEnv'].get('version', '')}".strip(),
+        f"mahjong {peers['mahjong'].get('version', '')}".strip(),
+    ]
     print("  (kernel: simkit's batch kernel; API: simkit's public batch call, rows checked; Nt: N threads)")
     print(f"  {'ns per hand per core':<22}" + "".join(f"{h:>17}" for h in header))
     for fig in figures:
@@ -152,11 +165,19 @@ def _peer_section(n: int, mahjong_n: int, seed: int, repeat: int, rec=None) -> N
             for peer in ("RiichiEnv", "mahjong"):
                 v = peers[peer].get(fig)
                 if v is not None:
-                    rec.add(f"{fig}, {peer}", v, "ns/hand", n=n if peer == "RiichiEnv" else m,
-                            repeat=repeat if peer == "RiichiEnv" else 1, rules="for_two",
-                            version=peers[peer]["version"])
-    print(f"  {'ratios':<22}   API / kernel (1 thread; {threads[-1]} threads), 2-thread speed-up of the kernel "
-          "(throughput), peer / simkit kernel at 1 thread")
+                    rec.add(
+                        f"{fig}, {peer}",
+                        v,
+                        "ns/hand",
+                        n=n if peer == "RiichiEnv" else m,
+                        repeat=repeat if peer == "RiichiEnv" else 1,
+                        rules="for_two",
+                        version=peers[peer]["version"],
+                    )
+    print(
+        f"  {'ratios':<22}   API / kernel (1 thread; {threads[-1]} threads), 2-thread speed-up of the kernel "
+        "(throughput), peer / simkit kernel at 1 thread"
+    )
     for fig in figures:
         k1 = columns["kernel 1t", fig]
         api_r = "; ".join(f"{columns[f'API {th}t', fig] / columns[f'kernel {th}t', fig]:.2f}x" for th in threads)
@@ -180,8 +201,10 @@ def _riichienv_times(hands, figures, ours, special, repeat: int, notes: list) ->
 
         from riichienv import calculate_shanten
     except ImportError:
-        notes.append("RiichiEnv not measured: it is not installed (pip install -e '.[bench]' in the checkout, "
-                     "or pip install riichienv).")
+        notes.append(
+            "RiichiEnv not measured: it is not installed (pip install -e '.[bench]' in the checkout, "
+            "or pip install riichienv)."
+        )
         return {}
     out = {"version": version("riichienv")}
     ids = {}
@@ -250,8 +273,10 @@ def _mahjong_times(hands, figures, ours, m: int, notes: list) -> dict:
             _disagree(fig, "the mahjong package", hands[fig][:m], expected, np.array(got, bool))
         else:
             _disagree(fig, "the mahjong package", hands[fig][:m], ours[fig][:m], np.array(got, np.int64))
-    notes.append(f"mahjong {out['version']}: Agari.is_agari and Shanten.calculate_shanten_for_regular_hand on the first "
-                 f"{m:,} hands, one run, one thread; all agree.")
+    notes.append(
+        f"mahjong {out['version']}: Agari.is_agari and Shanten.calculate_shanten_for_regular_hand on the first "
+        f"{m:,} hands, one run, one thread; all agree."
+    )
     return out
 
 

@@ -26,8 +26,10 @@ def _policy_rates(matches: int, seed: int, repeat: int, rec=None) -> None:
     loads, outside the timing."""
     from simkit.engine.matches import simulate_matches
 
-    print(f"\n  built-in policies: whole hands/s against greedy, {matches:,} matches per run (night_market, duel, for_two: "
-          f"{matches // 2:,}), best of {repeat}")
+    print(
+        f"\n  built-in policies: whole hands/s against greedy, {matches:,} matches per run (night_market, duel, for_two: "
+        f"{matches // 2:,}), best of {repeat}"
+    )
     print(f"  {'rule set':<14} {'value vs greedy':>16} {'greedy vs greedy':>17} {'ratio':>7}")
     for rules in ("douque", "night_market", "duel", "for_two"):
         n = matches if rules == "douque" else max(1, matches // 2)
@@ -42,9 +44,12 @@ def _policy_rates(matches: int, seed: int, repeat: int, rec=None) -> None:
                 hands = len(res["match"])
             rates[pair[0]] = hands / best
             if rec is not None:
-                rec.add(f"whole hands/s, {pair[0]} vs {pair[1]}", hands / best, "hands/s", n=hands, rules=rules,
-                        matches=n)
-        print(f"  {rules:<14} {_fmt(rates['value']):>16} {_fmt(rates['greedy']):>17} {rates['value'] / rates['greedy']:>6.2f}x")
+                rec.add(
+                    f"whole hands/s, {pair[0]} vs {pair[1]}", hands / best, "hands/s", n=hands, rules=rules, matches=n
+                )
+        print(
+            f"  {rules:<14} {_fmt(rates['value']):>16} {_fmt(rates['greedy']):>17} {rates['value'] / rates['greedy']:>6.2f}x"
+        )
         if rec is not None:
             rec.add("value / greedy", rates["value"] / rates["greedy"], "ratio", rules=rules, matches=n)
 

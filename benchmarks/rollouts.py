@@ -37,8 +37,10 @@ def _rollout_rates(n: int, repeat: int, rec=None) -> None:
     ``repeat``; compile excluded."""
     import simkit
 
-    print(f"\n  rollouts: simkit.rollouts, greedy continuations to the end of the hand, {n:,} per action, "
-          f"all threads, best of {repeat}")
+    print(
+        f"\n  rollouts: simkit.rollouts, greedy continuations to the end of the hand, {n:,} per action, "
+        f"all threads, best of {repeat}"
+    )
     for label, text in ROLLOUT_POSITIONS.items():
         try:
             pos = simkit.Position.from_string(text)
@@ -55,9 +57,11 @@ def _rollout_rates(n: int, repeat: int, rec=None) -> None:
         print(f"  {label:<38} {_fmt(total / best):>14}   ({len(df)} actions, {best * 1e6 / total:.1f} us per rollout)")
         if rec is not None:
             rec.add(f"rollouts/s, {label}", total / best, "rollouts/s", n=total, position=text, per_action=n)
-    print("  peers (published, not measured here): RiichiEnv's port of nekobean's riichi expected-score calculator, "
-          "18 us at tenpai and 129 us at 2-shanten per call: one player, no opponent, an exact recursion over "
-          "draws; a simkit rollout plays both players to the end of the hand under the rule set's scoring.")
+    print(
+        "  peers (published, not measured here): RiichiEnv's port of nekobean's riichi expected-score calculator, "
+        "18 us at tenpai and 129 us at 2-shanten per call: one player, no opponent, an exact recursion over "
+        "draws; a simkit rollout plays both players to the end of the hand under the rule set's scoring."
+    )
 
 
 if __name__ == "__main__":

@@ -24,8 +24,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the family mod
 
 from _common import OPTIONS, Records, add_options, machine_facts, print_header, write_json  # noqa: E402
 
-FAMILIES = ("kernels", "scoring", "discards", "end_to_end", "decisions", "peers", "policies", "rollouts", "vector",
-            "compile", "compare")
+FAMILIES = (
+    "kernels",
+    "scoring",
+    "discards",
+    "end_to_end",
+    "decisions",
+    "peers",
+    "policies",
+    "rollouts",
+    "vector",
+    "compile",
+    "compare",
+)
 
 
 def run_families(families, args, argv=None) -> list[dict]:
@@ -49,8 +60,11 @@ def run_families(families, args, argv=None) -> list[dict]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--families", default=",".join(FAMILIES),
-                    help=f"comma-separated families to run, in this order (default: all of {', '.join(FAMILIES)})")
+    ap.add_argument(
+        "--families",
+        default=",".join(FAMILIES),
+        help=f"comma-separated families to run, in this order (default: all of {', '.join(FAMILIES)})",
+    )
     add_options(ap, [name for name in OPTIONS if name != "rates"])
     args = ap.parse_args(argv)
     args.rates = False

@@ -68,8 +68,22 @@ def _douque_scoring(rules, t, n: int, seed: int):
 
     def score_all(m=n):
         douque_scoring.score_batch_kernel(
-            complete[:m], win_tile[:m], s_melds[:m], s_k[:m], s_self[:m], s_false[:m], s_false[:m], s_false[:m],
-            s_zero[:m], s_zero[:m], s_seat[:m], s_prev[:m], t, s_params, s_items[:m], s_tai[:m],
+            complete[:m],
+            win_tile[:m],
+            s_melds[:m],
+            s_k[:m],
+            s_self[:m],
+            s_false[:m],
+            s_false[:m],
+            s_false[:m],
+            s_zero[:m],
+            s_zero[:m],
+            s_seat[:m],
+            s_prev[:m],
+            t,
+            s_params,
+            s_items[:m],
+            s_tai[:m],
         )
 
     return score_all, s_tai
@@ -100,14 +114,27 @@ def _scoring_side_by_side(other_python: str, n: int, seed: int, repeat: int, rou
     where = {}
     for _ in range(rounds):
         for python in (sys.executable, other_python):
-            out = run_neutral([python, os.path.abspath(__file__), "--rates", "--n", str(n),
-                               "--seed", str(seed), "--repeat", str(repeat)])
+            out = run_neutral(
+                [
+                    python,
+                    os.path.abspath(__file__),
+                    "--rates",
+                    "--n",
+                    str(n),
+                    "--seed",
+                    str(seed),
+                    "--repeat",
+                    str(repeat),
+                ]
+            )
             record = json.loads(out.strip().splitlines()[-1])
             where[python] = record.pop("simkit")
             for name, rate in record.items():
                 best[(python, name)] = max(best.get((python, name), 0.0), rate)
     print(f"\n  scoring side by side: this simkit ({where[sys.executable]}) vs {where[other_python]}")
-    print(f"  {n:,} random complete hands per figure; {rounds} alternating rounds of fresh processes, best of {repeat} each")
+    print(
+        f"  {n:,} random complete hands per figure; {rounds} alternating rounds of fresh processes, best of {repeat} each"
+    )
     print(f"  {'scored winning hands':<38} {'this':>14} {'other':>14} {'ratio':>9}")
     for name in ("douque", "night_market", "duel", "for_two"):
         ours, theirs = best[(sys.executable, name)], best[(other_python, name)]
@@ -117,7 +144,6 @@ def _scoring_side_by_side(other_python: str, n: int, seed: int, repeat: int, rou
             rec.add("scored winning hands/s, this", ours, "hands/s", n=n, **params)
             rec.add("scored winning hands/s, other", theirs, "hands/s", n=n, **params)
             rec.add("scored winning hands/s, this / other", ours / theirs, "ratio", n=n, **params)
-
 
 
 def _rule_set_scoring_rates(n: int, seed: int, repeat: int) -> dict:
@@ -144,19 +170,46 @@ def _rule_set_scoring_rates(n: int, seed: int, repeat: int) -> dict:
         items = np.zeros((n, module.N_ITEMS), module.ITEM_DTYPE)
         value = np.zeros(n, module.ITEM_DTYPE)
         if name == "night_market":
+
             def run(m=n):
                 night_market.score_batch_kernel(
-                    hands[:m], win[:m], melds[:m], k[:m], self_drawn[:m], last[:m], false[:m], t, p, items[:m], value[:m]
+                    hands[:m],
+                    win[:m],
+                    melds[:m],
+                    k[:m],
+                    self_drawn[:m],
+                    last[:m],
+                    false[:m],
+                    t,
+                    p,
+                    items[:m],
+                    value[:m],
                 )
         elif name == "duel":
+
             def run(m=n):
                 duel.score_batch_kernel(
-                    hands[:m], win[:m], melds[:m], k[:m], self_drawn[:m], false[:m], false[:m], last[:m], k[:m], t, p,
-                    items[:m], value[:m],
+                    hands[:m],
+                    win[:m],
+                    melds[:m],
+                    k[:m],
+                    self_drawn[:m],
+                    false[:m],
+                    false[:m],
+                    last[:m],
+                    k[:m],
+                    t,
+                    p,
+                    items[:m],
+                    value[:m],
                 )
         else:
+
             def run(m=n):
-                for_two.score_batch_kernel(hands[:m], win[:m], melds[:m], k[:m], self_drawn[:m], t, p, items[:m], value[:m])
+                for_two.score_batch_kernel(
+                    hands[:m], win[:m], melds[:m], k[:m], self_drawn[:m], t, p, items[:m], value[:m]
+                )
+
         run(8)
         rates[name] = n / _best(run, repeat)
         if (value < 0).any():

@@ -53,8 +53,16 @@ def _vector_rates(repeat: int, n_envs: int = 4096, steps: int = 300, rec=None) -
         print(f"  {label:<24} {_fmt(best_loop):>14} {_fmt(best_step):>14}")
         if rec is not None:
             for what, rate in (("whole loop", best_loop), ("step alone", best_step)):
-                rec.add(f"agent steps/s, {what}", rate, "steps/s", n=steps * n_envs, rules="douque",
-                        opponent=opponent or "self-play", tables=n_envs, steps=steps)
+                rec.add(
+                    f"agent steps/s, {what}",
+                    rate,
+                    "steps/s",
+                    n=steps * n_envs,
+                    rules="douque",
+                    opponent=opponent or "self-play",
+                    tables=n_envs,
+                    steps=steps,
+                )
     print("  peers (published, not measured here): Mahjax, about 2M steps/s for four-player riichi on eight A100 GPUs.")
 
 

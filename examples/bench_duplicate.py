@@ -46,20 +46,34 @@ def main() -> None:
     ap.add_argument("--matches", type=int, default=5000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rules", default="douque")
-    ap.add_argument("--off", choices=tuple(OFF), default="declarations",
-                    help="what greedy's opponent does not do (default declarations: douque's Declare Ready)")
+    ap.add_argument(
+        "--off",
+        choices=tuple(OFF),
+        default="declarations",
+        help="what greedy's opponent does not do (default declarations: douque's Declare Ready)",
+    )
     args = ap.parse_args()
     params = GREEDY_DEFAULTS.copy()
     params[OFF[args.off]] = 0.0
     other = (greedy_policy, params)
     print(f"greedy vs greedy without {args.off}, {args.rules}, {args.matches:,} duplicate matches, seed {args.seed}")
-    print(f"{'design':<42}{'hands':>9}{'per hand [95% interval]':>28}{'per match [95% interval]':>30}"
-          f"{'reduction':>11}{'per match':>11}{'hand 0':>8}")
+    print(
+        f"{'design':<42}{'hands':>9}{'per hand [95% interval]':>28}{'per match [95% interval]':>30}"
+        f"{'reduction':>11}{'per match':>11}{'hand 0':>8}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for deal, wall, name in DESIGNS:
             t0 = time.perf_counter()
-            run = simkit.simulate(Path(tmp) / f"{deal}-{wall}", rules=args.rules, policies=("greedy", other),
-                                  matches=args.matches, seed=args.seed, duplicate=True, deal=deal, wall=wall)
+            run = simkit.simulate(
+                Path(tmp) / f"{deal}-{wall}",
+                rules=args.rules,
+                policies=("greedy", other),
+                matches=args.matches,
+                seed=args.seed,
+                duplicate=True,
+                deal=deal,
+                wall=wall,
+            )
             c = compare(run.path)
             _row(name, c, c, t0)
         t0 = time.perf_counter()
@@ -71,9 +85,12 @@ def _row(name, c, raw, t0) -> None:
     h0, r0 = c.deals[c.deals["hand"] == 0], raw.deals[raw.deals["hand"] == 0]
     hand0 = (r0["a_side"].var() + r0["b_side"].var()) / (h0["a_side"] + h0["b_side"]).var()
     ph, pm = c.per_hand, c.per_match
-    print(f"{name:<42}{c.rows:>9,}{ph[0]:>9.2f} [{ph[1]:6.2f}, {ph[2]:6.2f}]{pm[0]:>11.1f} [{pm[1]:7.1f}, {pm[2]:7.1f}]"
-          f"{c.per_hand_variance_reduction:>10.2f}x{c.per_match_variance_reduction:>10.2f}x{hand0:>7.2f}x"
-          f"   ({time.perf_counter() - t0:.0f} s)", flush=True)
+    print(
+        f"{name:<42}{c.rows:>9,}{ph[0]:>9.2f} [{ph[1]:6.2f}, {ph[2]:6.2f}]{pm[0]:>11.1f} [{pm[1]:7.1f}, {pm[2]:7.1f}]"
+        f"{c.per_hand_variance_reduction:>10.2f}x{c.per_match_variance_reduction:>10.2f}x{hand0:>7.2f}x"
+        f"   ({time.perf_counter() - t0:.0f} s)",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

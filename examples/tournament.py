@@ -28,7 +28,9 @@ def main(argv=None) -> int:
     ap.add_argument("--matches", type=int, default=2000, help="duplicate matches per pair and rule set")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rules", default=",".join(RULE_SETS))
-    ap.add_argument("--policies", default=",".join(POLICIES), help="policies in the command line's syntax, comma-separated")
+    ap.add_argument(
+        "--policies", default=",".join(POLICIES), help="policies in the command line's syntax, comma-separated"
+    )
     ap.add_argument("--out", default="data/tournament", help="directory of the runs")
     ap.add_argument("--figure", default=None, help="save the heat map here (PNG)")
     ap.add_argument("--progress", action="store_true")
@@ -37,8 +39,10 @@ def main(argv=None) -> int:
     policies = split_policies(args.policies)
     t0 = time.perf_counter()
     t = round_robin(policies, rules, matches=args.matches, seed=args.seed, directory=args.out, progress=args.progress)
-    print(f"round robin of {', '.join(t.policies)}: {args.matches:,} duplicate matches per pair, seed {args.seed} "
-          f"({time.perf_counter() - t0:.0f} s)")
+    print(
+        f"round robin of {', '.join(t.policies)}: {args.matches:,} duplicate matches per pair, seed {args.seed} "
+        f"({time.perf_counter() - t0:.0f} s)"
+    )
     for r in t.rules:
         print(f"\n{r}: row policy's result minus the column's, per hand [95% interval, clustered by match]")
         mean, low, high = t.matrix(r, "mean"), t.matrix(r, "low"), t.matrix(r, "high")
@@ -49,13 +53,17 @@ def main(argv=None) -> int:
             for b in t.policies:
                 cells.append("-" if a == b else f"{mean.loc[a, b]:+.3f} [{low.loc[a, b]:+.3f}, {high.loc[a, b]:+.3f}]")
             print(f"{a:<{width}}" + "".join(f"{c:>34}" for c in cells))
-    pairs = t.table[t.table["mean"] >= 0][["rules", "policy", "opponent", "mean", "low", "high", "hands", "variance_reduction"]]
+    pairs = t.table[t.table["mean"] >= 0][
+        ["rules", "policy", "opponent", "mean", "low", "high", "hands", "variance_reduction"]
+    ]
     print("\npairs (the winner first):")
     print(pairs.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     if "value" in t.policies and "greedy" in t.policies:
         edges = item_edges(t, "value", "greedy", top=5)
-        print("\nwhat each rule set rewards: the items where value's and greedy's scoring differ most "
-              "(value per hand = the item's tai/fan/points summed over the policy's wins / its hands)")
+        print(
+            "\nwhat each rule set rewards: the items where value's and greedy's scoring differ most "
+            "(value per hand = the item's tai/fan/points summed over the policy's wins / its hands)"
+        )
         print(edges.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     if args.figure:
         import matplotlib

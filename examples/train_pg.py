@@ -104,8 +104,10 @@ def main(argv=None) -> int:
     env = E.VectorEnv(args.rules, args.envs, opponent=args.opponent, seed=args.seed, copy=True)
     policy = LinearPolicy(E.OBSERVATION_SIZE, env.n_actions, args.lr, rng)
     obs, masks, _ = env.reset()
-    print(f"train_pg: {args.rules}, a linear softmax policy against {args.opponent}, {args.envs} tables, "
-          f"{args.minutes:g} minutes")
+    print(
+        f"train_pg: {args.rules}, a linear softmax policy against {args.opponent}, {args.envs} tables, "
+        f"{args.minutes:g} minutes"
+    )
     print(f"{'minutes':>8} {'steps':>11} {'episodes':>9} {'win rate':>9} {'points/hand':>12}")
     n_obs = E.OBSERVATION_SIZE
     # the untrained policy (uniform over the legal actions) first, for the starting point
@@ -149,8 +151,11 @@ def main(argv=None) -> int:
         if now - last >= args.report and interval_episodes:
             minutes = (now - start) / 60
             rate = interval_wins / interval_episodes
-            print(f"{minutes:>8.2f} {steps:>11,} {interval_episodes:>9,} {rate:>9.3f} "
-                  f"{interval_points / interval_episodes:>12.1f}", flush=True)
+            print(
+                f"{minutes:>8.2f} {steps:>11,} {interval_episodes:>9,} {rate:>9.3f} "
+                f"{interval_points / interval_episodes:>12.1f}",
+                flush=True,
+            )
             history.append((minutes, rate, interval_episodes))
             interval_wins = interval_episodes = 0
             interval_points = 0.0

@@ -51,9 +51,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_options(ap, [name for name in OPTIONS if name != "rates"])
     ap.add_argument("--compile", action="store_true", help="measure compile times in a fresh cache directory")
-    ap.add_argument("--only", choices=(*ONLY, "scoring-rates", "discard-rates"),
-                    help="run only that section (scoring-rates, discard-rates: this installation's figures as JSON, for "
-                         "scoring and discards)")
+    ap.add_argument(
+        "--only",
+        choices=(*ONLY, "scoring-rates", "discard-rates"),
+        help="run only that section (scoring-rates, discard-rates: this installation's figures as JSON, for "
+        "scoring and discards)",
+    )
     args = ap.parse_args(argv)
     args.rates = args.only in ("scoring-rates", "discard-rates")
     if args.rates:  # one side of a comparison: nothing but the JSON line

@@ -35,9 +35,11 @@ def main(argv=None) -> int:
     run = dict(policies=policies, matches=args.matches, seed=args.seed, chunk_matches=args.chunk_matches)
     warm = dict(policies=policies, matches=2, seed=args.seed, chunk_matches=1)
     cores = os.cpu_count() or 1
-    print(f"simkit on a local Dask cluster: {args.matches:,} matches {policies[0]} vs {policies[1]}, "
-          f"{args.chunk_matches} matches per chunk, {cores} cores, numba {numba.__version__}, "
-          f"distributed {distributed.__version__}")
+    print(
+        f"simkit on a local Dask cluster: {args.matches:,} matches {policies[0]} vs {policies[1]}, "
+        f"{args.chunk_matches} matches per chunk, {cores} cores, numba {numba.__version__}, "
+        f"distributed {distributed.__version__}"
+    )
     rates = {}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -48,7 +50,11 @@ def main(argv=None) -> int:
         rates["plain (1 process, all cores)"] = (res.rows / dt, res.rows, dt)
         for n_workers in (1, 2):
             cluster = distributed.LocalCluster(
-                n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50,
+                n_workers=n_workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=50,
             )
             client = distributed.Client(cluster)
             try:

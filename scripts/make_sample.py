@@ -33,8 +33,14 @@ def main(argv=None) -> int:
     import simkit
 
     result = simkit.simulate(
-        args.out, rules="douque", policies=("greedy", "greedy"), matches=args.matches, seed=args.seed,
-        deal=args.deal, wall=args.wall, overwrite=True,
+        args.out,
+        rules="douque",
+        policies=("greedy", "greedy"),
+        matches=args.matches,
+        seed=args.seed,
+        deal=args.deal,
+        wall=args.wall,
+        overwrite=True,
         command=["python3", "scripts/make_sample.py", *(argv if argv is not None else sys.argv[1:])],
     )
     size = sum(p.stat().st_size for p in Path(result.path).iterdir() if p.is_file() and not p.name.startswith("."))

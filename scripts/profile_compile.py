@@ -113,7 +113,9 @@ class CompileProfile:
             lines.append(f"  {spent:>10.2f}  {name}")
         if self.inline_sites:
             lines.append(f"\n  {'statements':>10} {'sites':>6} {'size':>6}  inlined by numba at more than one site")
-            weighed = sorted(((self.inline_size[n] * s, n, s) for n, s in self.inline_sites.items() if s > 1), reverse=True)
+            weighed = sorted(
+                ((self.inline_size[n] * s, n, s) for n, s in self.inline_sites.items() if s > 1), reverse=True
+            )
             for total, name, sites in weighed[:top]:
                 lines.append(f"  {total:>10} {sites:>6} {self.inline_size[name]:>6}  {name}")
         return "\n".join(lines)
@@ -129,7 +131,9 @@ def _pass_times(names, top: int = 8) -> str:
             continue
         for cres in obj.overloads.values():
             for pipeline, passes in cres.metadata.get("pipeline_times", {}).items():
-                slowest = sorted(((v.init + v.run + v.finalize, k.split("_", 1)[-1]) for k, v in passes.items()), reverse=True)
+                slowest = sorted(
+                    ((v.init + v.run + v.finalize, k.split("_", 1)[-1]) for k, v in passes.items()), reverse=True
+                )
                 shown = ", ".join(f"{name} {t:.2f}" for t, name in slowest[:top])
                 lines.append(f"  {obj.py_func.__qualname__} ({pipeline}): {shown}")
     return "\n".join(lines)
@@ -158,9 +162,11 @@ def main(argv=None) -> int:
 
             simulate_matches(args.rules, policies, 8, seed=0)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        print(f"cold compile of {args.rules} {policies[0]} vs {policies[1]} in one process: {wall:.1f} s wall, "
-              f"{cpu:.1f} s process time; compiles {sum(profile.exclusive.values()):.1f} s, "
-              f"of which LLVM finalize {sum(profile.finalize.values()):.1f} s\n")
+        print(
+            f"cold compile of {args.rules} {policies[0]} vs {policies[1]} in one process: {wall:.1f} s wall, "
+            f"{cpu:.1f} s process time; compiles {sum(profile.exclusive.values()):.1f} s, "
+            f"of which LLVM finalize {sum(profile.finalize.values()):.1f} s\n"
+        )
         print(profile.report(args.top))
         if args.passes:
             print("\n  numba's pass times (nested compiles included)")

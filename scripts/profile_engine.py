@@ -34,7 +34,7 @@ def short_name(symbol: str) -> str:
     numba's wrappers keep a prefix: ``cpython.`` (called from Python) and ``cfunc.``."""
     prefix = ""
     if symbol.startswith("cfunc."):
-        prefix, symbol = "cfunc ", symbol[len("cfunc."):]
+        prefix, symbol = "cfunc ", symbol[len("cfunc.") :]
     if not symbol.startswith("_ZN"):
         return prefix + symbol
     parts = []
@@ -43,7 +43,7 @@ def short_name(symbol: str) -> str:
         m = re.match(r"\d+", symbol[i:])
         n = int(m.group(0))
         i += len(m.group(0))
-        parts.append(symbol[i:i + n])
+        parts.append(symbol[i : i + n])
         i += n
     name = ".".join(p for p in parts if p)
     return prefix + name.replace("_3clocals_3e", "<locals>")
@@ -133,8 +133,11 @@ def main(argv=None) -> int:
         perf_map = f"/tmp/perf-{os.getpid()}.map"
         n_symbols = write_perf_map(perf_map)
         data = os.path.join(work, "perf.data")
-        recorder = subprocess.Popen(["perf", "record", "-F", "2000", "-p", str(os.getpid()), "-o", data],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        recorder = subprocess.Popen(
+            ["perf", "record", "-F", "2000", "-p", str(os.getpid()), "-o", data],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             time.sleep(1.0)  # perf attaches
             t0 = time.perf_counter()
@@ -144,7 +147,9 @@ def main(argv=None) -> int:
             recorder.send_signal(signal.SIGINT)
             recorder.wait()
         try:
-            script = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym"], capture_output=True, text=True, check=True).stdout
+            script = subprocess.run(
+                ["perf", "script", "-i", data, "-F", "ip,sym"], capture_output=True, text=True, check=True
+            ).stdout
         finally:
             os.unlink(perf_map)
     counts = collections.Counter()
@@ -154,8 +159,10 @@ def main(argv=None) -> int:
             counts[short_name(fields[1].strip()) if len(fields) > 1 else "[unknown]"] += 1
     total = sum(counts.values())
     hands = len(rows["match"])
-    print(f"{hands:,} hands in {seconds:.2f} s ({hands / seconds:,.0f} hands/s, {args.threads} thread(s)); "
-          f"{total:,} samples; {n_symbols} symbols mapped")
+    print(
+        f"{hands:,} hands in {seconds:.2f} s ({hands / seconds:,.0f} hands/s, {args.threads} thread(s)); "
+        f"{total:,} samples; {n_symbols} symbols mapped"
+    )
     for name, n in counts.most_common(args.top):
         print(f"  {100 * n / total:6.2f}%  {name}")
     return 0

@@ -31,15 +31,15 @@ def execute(path: Path, overrides: dict[str, str] | None = None, timeout: int = 
 
     nb = nbformat.read(path, as_version=4)
     if overrides:
-        index = next(
-            (i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", [])), None
-        )
+        index = next((i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", [])), None)
         if index is None:
             raise SystemExit(f"{path.name} has no cell tagged 'parameters'")
         source = "# injected parameters\n" + "\n".join(f"{k} = {v}" for k, v in overrides.items())
         cell = nbformat.v4.new_code_cell(source, metadata={"tags": ["injected-parameters"]})
         nb.cells.insert(index + 1, cell)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
+    client = NotebookClient(
+        nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    )
     # the kernel imports the simkit of this checkout (a worktree, or a clone next to an installed simkit)
     root = str(NOTEBOOKS.parent)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])]))

@@ -19,7 +19,15 @@ from .engine.position import Position, PositionError
 from .engine.rollouts import RolloutError, rollouts
 from .engine.state import GameState
 from .errors import (
-    HandError, InputTypeError, InputValueError, MeldError, RulesError, RunError, ScoreError, SimkitError, TileCountError,
+    HandError,
+    InputTypeError,
+    InputValueError,
+    MeldError,
+    RulesError,
+    RunError,
+    ScoreError,
+    SimkitError,
+    TileCountError,
     TileNotationError,
 )
 from .hand import (

@@ -18,8 +18,20 @@ from ._cache import numba_cache_dir
 
 
 __all__ = [
-    "jit", "pjit", "prange", "threading_layer", "borrow", "stack_empty", "in_simkit_compile", "REFCOUNT_FREE",
-    "INLINE_COPY", "LLVM_INLINE", "FLAGS_COMPARE", "INLINE_FRONTEND", "ERROR_MARKUP", "BY_SYMBOL",
+    "jit",
+    "pjit",
+    "prange",
+    "threading_layer",
+    "borrow",
+    "stack_empty",
+    "in_simkit_compile",
+    "REFCOUNT_FREE",
+    "INLINE_COPY",
+    "LLVM_INLINE",
+    "FLAGS_COMPARE",
+    "INLINE_FRONTEND",
+    "ERROR_MARKUP",
+    "BY_SYMBOL",
 ]
 
 _OPTIONS = dict(cache=True, nogil=True, fastmath=False, error_model="numpy")
@@ -123,7 +135,9 @@ class _SimkitCacheLocator(_caching.UserProvidedCacheLocator):
 
     @classmethod
     def from_function(cls, py_func, py_file):
-        return super(_caching.UserProvidedCacheLocator, cls).from_function(py_func, py_file)  # skips numba's CACHE_DIR test
+        return super(_caching.UserProvidedCacheLocator, cls).from_function(
+            py_func, py_file
+        )  # skips numba's CACHE_DIR test
 
 
 class _SimkitCacheImpl(_caching.CompileResultCacheImpl):
@@ -251,8 +265,12 @@ def _lower_stack_empty(context, builder, sig, args):
         step *= d
     arr = context.make_array(sig.return_type)(context, builder)
     context.populate_array(
-        arr, data=data, shape=[context.get_constant(types.intp, d) for d in dims], strides=strides,
-        itemsize=context.get_constant(types.intp, size), meminfo=None,
+        arr,
+        data=data,
+        shape=[context.get_constant(types.intp, d) for d in dims],
+        strides=strides,
+        itemsize=context.get_constant(types.intp, size),
+        meminfo=None,
     )
     return arr._getvalue()
 
@@ -618,7 +636,10 @@ def _inline_frontend_patch() -> bool:
         try:
             key = (
                 # each compile has its own copy of the target context and pipeline, set from its flags
-                function, id(self.typingctx), type(self.targetctx), type(self.pipeline),
+                function,
+                id(self.typingctx),
+                type(self.targetctx),
+                type(self.pipeline),
                 tuple(sorted((k, repr(v)) for k, v in (self.locals or {}).items())),
                 tuple(sorted((k, repr(v)) for k, v in flags.items())),
             )
@@ -639,7 +660,9 @@ def _inline_frontend_patch() -> bool:
     return True
 
 
-INLINE_FRONTEND = _inline_frontend_patch()  #: whether inlined functions are translated once per compile (see :func:`_inline_frontend_patch`)
+INLINE_FRONTEND = (
+    _inline_frontend_patch()
+)  #: whether inlined functions are translated once per compile (see :func:`_inline_frontend_patch`)
 
 
 def _error_markup_patch() -> bool:
@@ -690,7 +713,9 @@ def _error_markup_patch() -> bool:
     return True
 
 
-ERROR_MARKUP = _error_markup_patch()  #: whether numba's error texts are marked up directly (see :func:`_error_markup_patch`)
+ERROR_MARKUP = (
+    _error_markup_patch()
+)  #: whether numba's error texts are marked up directly (see :func:`_error_markup_patch`)
 
 
 _BY_SYMBOL: set[str] = set()  #: LLVM name prefixes of the functions compiled with ``called_by_symbol=True``
@@ -742,6 +767,8 @@ _TAG = re.compile(r"B\d+v\d+")
 def _untagged(symbol: str) -> str:
     """``symbol`` without numba's per-process tag (the first ``B<n>v<counter>``)."""
     return _TAG.sub("", symbol, count=1)
+
+
 _BY_SYMBOL_LIBRARIES: dict = {}  #: id of such a function's code library -> the library
 
 
@@ -820,4 +847,6 @@ def _called_by_symbol_patch() -> bool:
     return True
 
 
-BY_SYMBOL = _called_by_symbol_patch()  #: whether ``called_by_symbol=True`` takes effect (see :func:`_called_by_symbol_patch`)
+BY_SYMBOL = (
+    _called_by_symbol_patch()
+)  #: whether ``called_by_symbol=True`` takes effect (see :func:`_called_by_symbol_patch`)

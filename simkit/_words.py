@@ -49,8 +49,11 @@ def lowest_set_bit(w):
 
 
 def _byte_array(a) -> bool:
-    return isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C" and (
-        a.dtype == types.boolean or (isinstance(a.dtype, types.Integer) and a.dtype.bitwidth == 8)
+    return (
+        isinstance(a, types.Array)
+        and a.ndim == 1
+        and a.layout == "C"
+        and (a.dtype == types.boolean or (isinstance(a.dtype, types.Integer) and a.dtype.bitwidth == 8))
     )
 
 

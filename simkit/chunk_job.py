@@ -28,7 +28,16 @@ from .engine.matches import simulate_matches
 #: Matches per engine call inside a chunk (progress granularity; does not affect the data).
 ENGINE_BATCH = 500
 
-__all__ = ["ENGINE_BATCH", "ChunkJob", "chunk_table", "shard_meta", "compute_chunk", "warm_engine", "worker_init", "watch_parent"]
+__all__ = [
+    "ENGINE_BATCH",
+    "ChunkJob",
+    "chunk_table",
+    "shard_meta",
+    "compute_chunk",
+    "warm_engine",
+    "worker_init",
+    "watch_parent",
+]
 
 
 @dataclass
@@ -70,13 +79,17 @@ def chunk_table(job: ChunkJob, first: int, n: int, on_batch=None):
         logs = []
         log_keys = []
         for copy, players, names in copies:
-            res = simulate_matches(job.rules, players, m, spec["seed"], start=a, decisions=decisions, **io.wall_settings_of(spec))
+            res = simulate_matches(
+                job.rules, players, m, spec["seed"], start=a, decisions=decisions, **io.wall_settings_of(spec)
+            )
             if decisions:
                 log = res.pop("decisions")
                 logs.append(io.decisions_to_batch(log, seed=spec["seed"], copy=copy))
                 log_keys.append(np.asarray(log["match"], np.int64) * 2 + copy)
             schema = schema or io.schema_for(job.rules, res, columns=job.columns)
-            parts.append(io.rows_to_batch(res, schema, seed=spec["seed"], copy=copy, policy_labels=names, rules=job.rules))
+            parts.append(
+                io.rows_to_batch(res, schema, seed=spec["seed"], copy=copy, policy_labels=names, rules=job.rules)
+            )
             keys.append(np.asarray(res["match"], np.int64) * 2 + copy)
             match_rows += np.bincount(np.asarray(res["match"]) - first, minlength=n)
         for out, pieces, order_keys in ((batches, parts, keys), (decision_batches, logs, log_keys)):
@@ -205,6 +218,7 @@ def warm_engine(job: ChunkJob) -> float:
     if decisions:
         io.decisions_to_batch(res.pop("decisions"), seed=job.spec["seed"], copy=0)
     labels = [p["label"] for p in job.spec["policies"]]
-    io.rows_to_batch(res, io.schema_for(job.rules, res), seed=job.spec["seed"], copy=0, policy_labels=labels,
-                     rules=job.rules)
+    io.rows_to_batch(
+        res, io.schema_for(job.rules, res), seed=job.spec["seed"], copy=0, policy_labels=labels, rules=job.rules
+    )
     return time.perf_counter() - t0

@@ -121,17 +121,32 @@ def _cmd_advise(args) -> int:
     phase = "draw"
     if args.on_discard is not None:
         if args.drawn is not None:
-            raise InputValueError("--drawn and --on-discard exclude each other: a decision is after a draw or on a discard")
+            raise InputValueError(
+                "--drawn and --on-discard exclude each other: a decision is after a draw or on a discard"
+            )
         phase = "discard"
         opp_river = _ending_with(opp_river, args.on_discard, rules)
     seat = args.seat_wind or ("E" if args.dealer else "W")
     pos = Position(
-        rules, hand=args.hand, melds=args.melds, opponent_melds=args.opp_melds, river=args.river,
-        opponent_river=opp_river, declared=args.declared, opponent_declared=args.opp_declared,
-        tiles_left=args.tiles_left, dealer=args.dealer, streak=args.streak, seat_wind=seat,
-        prevailing_wind=args.prevailing_wind, phase=phase, drawn=args.drawn,
+        rules,
+        hand=args.hand,
+        melds=args.melds,
+        opponent_melds=args.opp_melds,
+        river=args.river,
+        opponent_river=opp_river,
+        declared=args.declared,
+        opponent_declared=args.opp_declared,
+        tiles_left=args.tiles_left,
+        dealer=args.dealer,
+        streak=args.streak,
+        seat_wind=seat,
+        prevailing_wind=args.prevailing_wind,
+        phase=phase,
+        drawn=args.drawn,
         bid=args.bid if args.bid is not None else (1 if rules.name == "for_two" else 0),
-        hand_number=args.hand_number, dealerships=args.dealerships, score=args.score,
+        hand_number=args.hand_number,
+        dealerships=args.dealerships,
+        score=args.score,
         opponent_score=args.opp_score,
     )
     actions = [a for a in args.actions.split(";") if a.strip()] if args.actions else None
@@ -140,14 +155,20 @@ def _cmd_advise(args) -> int:
     df = rollouts(pos, n=args.n, policies=args.policies, actions=actions, seed=args.seed, to=args.to)
     dt = time.perf_counter() - t0  # the rollouts alone: the engine was compiled or loaded above
     print(f"position  {pos}")
-    print(f"rollouts  {args.n:,} per action with {','.join(df.attrs['policies'])}, seed {args.seed}; "
-          f"{args.n * len(df):,} in {dt:.1f} s; result = {df.attrs['value']}")
-    print(f"{'action':<18} {'mean':>9} {'95% interval':>21} {'vs best':>9} {'95% interval':>21} "
-          f"{'win':>6} {'self-draw':>9} {'deal-in':>8} {'draw':>6}")
+    print(
+        f"rollouts  {args.n:,} per action with {','.join(df.attrs['policies'])}, seed {args.seed}; "
+        f"{args.n * len(df):,} in {dt:.1f} s; result = {df.attrs['value']}"
+    )
+    print(
+        f"{'action':<18} {'mean':>9} {'95% interval':>21} {'vs best':>9} {'95% interval':>21} "
+        f"{'win':>6} {'self-draw':>9} {'deal-in':>8} {'draw':>6}"
+    )
     for r in df.itertuples():
-        print(f"{r.action:<18} {r.mean:>9.2f} {f'[{r.mean_low:.2f}, {r.mean_high:.2f}]':>21} {r.diff:>9.2f} "
-              f"{f'[{r.diff_low:.2f}, {r.diff_high:.2f}]':>21} {r.win_rate:>6.1%} {r.self_draw_rate:>9.1%} "
-              f"{r.deal_in_rate:>8.1%} {r.draw_rate:>6.1%}")
+        print(
+            f"{r.action:<18} {r.mean:>9.2f} {f'[{r.mean_low:.2f}, {r.mean_high:.2f}]':>21} {r.diff:>9.2f} "
+            f"{f'[{r.diff_low:.2f}, {r.diff_high:.2f}]':>21} {r.win_rate:>6.1%} {r.self_draw_rate:>9.1%} "
+            f"{r.deal_in_rate:>8.1%} {r.draw_rate:>6.1%}"
+        )
     return 0
 
 
@@ -236,8 +257,12 @@ def _say_how_long(total: int, done: int, seconds: float) -> None:
     if rest > ANNOUNCE_AFTER_SECONDS:
         units = ((86400.0 * 365, "years"), (86400.0, "days"), (3600.0, "hours"), (60.0, "minutes"))
         size, name = next((u for u in units if rest >= 2 * u[0]), units[-1])
-        print(f"simkit: this will take about {rest / size:,.0f} {name} more at {done / max(seconds, 1e-9):,.0f} per "
-              "second (Ctrl-C stops it)", file=sys.stderr, flush=True)
+        print(
+            f"simkit: this will take about {rest / size:,.0f} {name} more at {done / max(seconds, 1e-9):,.0f} per "
+            "second (Ctrl-C stops it)",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _cmd_deal(args) -> int:
@@ -317,7 +342,9 @@ def _cmd_replay(args) -> int:
     if args.run is not None:
         return _replay_from_run(args)
     if args.row is not None or args.deal_id is not None:
-        raise InputValueError("--row and --deal-id select a row of a run: give the run directory (simkit replay RUN --row N)")
+        raise InputValueError(
+            "--row and --deal-id select a row of a run: give the run directory (simkit replay RUN --row N)"
+        )
     if args.seed is None or args.match is None or args.hand is None:
         raise InputValueError("replay needs a run and --row N / --deal-id D, or --seed, --match and --hand")
     args.rules = args.rules or "douque"
@@ -344,7 +371,9 @@ def _replay_from_run(args) -> int:
     table = run.read(columns=columns)
     if args.row is not None:
         if args.row >= table.num_rows:
-            raise InputValueError(f"the run has {table.num_rows:,} rows (0 to {table.num_rows - 1:,}); there is no row {args.row:,}")
+            raise InputValueError(
+                f"the run has {table.num_rows:,} rows (0 to {table.num_rows - 1:,}); there is no row {args.row:,}"
+            )
         index = args.row
     else:
         mask = pc.equal(table["deal_id"], args.deal_id)
@@ -352,9 +381,14 @@ def _replay_from_run(args) -> int:
             mask = pc.and_(mask, pc.equal(table["copy"], args.copy))
         hits = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
         if len(hits) == 0:
-            raise InputValueError(f"the run has no row with deal_id {args.deal_id}" + (f" and copy {args.copy}" if args.copy is not None else ""))
+            raise InputValueError(
+                f"the run has no row with deal_id {args.deal_id}"
+                + (f" and copy {args.copy}" if args.copy is not None else "")
+            )
         if len(hits) > 1:
-            raise InputValueError(f"deal_id {args.deal_id} has a row in each copy of this duplicate run: add --copy 0 or --copy 1")
+            raise InputValueError(
+                f"deal_id {args.deal_id} has a row in each copy of this duplicate run: add --copy 0 or --copy 1"
+            )
         index = int(hits[0])
     row = {name: table[name][index].as_py() for name in columns}
     record = run.replay(row, allow_changed=args.allow_changed)
@@ -372,8 +406,9 @@ def _show_record(record, args) -> None:
     if args.table:
         import pandas as pd
 
-        with pd.option_context("display.width", 250, "display.max_columns", None, "display.max_rows", None,
-                               "display.max_colwidth", 40):
+        with pd.option_context(
+            "display.width", 250, "display.max_columns", None, "display.max_rows", None, "display.max_colwidth", 40
+        ):
             print(record.event_table().drop(columns=["text"]).to_string(index=False))
     else:
         for line in record.lines():
@@ -513,7 +548,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("hand", help="analyse one hand: shanten, waits, win, splits, and every discard of 14 tiles")
     p.add_argument("hand", help="concealed tiles in m/p/s/z notation, e.g. 1112345678999m")
     p.add_argument("--melds", nargs="*", default=[], metavar="MELD", help='exposed melds, e.g. "pung 555z"')
-    p.add_argument("--visible", default=None, metavar="TILES", help="further tiles seen (rivers, the opponent's melds): not live")
+    p.add_argument(
+        "--visible", default=None, metavar="TILES", help="further tiles seen (rivers, the opponent's melds): not live"
+    )
     _add_rules_args(p)
     p.set_defaults(func=_cmd_hand)
 
@@ -523,32 +560,59 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("hand", help="own concealed tiles, the drawn tile included (e.g. 123m5m79m1p99p11z567z)")
     p.add_argument("--drawn", default=None, metavar="TILE", help="the tile just drawn (needed for a declared hand)")
-    p.add_argument("--on-discard", default=None, metavar="TILE",
-                   help="decide on the opponent's discard TILE (13 - 3k tiles in hand): win / pung / kong / chow / pass; "
-                        "TILE is the last of the opponent's river, added to --opp-river unless it ends with it")
+    p.add_argument(
+        "--on-discard",
+        default=None,
+        metavar="TILE",
+        help="decide on the opponent's discard TILE (13 - 3k tiles in hand): win / pung / kong / chow / pass; "
+        "TILE is the last of the opponent's river, added to --opp-river unless it ends with it",
+    )
     p.add_argument("--melds", nargs="*", default=[], metavar="MELD", help='own melds, e.g. "pung 555z"')
     p.add_argument("--opp-melds", nargs="*", default=[], metavar="MELD", help="the opponent's melds")
     p.add_argument("--river", default="", metavar="TILES", help="own discards in order (* after a claimed one)")
     p.add_argument("--opp-river", default="", metavar="TILES", help="the opponent's discards in order")
-    p.add_argument("--declared", type=int, choices=(0, 1, 2), default=0, help="own declaration (douque): 1 ready, 2 MIGI")
+    p.add_argument(
+        "--declared", type=int, choices=(0, 1, 2), default=0, help="own declaration (douque): 1 ready, 2 MIGI"
+    )
     p.add_argument("--opp-declared", type=int, choices=(0, 1, 2), default=0, help="the opponent's declaration")
     p.add_argument("--dealer", action="store_true", help="the deciding player deals")
-    p.add_argument("--tiles-left", type=_non_negative_int, default=None, help="drawable tiles left (checked against the tiles seen)")
+    p.add_argument(
+        "--tiles-left",
+        type=_non_negative_int,
+        default=None,
+        help="drawable tiles left (checked against the tiles seen)",
+    )
     p.add_argument("--streak", type=_non_negative_int, default=0, help="the dealer's streak")
     p.add_argument("--seat-wind", choices=("E", "W"), default=None, help="own seat wind (default: E for the dealer)")
     p.add_argument("--prevailing-wind", choices=("E", "S", "W", "N"), default="E")
     p.add_argument("--bid", type=int, choices=(1, 2, 3), default=None, help="for_two: the banker's bid")
     p.add_argument("-n", type=_positive_int, default=10_000, help="continuations per action (default 10,000)")
-    p.add_argument("--to", choices=("hand", "match"), default="hand",
-                   help="play each continuation to the end of the hand (default) or of the match")
-    p.add_argument("--hand-number", type=_non_negative_int, default=0, help="hands already played in the match (--to match)")
-    p.add_argument("--dealerships", type=_non_negative_int, default=0, help="deals passed so far in the match (--to match)")
+    p.add_argument(
+        "--to",
+        choices=("hand", "match"),
+        default="hand",
+        help="play each continuation to the end of the hand (default) or of the match",
+    )
+    p.add_argument(
+        "--hand-number", type=_non_negative_int, default=0, help="hands already played in the match (--to match)"
+    )
+    p.add_argument(
+        "--dealerships", type=_non_negative_int, default=0, help="deals passed so far in the match (--to match)"
+    )
     p.add_argument("--score", type=float, default=0.0, help="own result in the match so far (--to match)")
-    p.add_argument("--opp-score", type=float, default=0.0, help="the opponent's result in the match so far (--to match)")
+    p.add_argument(
+        "--opp-score", type=float, default=0.0, help="the opponent's result in the match so far (--to match)"
+    )
     p.add_argument("--seed", type=_seed, default=0, help="seed of the completions and the policies' streams")
-    p.add_argument("--actions", default=None, help="compare only these actions, separated by ';' (e.g. 'discard 6z; discard 1m')")
-    p.add_argument("--policies", type=_policies_arg, default=("greedy", "greedy"),
-                   help="rollout policies of the player and the opponent (default greedy,greedy)")
+    p.add_argument(
+        "--actions", default=None, help="compare only these actions, separated by ';' (e.g. 'discard 6z; discard 1m')"
+    )
+    p.add_argument(
+        "--policies",
+        type=_policies_arg,
+        default=("greedy", "greedy"),
+        help="rollout policies of the player and the opponent (default greedy,greedy)",
+    )
     _add_rules_args(p)
     p.set_defaults(func=_cmd_advise)
 
@@ -574,7 +638,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--last-discard", action="store_true", help="won on the discard after the last tile was drawn (night_market)"
     )
     p.add_argument(
-        "--first-turn", choices=["heavenly", "earthly", "human"], help="a first-turn win (douque; duel: heavenly, earthly)"
+        "--first-turn",
+        choices=["heavenly", "earthly", "human"],
+        help="a first-turn win (douque; duel: heavenly, earthly)",
     )
     p.add_argument("--declared", choices=["ready", "migi"], help="the winner declared ready / MIGI (douque)")
     p.add_argument("--seat", choices=["E", "W"], help="the winner's seat wind (douque; default E)")
@@ -596,27 +662,40 @@ def build_parser() -> argparse.ArgumentParser:
         "replay",
         help="replay one hand, event by event: a row of a run (RUN --row N / --deal-id D) or --seed/--match/--hand",
     )
-    p.add_argument("run", nargs="?", metavar="RUN", help="a run directory: replay one of its rows with its recorded policies")
+    p.add_argument(
+        "run", nargs="?", metavar="RUN", help="a run directory: replay one of its rows with its recorded policies"
+    )
     p.add_argument("--row", type=_non_negative_int, help="with RUN: the row's index in the run (0-based)")
-    p.add_argument("--deal-id", type=_non_negative_int, help="with RUN: the row's deal_id (add --copy in a duplicate run)")
+    p.add_argument(
+        "--deal-id", type=_non_negative_int, help="with RUN: the row's deal_id (add --copy in a duplicate run)"
+    )
     p.add_argument("--copy", type=int, choices=(0, 1), help="with RUN and --deal-id: the copy of a duplicate run")
     p.add_argument(
-        "--allow-changed", action="store_true",
+        "--allow-changed",
+        action="store_true",
         help="replay even if the source of a recorded policy's module changed since the run",
     )
-    p.add_argument("--table", action="store_true", help="print the event table: both hands, shanten and waits after each event")
-    p.add_argument("--html", metavar="FILE", help="also write the hand as an HTML page (tiles drawn, one row per event)")
+    p.add_argument(
+        "--table", action="store_true", help="print the event table: both hands, shanten and waits after each event"
+    )
+    p.add_argument(
+        "--html", metavar="FILE", help="also write the hand as an HTML page (tiles drawn, one row per event)"
+    )
     p.add_argument("--seed", type=_seed, help="the run's master seed")
     p.add_argument("--match", type=_non_negative_int, help="match index")
     p.add_argument("--hand", type=_non_negative_int, help="hand index within the match")
     p.add_argument(
-        "--policies", type=_policies_arg, default=None,
+        "--policies",
+        type=_policies_arg,
+        default=None,
         help="the run's policies (default greedy,greedy); e.g. 'greedy{declare=0},mymodule:my_policy{x=1}'",
     )
     _add_rules_args(p, default=None)
     p.set_defaults(func=_cmd_replay)
 
-    p = sub.add_parser("policies", help="the built-in policies (or one given as NAME or module:function) and their parameters")
+    p = sub.add_parser(
+        "policies", help="the built-in policies (or one given as NAME or module:function) and their parameters"
+    )
     p.add_argument("name", nargs="?", help="a policy: a built-in name or module:function")
     p.set_defaults(func=_cmd_policies)
 
@@ -640,7 +719,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--option", action="append", metavar="KEY=VALUE", help="rule option (repeatable); see `simkit rules NAME`"
     )
     p.add_argument(
-        "--policies", type=_policies_arg, default=None,
+        "--policies",
+        type=_policies_arg,
+        default=None,
         help="player 0's and player 1's policies (default greedy,greedy): built-in names or module:function, "
         "with parameters and an optional label, e.g. 'never_declare=greedy{declare=0},mymodule:my_policy{x=1}' "
         "(simkit policies lists the parameters)",
@@ -648,33 +729,51 @@ def build_parser() -> argparse.ArgumentParser:
     target = p.add_mutually_exclusive_group()
     target.add_argument("--matches", type=_positive_int, default=None, help="whole matches to play (default 2,000)")
     target.add_argument(
-        "--hands", type=_positive_int, default=None,
+        "--hands",
+        type=_positive_int,
+        default=None,
         help="play the fewest whole matches, in match order, whose hands (rows) reach N",
     )
     p.add_argument("--seed", type=_seed, default=None, help="master seed (default 0)")
-    p.add_argument("--out", metavar="DIR", default=None, help="output directory (default data/runs/<rules>_<policies>_seed<S>_<N>...)")
-    p.add_argument("--workers", type=_positive_int, default=1, help="processes (default 1: one process, numba on all cores)")
     p.add_argument(
-        "--scheduler", metavar="ADDRESS", default=None,
+        "--out",
+        metavar="DIR",
+        default=None,
+        help="output directory (default data/runs/<rules>_<policies>_seed<S>_<N>...)",
+    )
+    p.add_argument(
+        "--workers", type=_positive_int, default=1, help="processes (default 1: one process, numba on all cores)"
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
         help="run the chunks on a Dask cluster: a scheduler address (tcp://host:8786; --out must be on a filesystem "
         "the workers share) or 'local' (a LocalCluster of --workers processes on this machine)",
     )
     p.add_argument(
-        "--duplicate", action="store_true", default=None,
+        "--duplicate",
+        action="store_true",
+        default=None,
         help="play every match twice, the second time with the policies' seats swapped (column copy; rows pair by deal_id)",
     )
     p.add_argument(
-        "--deal", choices=DEALS, default=None,
+        "--deal",
+        choices=DEALS,
+        default=None,
         help="how the wall is dealt: seat (default: each seat's tiles from its own stream, whoever deals; with "
         "--duplicate the tiles follow the policies) or dealer (the dealer takes the wall's first 14 tiles)",
     )
     p.add_argument(
-        "--wall", choices=WALLS, default=None,
+        "--wall",
+        choices=WALLS,
+        default=None,
         help="stable (default with --deal seat: each seat draws from its own stream, claims shift no draws) or "
         "shared (one wall drawn in turn)",
     )
     p.add_argument(
-        "--decisions", action="store_true",
+        "--decisions",
+        action="store_true",
         help="also write the decision log, one row per decision (RUN/_decisions/; simkit.analysis.load(RUN, "
         "table='decisions')); a resumed run keeps its setting",
     )
@@ -682,7 +781,10 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--overwrite", action="store_true", help="replace an existing run in DIR")
     mode.add_argument("--resume", action="store_true", help="finish an interrupted run in DIR")
     p.add_argument(
-        "--chunk-matches", type=_positive_int, default=None, metavar="N",
+        "--chunk-matches",
+        type=_positive_int,
+        default=None,
+        metavar="N",
         help="matches per shard (default 2,000; does not change the data)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -690,27 +792,43 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("summarize", help="summary table of a simulate dataset")
     p.add_argument("path", metavar="PATH", help="a run directory written by simkit simulate")
-    p.add_argument("--json", action="store_true", help="the summary as JSON (counts, rates, [mean, low, high] intervals)")
     p.add_argument(
-        "--by", choices=("policy", "role", "win_type"), default=None,
+        "--json", action="store_true", help="the summary as JSON (counts, rates, [mean, low, high] intervals)"
+    )
+    p.add_argument(
+        "--by",
+        choices=("policy", "role", "win_type"),
+        default=None,
         help="also the summary per policy or role of each player (wins, win rate, result per hand) or per win type "
-             "(share of hands, payment per hand)",
+        "(share of hands, payment per hand)",
     )
     p.set_defaults(func=_cmd_summarize)
 
     p = sub.add_parser(
-        "compare", help="paired comparison: the two policies of a --duplicate run, or two runs on the same deals",
+        "compare",
+        help="paired comparison: the two policies of a --duplicate run, or two runs on the same deals",
     )
     p.add_argument("run_a", metavar="RUN_A", help="a run directory (a --duplicate run when given alone)")
-    p.add_argument("run_b", metavar="RUN_B", nargs="?", default=None,
-                   help="a second run with the same seed and wall design, paired with RUN_A by deal")
-    p.add_argument("--value", default=None,
-                   help="two runs: what is compared, result_0, result_1 or a numeric column such as points "
-                   "(default: the result of the seat whose policy differs, else points)")
-    p.add_argument("--correct-luck", action="store_true",
-                   help="remove the luck of the draw from the paired estimates (a - b in a --duplicate run, the "
-                   "seat's result across two runs): an unbiased control variate; replays the draws in the "
-                   "compiled engine")
+    p.add_argument(
+        "run_b",
+        metavar="RUN_B",
+        nargs="?",
+        default=None,
+        help="a second run with the same seed and wall design, paired with RUN_A by deal",
+    )
+    p.add_argument(
+        "--value",
+        default=None,
+        help="two runs: what is compared, result_0, result_1 or a numeric column such as points "
+        "(default: the result of the seat whose policy differs, else points)",
+    )
+    p.add_argument(
+        "--correct-luck",
+        action="store_true",
+        help="remove the luck of the draw from the paired estimates (a - b in a --duplicate run, the "
+        "seat's result across two runs): an unbiased control variate; replays the draws in the "
+        "compiled engine",
+    )
     p.set_defaults(func=_cmd_compare)
     return parser
 

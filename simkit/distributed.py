@@ -51,11 +51,17 @@ def connect(scheduler, n_workers: int | None = None):
     if isinstance(scheduler, distributed.Client):
         return scheduler, False, "client"
     if not isinstance(scheduler, str) or not scheduler:
-        raise InputValueError(f"scheduler must be a Dask scheduler address, 'local' or a distributed.Client, got {scheduler!r}")
+        raise InputValueError(
+            f"scheduler must be a Dask scheduler address, 'local' or a distributed.Client, got {scheduler!r}"
+        )
     if scheduler == LOCAL:
         workers = n_workers or max(1, os.cpu_count() or 1)
         cluster = distributed.LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50,  # CRITICAL only: failures are reported in one line
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=50,  # CRITICAL only: failures are reported in one line
         )
         client = distributed.Client(cluster)
         client.cluster_owned = cluster  # closed with the client by the caller
@@ -136,7 +142,14 @@ class DaskExecutor:
 
     def submit(self, fn, job, chunk, first, n):
         return self.client.submit(
-            _run_chunk, job, chunk, first, n, self.numba_threads, pure=False, retries=self.retries,
+            _run_chunk,
+            job,
+            chunk,
+            first,
+            n,
+            self.numba_threads,
+            pure=False,
+            retries=self.retries,
             key=f"{self._prefix}{chunk}",
         )
 
@@ -151,7 +164,9 @@ class DaskExecutor:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
-                running = [k for keys in self.client.processing().values() for k in keys if str(k).startswith(self._prefix)]
+                running = [
+                    k for keys in self.client.processing().values() for k in keys if str(k).startswith(self._prefix)
+                ]
             except Exception:  # the cluster is going away: nothing left to wait for
                 return
             if not running:

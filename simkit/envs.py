@@ -40,7 +40,13 @@ from .engine.compiled import policy_type
 from .engine.observation import OBSERVATION_LAYOUT, OBSERVATION_SIZE, encode_observation_kernel
 from .engine.rulesets import engine_spec
 from .engine.runtime import (
-    compile_policy, engine_for, error_text, match_executor, policy_calls, resolve_policy, thread_count,
+    compile_policy,
+    engine_for,
+    error_text,
+    match_executor,
+    policy_calls,
+    resolve_policy,
+    thread_count,
 )
 from .errors import InputValueError, SimkitError, check_flag
 
@@ -71,10 +77,12 @@ def encode_observation(T, p: int, deciding: bool) -> np.ndarray:
 
 
 def _observation_space(gym_spaces):
-    return gym_spaces.Dict({
-        "observation": gym_spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE,), np.float32),
-        "action_mask": gym_spaces.Box(0, 1, (A.N_ACTIONS,), np.int8),
-    })
+    return gym_spaces.Dict(
+        {
+            "observation": gym_spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE,), np.float32),
+            "action_mask": gym_spaces.Box(0, 1, (A.N_ACTIONS,), np.int8),
+        }
+    )
 
 
 def _settings(rules, episode, illegal, illegal_penalty, options):
@@ -85,7 +93,11 @@ def _settings(rules, episode, illegal, illegal_penalty, options):
         raise InputValueError(f"episode is 'hand' or 'match', got {episode!r}")
     if illegal not in ("error", "penalty"):
         raise InputValueError(f"illegal is 'error' or 'penalty', got {illegal!r}")
-    if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)) or not np.isfinite(illegal_penalty):
+    if (
+        isinstance(illegal_penalty, bool)
+        or not isinstance(illegal_penalty, (int, float))
+        or not np.isfinite(illegal_penalty)
+    ):
         raise InputValueError(f"illegal_penalty is a finite number, got {illegal_penalty!r}")
     return get_rules(rules, **options) if options else resolve_rules(rules)
 
@@ -134,7 +146,12 @@ class _Table:
         penalty charged (0 or ``illegal_penalty``)."""
         s = self.state
         legal = s.legal
-        ok = not isinstance(action, (bool, np.bool_)) and isinstance(action, (int, np.integer)) and 0 <= int(action) < A.N_ACTIONS and legal[int(action)]
+        ok = (
+            not isinstance(action, (bool, np.bool_))
+            and isinstance(action, (int, np.integer))
+            and 0 <= int(action) < A.N_ACTIONS
+            and legal[int(action)]
+        )
         if ok:
             s.apply(int(action))
             return 0.0
@@ -142,11 +159,17 @@ class _Table:
             s.apply(int(self.rng.choice(np.flatnonzero(legal))))
             return self.illegal_penalty
         names = ", ".join(A.action_name(a) for a in np.flatnonzero(legal))
-        code = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) and 0 <= int(action) < A.N_ACTIONS
+        code = (
+            isinstance(action, (int, np.integer))
+            and not isinstance(action, (bool, np.bool_))
+            and 0 <= int(action) < A.N_ACTIONS
+        )
         what = A.action_name(int(action)) if code else "not an action code"
         tile = s.tile
-        on = f" about {A.action_name(A.DISCARD + tile)[len('discard '):]}" if 0 <= tile < 34 else ""
-        raise InputValueError(f"{agent} played {action!r} ({what}), not legal {A.PHASE_NAMES[s.phase]}{on}; legal: {names}")
+        on = f" about {A.action_name(A.DISCARD + tile)[len('discard ') :]}" if 0 <= tile < 34 else ""
+        raise InputValueError(
+            f"{agent} played {action!r} ({what}), not legal {A.PHASE_NAMES[s.phase]}{on}; legal: {names}"
+        )
 
 
 def _render(state) -> str:
@@ -179,7 +202,9 @@ def _aec_class():
 
         metadata = {"name": "simkit_v0", "render_modes": ["ansi"], "is_parallelizable": False, "render_fps": 1}
 
-        def __init__(self, rules="douque", episode="hand", illegal="error", illegal_penalty=-1.0, render_mode=None, **options):
+        def __init__(
+            self, rules="douque", episode="hand", illegal="error", illegal_penalty=-1.0, render_mode=None, **options
+        ):
             super().__init__()
             self._table = _Table(rules, episode, illegal, illegal_penalty, options)
             if render_mode not in (None, "ansi"):
@@ -256,11 +281,19 @@ def _aec_class():
     return SimkitAECEnv
 
 
-def aec_env(rules="douque", *, episode: str = "hand", illegal: str = "error", illegal_penalty: float = -1.0,
-            render_mode=None, **options):
+def aec_env(
+    rules="douque",
+    *,
+    episode: str = "hand",
+    illegal: str = "error",
+    illegal_penalty: float = -1.0,
+    render_mode=None,
+    **options,
+):
     """A PettingZoo AEC environment of ``rules`` (with rule ``options``): see :mod:`simkit.envs`."""
-    return _aec_class()(rules, episode=episode, illegal=illegal, illegal_penalty=illegal_penalty,
-                        render_mode=render_mode, **options)
+    return _aec_class()(
+        rules, episode=episode, illegal=illegal, illegal_penalty=illegal_penalty, render_mode=render_mode, **options
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -311,9 +344,21 @@ class VectorEnv:
     numba's thread count).
     """
 
-    def __init__(self, rules="douque", n_envs: int = 1024, *, opponent=None, seed: int = 0, episode: str = "hand",
-                 illegal: str = "error", illegal_penalty: float = -1.0, full_state: bool = False, threads=None,
-                 copy: bool = False, **options):
+    def __init__(
+        self,
+        rules="douque",
+        n_envs: int = 1024,
+        *,
+        opponent=None,
+        seed: int = 0,
+        episode: str = "hand",
+        illegal: str = "error",
+        illegal_penalty: float = -1.0,
+        full_state: bool = False,
+        threads=None,
+        copy: bool = False,
+        **options,
+    ):
         from .errors import check_int
         from .engine.deal import wall_template
         from .engine.observation import state_size
@@ -381,11 +426,34 @@ class VectorEnv:
     def _args(self, start, stop, reset):
         spec = self.spec
         return (
-            self._batch, int(start), int(stop), bool(reset), self._actions, self._template, self._hand_tables,
-            spec.game, spec.sp, self._kinds, self._fn0, self._fn1, self._params, self._params,
-            self.opponent is not None, self.episode == "match", self.table_seeds, self._matches,
-            self._agent_episodes, self._seats, self._obs, self._masks, self._rewards, self._terminated,
-            self._players, self.full_state, self._states, self._errors,
+            self._batch,
+            int(start),
+            int(stop),
+            bool(reset),
+            self._actions,
+            self._template,
+            self._hand_tables,
+            spec.game,
+            spec.sp,
+            self._kinds,
+            self._fn0,
+            self._fn1,
+            self._params,
+            self._params,
+            self.opponent is not None,
+            self.episode == "match",
+            self.table_seeds,
+            self._matches,
+            self._agent_episodes,
+            self._seats,
+            self._obs,
+            self._masks,
+            self._rewards,
+            self._terminated,
+            self._players,
+            self.full_state,
+            self._states,
+            self._errors,
         )
 
     def _run(self, reset: bool) -> None:
@@ -414,8 +482,17 @@ class VectorEnv:
         if bad.size:
             i = int(bad[0])
             code, detail, player, phase, tile = (int(x) for x in self._errors[i])
-            raise InputValueError(error_text(code, detail, f"table {i} of the vector environment", player, phase, tile,
-                                          self._batch.legal[i].copy()))
+            raise InputValueError(
+                error_text(
+                    code,
+                    detail,
+                    f"table {i} of the vector environment",
+                    player,
+                    phase,
+                    tile,
+                    self._batch.legal[i].copy(),
+                )
+            )
 
     def _out(self):
         info = {"player": self._players}
@@ -445,7 +522,9 @@ class VectorEnv:
             raise EnvError("call reset() before step(): the environment has no hand yet")
         a = np.asarray(actions)
         if a.shape != (self.n_envs,) or not (np.issubdtype(a.dtype, np.integer)):
-            raise InputValueError(f"actions is an integer array of shape ({self.n_envs},), got {a.dtype} of shape {a.shape}")
+            raise InputValueError(
+                f"actions is an integer array of shape ({self.n_envs},), got {a.dtype} of shape {a.shape}"
+            )
         self._actions[:] = a
         codes = np.clip(self._actions, 0, A.N_ACTIONS - 1)
         engine_legal = self._batch.legal  # the engine's own masks: the ones returned are the caller's to change
@@ -481,7 +560,7 @@ class VectorEnv:
         what = A.action_name(action) if 0 <= action < A.N_ACTIONS else "not an action code"
         phase = int(self._batch.sc[i, eng.S_PHASE])
         tile = int(self._batch.sc[i, eng.S_TILE])
-        on = f" about {A.action_name(A.DISCARD + tile)[len('discard '):]}" if 0 <= tile < 34 else ""
+        on = f" about {A.action_name(A.DISCARD + tile)[len('discard ') :]}" if 0 <= tile < 34 else ""
         more = f" ({n_bad} tables had illegal actions)" if n_bad > 1 else ""
         raise InputValueError(
             f"table {i}: player {int(self._players[i])} played {action} ({what}), not legal {A.PHASE_NAMES[phase]}{on}; "
@@ -492,8 +571,12 @@ class VectorEnv:
 # ---------------------------------------------------------------------------------------------
 # Gymnasium
 
-GYM_IDS = {"douque": "simkit/Douque-v0", "night_market": "simkit/NightMarket-v0", "duel": "simkit/Duel-v0",
-           "for_two": "simkit/ForTwo-v0"}
+GYM_IDS = {
+    "douque": "simkit/Douque-v0",
+    "night_market": "simkit/NightMarket-v0",
+    "duel": "simkit/Duel-v0",
+    "for_two": "simkit/ForTwo-v0",
+}
 
 
 def _gym_base():
@@ -525,12 +608,22 @@ def _gym_class():
 
         metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
-        def __init__(self, rules="douque", opponent="greedy", seat=None, episode="hand", illegal="error",
-                     illegal_penalty=-1.0, render_mode=None, **options):
+        def __init__(
+            self,
+            rules="douque",
+            opponent="greedy",
+            seat=None,
+            episode="hand",
+            illegal="error",
+            illegal_penalty=-1.0,
+            render_mode=None,
+            **options,
+        ):
             self._table = _Table(rules, episode, illegal, illegal_penalty, options)
             self._opponent = resolve_policy(opponent, self._table.rules)
-            if seat is not None and (isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer))
-                                     or seat not in (0, 1)):
+            if seat is not None and (
+                isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or seat not in (0, 1)
+            ):
                 raise InputValueError(f"seat is 0, 1 or None (alternating), got {seat!r}")
             seat = None if seat is None else int(seat)
             self._seat_arg = seat

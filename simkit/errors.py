@@ -44,7 +44,7 @@ _QUOTED = re.compile(r"(?<!\w)'([^'\n]{%d,})'(?!\w)|(?<!\w)\"([^\"\n]{%d,})\"(?!
 def _cut(match: re.Match) -> str:
     text = match.group(1) if match.group(1) is not None else match.group(2)
     quote = match.group(0)[0]
-    return f"{quote}{text[:ECHO_LIMIT - 25]}...{text[-15:]}{quote} ({len(text):,} characters)"
+    return f"{quote}{text[: ECHO_LIMIT - 25]}...{text[-15:]}{quote} ({len(text):,} characters)"
 
 
 def readable(message: str) -> str:
@@ -132,4 +132,3 @@ def check_int(value, name: str, low: int, high: int, error: type = InputValueErr
     if not low <= value <= high:
         raise error(f"{name} must be an integer from {low} to {high}, got {show(value)}")
     return value
-

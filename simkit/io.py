@@ -169,8 +169,12 @@ def _dict(index_type=pa.int8()):
 #: Every column of a run, in order: ``(name, Arrow type, description)``. ``item_<name>`` columns
 #: (one per scoring item of the rule set, int16 tai) go where ``"item_*"`` stands.
 COLUMNS: tuple = (
-    ("deal_id", pa.int64(), "match << 16 | hand: rows of the two copies of a --duplicate run with "
-     "the same deal_id were dealt from the same wall and dice (same seed, match, hand)"),
+    (
+        "deal_id",
+        pa.int64(),
+        "match << 16 | hand: rows of the two copies of a --duplicate run with "
+        "the same deal_id were dealt from the same wall and dice (same seed, match, hand)",
+    ),
     ("copy", pa.int8(), "0, or 1 for the seat-swapped replay of a --duplicate run"),
     ("seed", pa.int64(), "the run's master seed"),
     ("match", pa.int64(), "match index (its randomness depends only on seed and match)"),
@@ -185,23 +189,33 @@ COLUMNS: tuple = (
     ("seat_wind_1", _dict(), "player 1's seat wind: E or W"),
     ("winner", pa.int8(), "player 0 or 1; -1 on an exhaustive draw"),
     ("payer", pa.int8(), "the player who pays; -1 on an exhaustive draw"),
-    ("win_type", _dict(), "draw (exhaustive), self_drawn, discard, robbed_kong (or fold: for_two's "
-     "opponent folded)"),
+    ("win_type", _dict(), "draw (exhaustive), self_drawn, discard, robbed_kong (or fold: for_two's opponent folded)"),
     ("win_tile", _dict(), "the winning tile in notation (e.g. 5z); null on a draw"),
-    ("win_hand", pa.string(), "the winner's concealed tiles at the win, winning tile included, in "
-     "notation (e.g. 123456789m11p55z); null on a draw"),
-    ("win_melds", pa.string(), "the winner's melds as simkit.parse_melds reads them (e.g. "
-     "'pung 555z, concealed_kong 1111m'), '' for none; null on a draw"),
+    (
+        "win_hand",
+        pa.string(),
+        "the winner's concealed tiles at the win, winning tile included, in "
+        "notation (e.g. 123456789m11p55z); null on a draw",
+    ),
+    (
+        "win_melds",
+        pa.string(),
+        "the winner's melds as simkit.parse_melds reads them (e.g. "
+        "'pung 555z, concealed_kong 1111m'), '' for none; null on a draw",
+    ),
     ("item_*", pa.int16(), "tai of each scoring item (0 when not scored or on a draw)"),
     ("hand_tai", pa.int16(), "the winner's hand tai (0 on a draw)"),
     ("dealer_tai", pa.int16(), "dealer tai 1 + 2 x streak when the dealer wins or pays; 0 otherwise"),
-    ("payment_tai", pa.float64(), "the payment in tai units: base / tai_value + hand_tai + dealer_tai "
-     "(0 on a draw)"),
+    ("payment_tai", pa.float64(), "the payment in tai units: base / tai_value + hand_tai + dealer_tai (0 on a draw)"),
     ("points", pa.float64(), "the payment in points: base + tai_value x (hand_tai + dealer_tai)"),
     ("score_0", pa.float64(), "player 0's result for the hand in points (+ won, - paid)"),
     ("score_1", pa.float64(), "player 1's result (-score_0)"),
-    ("turns", pa.int16(), "decisions taken in the hand by both players, passes included (a player who "
-     "could only pass is not asked): the hand's rows in the decision log, not its discards"),
+    (
+        "turns",
+        pa.int16(),
+        "decisions taken in the hand by both players, passes included (a player who "
+        "could only pass is not asked): the hand's rows in the decision log, not its discards",
+    ),
     ("tiles_left", pa.int16(), "drawable tiles left when the hand ended"),
     ("kongs_0", pa.int8(), "kongs made by player 0"),
     ("kongs_1", pa.int8(), "kongs made by player 1"),
@@ -222,11 +236,23 @@ DECISION_COLUMNS: tuple = (
     ("hand", pa.int16(), "hand index within the match"),
     ("step", pa.int16(), "the decision's index in its hand (0 first; a hand's decisions number its turns)"),
     ("player", pa.int8(), "the deciding player: 0 or 1"),
-    ("phase", _dict(), "the decision point (simkit.engine.actions.PHASE_NAMES): after a draw, after a claim, "
-     "on the opponent's discard, on the opponent's added kong, bid, follow or fold"),
-    ("tile", _dict(), "the tile concerned in notation (the drawn tile, the opponent's discard or added tile); "
-     "null if none (after a claim, the dealt 14, a bid)"),
-    ("action", _dict(pa.int16()), "the action taken (simkit.engine.actions.action_name: 'discard 6z', 'pung', 'win', ...)"),
+    (
+        "phase",
+        _dict(),
+        "the decision point (simkit.engine.actions.PHASE_NAMES): after a draw, after a claim, "
+        "on the opponent's discard, on the opponent's added kong, bid, follow or fold",
+    ),
+    (
+        "tile",
+        _dict(),
+        "the tile concerned in notation (the drawn tile, the opponent's discard or added tile); "
+        "null if none (after a claim, the dealt 14, a bid)",
+    ),
+    (
+        "action",
+        _dict(pa.int16()),
+        "the action taken (simkit.engine.actions.action_name: 'discard 6z', 'pung', 'win', ...)",
+    ),
     ("action_code", pa.int16(), "the action's code (simkit.engine.actions: DISCARD + kind, ..., WIN, PUNG, PASS, ...)"),
     ("n_legal", pa.int16(), "the number of legal actions"),
     ("shanten_before", pa.int8(), "the deciding player's shanten at the decision"),
@@ -240,9 +266,9 @@ DECISION_COLUMNS: tuple = (
 
 def decision_schema() -> pa.Schema:
     """The Arrow schema of a run's decision log (:data:`DECISION_COLUMNS`)."""
-    return pa.schema([
-        pa.field(name, type_, nullable=name == "tile", metadata={"doc": doc}) for name, type_, doc in DECISION_COLUMNS
-    ])
+    return pa.schema(
+        [pa.field(name, type_, nullable=name == "tile", metadata={"doc": doc}) for name, type_, doc in DECISION_COLUMNS]
+    )
 
 
 _ACTION_NAMES: tuple | None = None
@@ -335,20 +361,50 @@ def dataset_schema(items, *, item_type=pa.int16(), tai=True, extras=(), metadata
     for name, type_, doc in COLUMNS:
         if name == "item_*":
             doc_items = doc if pa.types.is_integer(item_type) else doc.replace("tai", "value")
-            fields.extend(pa.field(f"item_{item}", item_type, nullable=False, metadata={"doc": doc_items}) for item in items)
+            fields.extend(
+                pa.field(f"item_{item}", item_type, nullable=False, metadata={"doc": doc_items}) for item in items
+            )
         elif name != "payment_tai" or tai:
             nullable = name in ("win_tile", "win_hand", "win_melds")
             fields.append(pa.field(name, type_, nullable=nullable, metadata={"doc": doc}))
     for name, type_ in extras:
-        fields.append(pa.field(name, type_, nullable=False, metadata={"doc": "engine column (see simkit.simulate_matches)"}))
+        fields.append(
+            pa.field(name, type_, nullable=False, metadata={"doc": "engine column (see simkit.simulate_matches)"})
+        )
     return pa.schema(fields, metadata=metadata)
 
 
 # engine result keys that COLUMNS covers (renamed, encoded or derived); any other 1-D column is kept as is
 _ENGINE_KEYS = frozenset(
-    ("match", "hand", "prevailing_wind", "dealer", "streak", "seat_wind_0", "winner", "payer", "win_type", "win_tile",
-     "win_hand", "win_melds", "items", "hand_tai", "dealer_tai", "points", "score_0", "score_1", "turns", "tiles_left",
-     "kongs_0", "kongs_1", "declared_0", "declared_1", "skipped_wins_0", "skipped_wins_1", "dealer_turn")
+    (
+        "match",
+        "hand",
+        "prevailing_wind",
+        "dealer",
+        "streak",
+        "seat_wind_0",
+        "winner",
+        "payer",
+        "win_type",
+        "win_tile",
+        "win_hand",
+        "win_melds",
+        "items",
+        "hand_tai",
+        "dealer_tai",
+        "points",
+        "score_0",
+        "score_1",
+        "turns",
+        "tiles_left",
+        "kongs_0",
+        "kongs_1",
+        "declared_0",
+        "declared_1",
+        "skipped_wins_0",
+        "skipped_wins_1",
+        "dealer_turn",
+    )
 )
 
 
@@ -396,7 +452,9 @@ _CHOW = MELD_TYPES.index("chow")
 
 
 @jit
-def _format_wins_kernel(won, hands, melds, type_text, type_offsets, meld_sizes, chow, letters, hand_buf, hand_off, meld_buf, meld_off):  # pragma: no cover
+def _format_wins_kernel(
+    won, hands, melds, type_text, type_offsets, meld_sizes, chow, letters, hand_buf, hand_off, meld_buf, meld_off
+):  # pragma: no cover
     """Notation of each winner's concealed tiles and melds into string buffers (Arrow layout).
 
     ``won`` bool[n]; ``hands`` uint8[n, 34]; ``melds`` int8[n, 4, 2] (type code, kind; -1 unused);
@@ -480,8 +538,18 @@ def format_wins(won, hands, melds) -> tuple[pa.Array, pa.Array]:
     hand_off = np.empty(n + 1, np.int32)
     meld_off = np.empty(n + 1, np.int32)
     _format_wins_kernel(
-        won, hands, melds, _TYPE_TEXT, _TYPE_OFFSETS, _MELD_SIZES, _CHOW, _SUIT_LETTER,
-        hand_buf, hand_off, meld_buf, meld_off,
+        won,
+        hands,
+        melds,
+        _TYPE_TEXT,
+        _TYPE_OFFSETS,
+        _MELD_SIZES,
+        _CHOW,
+        _SUIT_LETTER,
+        hand_buf,
+        hand_off,
+        meld_buf,
+        meld_off,
     )
     return _string_array(hand_buf, hand_off, won, n), _string_array(meld_buf, meld_off, won, n)
 
@@ -494,8 +562,17 @@ def writer_kernels() -> list:
     import numba
 
     args = (
-        np.zeros(1, np.bool_), np.zeros((1, 34), np.uint8), np.zeros((1, 4, 2), np.int8), _TYPE_TEXT, _TYPE_OFFSETS,
-        _MELD_SIZES, _CHOW, _SUIT_LETTER, np.empty(1, np.uint8), np.empty(2, np.int32), np.empty(1, np.uint8),
+        np.zeros(1, np.bool_),
+        np.zeros((1, 34), np.uint8),
+        np.zeros((1, 4, 2), np.int8),
+        _TYPE_TEXT,
+        _TYPE_OFFSETS,
+        _MELD_SIZES,
+        _CHOW,
+        _SUIT_LETTER,
+        np.empty(1, np.uint8),
+        np.empty(2, np.int32),
+        np.empty(1, np.uint8),
         np.empty(2, np.int32),
     )
     return [("format_wins", _format_wins_kernel, tuple(numba.typeof(a) for a in args))]
@@ -505,7 +582,9 @@ def _string_array(buf, offsets, valid, n) -> pa.Array:
     size = int(offsets[n])
     validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
     return pa.Array.from_buffers(
-        pa.string(), n, [validity, pa.py_buffer(offsets), pa.py_buffer(buf[:size].copy())],
+        pa.string(),
+        n,
+        [validity, pa.py_buffer(offsets), pa.py_buffer(buf[:size].copy())],
         null_count=int(n - np.count_nonzero(valid)),
     )
 
@@ -527,8 +606,13 @@ def _matrix_column(a: np.ndarray, base=None):
     or the array ``a`` views), as the engine's result columns are; else None."""
     base = a.base if base is None else base
     if not (
-        isinstance(base, np.ndarray) and base.ndim == 2 and base.flags.c_contiguous and a.ndim == 1
-        and base.dtype == a.dtype and a.shape[0] == base.shape[0] and a.strides == (base.strides[0],)
+        isinstance(base, np.ndarray)
+        and base.ndim == 2
+        and base.flags.c_contiguous
+        and a.ndim == 1
+        and base.dtype == a.dtype
+        and a.shape[0] == base.shape[0]
+        and a.strides == (base.strides[0],)
     ):
         return None
     j, rest = divmod(a.__array_interface__["data"][0] - base.__array_interface__["data"][0], a.itemsize)
@@ -581,7 +665,12 @@ def _category(codes, names, valid=None) -> pa.DictionaryArray:
 def _arrow(value: np.ndarray, type_: pa.DataType) -> pa.Array:
     """A numpy column as an Arrow array of ``type_`` (no copy when it is contiguous and of that type)."""
     dtype = np.dtype(type_.to_pandas_dtype())
-    if value.dtype == dtype and value.flags.c_contiguous and pa.types.is_primitive(type_) and not pa.types.is_boolean(type_):
+    if (
+        value.dtype == dtype
+        and value.flags.c_contiguous
+        and pa.types.is_primitive(type_)
+        and not pa.types.is_boolean(type_)
+    ):
         return pa.Array.from_buffers(type_, len(value), [None, pa.py_buffer(value)], null_count=0)
     return pa.array(value.astype(dtype, copy=False), type_)
 
@@ -611,26 +700,45 @@ def rows_to_batch(res: dict, schema: pa.Schema, *, seed: int, copy: int, policy_
     item_columns = [name for name in schema.names if name.startswith("item_")]
     if items.shape != (n, len(item_columns)):
         raise RunError(f"the engine returned {items.shape[1]} scoring items, the schema has {len(item_columns)}")
-    types = {field.name: np.dtype(field.type.to_pandas_dtype()) for field in schema if pa.types.is_primitive(field.type)}
+    types = {
+        field.name: np.dtype(field.type.to_pandas_dtype()) for field in schema if pa.types.is_primitive(field.type)
+    }
     i64, i8 = np.dtype(np.int64), np.dtype(np.int8)
     native = [  # columns computed from: the engine's values, in its dtype
         (key, res[key], np.asarray(res[key]).dtype)
         for key in ("winner", "hand_tai", "dealer_tai", "prevailing_wind", "seat_wind_0")
     ]
     wanted = native + [
-        ("match", res["match"], i64), ("hand", res["hand"], i64),
-        ("win_type", res["win_type"], i8), ("win_tile", res["win_tile"], i8),
-        ("declared_0", res["declared_0"], i8), ("declared_1", res["declared_1"], i8),
-        ("score_0", res["score_0"], np.float64), ("score_1", res["score_1"], np.float64),
+        ("match", res["match"], i64),
+        ("hand", res["hand"], i64),
+        ("win_type", res["win_type"], i8),
+        ("win_tile", res["win_tile"], i8),
+        ("declared_0", res["declared_0"], i8),
+        ("declared_1", res["declared_1"], i8),
+        ("score_0", res["score_0"], np.float64),
+        ("score_1", res["score_1"], np.float64),
     ]
-    for name in ("dealer", "dealer_turn", "streak", "payer", "points", "turns", "tiles_left", "kongs_0", "kongs_1",
-                 "skipped_wins_0", "skipped_wins_1"):
+    for name in (
+        "dealer",
+        "dealer_turn",
+        "streak",
+        "payer",
+        "points",
+        "turns",
+        "tiles_left",
+        "kongs_0",
+        "kongs_1",
+        "skipped_wins_0",
+        "skipped_wins_1",
+    ):
         wanted.append((name, res[name], types[name]))
     extras = _extra_columns(res, schema.names)
     wanted += [(key, res[key], np.asarray(res[key]).dtype) for key in extras]
     items_matrix = items if items.ndim == 2 and items.flags.c_contiguous else None
-    wanted += [(name, items[:, j], types[name]) + ((items_matrix,) if items_matrix is not None else ())
-               for j, name in enumerate(item_columns)]
+    wanted += [
+        (name, items[:, j], types[name]) + ((items_matrix,) if items_matrix is not None else ())
+        for j, name in enumerate(item_columns)
+    ]
     v = _numeric_columns(wanted)
 
     winner = v["winner"]
@@ -816,7 +924,12 @@ def decision_file(chunk: int) -> str:
 def decision_entry(path, chunk: int, rows: int) -> dict:
     """The manifest's record of chunk ``chunk``'s decision shard whose bytes are at ``path`` (the
     ``"decisions"`` item of the chunk's shard entry): file, rows, byte size, SHA-256."""
-    return {"file": decision_file(chunk), "rows": int(rows), "bytes": os.path.getsize(path), "sha256": file_digest(path)}
+    return {
+        "file": decision_file(chunk),
+        "rows": int(rows),
+        "bytes": os.path.getsize(path),
+        "sha256": file_digest(path),
+    }
 
 
 def commit_shard(tmp: Path, directory, chunk: int) -> Path:
@@ -912,17 +1025,29 @@ def _manifest_problem(manifest: dict) -> str | None:
     if not (isinstance(rules, dict) and isinstance(rules.get("name"), str) and isinstance(rules.get("options"), dict)):
         return "has no valid spec.rules"
     pols = spec.get("policies")
-    if not (isinstance(pols, list) and len(pols) == 2 and all(
-        isinstance(p, dict) and isinstance(p.get("label"), str) and isinstance(p.get("name"), str)
-        and isinstance(p.get("params"), list) for p in pols
-    )):
+    if not (
+        isinstance(pols, list)
+        and len(pols) == 2
+        and all(
+            isinstance(p, dict)
+            and isinstance(p.get("label"), str)
+            and isinstance(p.get("name"), str)
+            and isinstance(p.get("params"), list)
+            for p in pols
+        )
+    ):
         return "has no valid spec.policies (two policies)"
     seed = spec.get("seed")
     if not (_is_int(seed) and 0 <= seed < 2**63):
         return "has no valid spec.seed"
     target = spec.get("target")
-    if not (isinstance(target, dict) and len(target) == 1 and next(iter(target)) in ("matches", "hands")
-            and _is_int(next(iter(target.values()))) and next(iter(target.values())) > 0):
+    if not (
+        isinstance(target, dict)
+        and len(target) == 1
+        and next(iter(target)) in ("matches", "hands")
+        and _is_int(next(iter(target.values())))
+        and next(iter(target.values())) > 0
+    ):
         return "has no valid spec.target"
     if not isinstance(spec.get("duplicate"), bool):
         return "has no valid spec.duplicate"
@@ -941,9 +1066,21 @@ def _manifest_problem(manifest: dict) -> str | None:
         seen = set()
         decisions = spec.get("decisions", False)
         for e in shards:
-            if not (isinstance(e, dict) and _is_int(e.get("chunk")) and e["chunk"] >= 0 and e.get("file") == shard_name(e["chunk"])
-                    and _is_int(e.get("rows")) and e["rows"] >= 0 and _is_int(e.get("bytes")) and e["bytes"] > 0
-                    and isinstance(e.get("sha256"), str) and len(e["sha256"]) == 64) or e["chunk"] in seen:
+            if (
+                not (
+                    isinstance(e, dict)
+                    and _is_int(e.get("chunk"))
+                    and e["chunk"] >= 0
+                    and e.get("file") == shard_name(e["chunk"])
+                    and _is_int(e.get("rows"))
+                    and e["rows"] >= 0
+                    and _is_int(e.get("bytes"))
+                    and e["bytes"] > 0
+                    and isinstance(e.get("sha256"), str)
+                    and len(e["sha256"]) == 64
+                )
+                or e["chunk"] in seen
+            ):
                 return f"has a malformed shard entry {json.dumps(e)[:80]}"
             d = e.get("decisions")
             # every chunk of a run with decisions lists its decision shard (an interrupted overwrite
@@ -951,8 +1088,14 @@ def _manifest_problem(manifest: dict) -> str | None:
             if d is None and decisions and manifest.get("status") != "overwriting":
                 return f"lists chunk {e['chunk']} without its decision shard"
             if d is not None and not (
-                decisions and isinstance(d, dict) and d.get("file") == decision_file(e["chunk"]) and _is_int(d.get("rows"))
-                and d["rows"] >= 0 and _is_int(d.get("bytes")) and d["bytes"] > 0 and isinstance(d.get("sha256"), str)
+                decisions
+                and isinstance(d, dict)
+                and d.get("file") == decision_file(e["chunk"])
+                and _is_int(d.get("rows"))
+                and d["rows"] >= 0
+                and _is_int(d.get("bytes"))
+                and d["bytes"] > 0
+                and isinstance(d.get("sha256"), str)
                 and len(d["sha256"]) == 64
             ):
                 return f"has a malformed decision shard entry {json.dumps(d)[:80]}"
@@ -1191,11 +1334,14 @@ def check_shards(directory, manifest: dict, *, pending_ok: bool = False, missing
             except FileNotFoundError:
                 if gone_ok:
                     return False  # already deleted (an interrupted overwrite), or being overwritten
-                raise DatasetError(f"{path} is missing (the manifest lists it); the run is incomplete: "
-                                   "rerun it with --overwrite") from None
+                raise DatasetError(
+                    f"{path} is missing (the manifest lists it); the run is incomplete: rerun it with --overwrite"
+                ) from None
             if size != entry["bytes"] and not missing_ok:
-                raise DatasetError(f"{path} has {size:,} bytes, the manifest lists {entry['bytes']:,} (resized or "
-                                   "replaced); rerun the run with --overwrite")
+                raise DatasetError(
+                    f"{path} has {size:,} bytes, the manifest lists {entry['bytes']:,} (resized or "
+                    "replaced); rerun the run with --overwrite"
+                )
             return True
 
         listed = {e["file"]: e for e in manifest["shards"]}
@@ -1229,21 +1375,33 @@ def check_shards(directory, manifest: dict, *, pending_ok: bool = False, missing
         chunk = _footer_chunk(directory, name, None)
         meta = shard_metadata(directory / name)
         specs[name] = meta.get("spec")
-        shards.append((directory / name, {
-            "file": name, "chunk": chunk, "first_match": meta.get("first_match"), "matches": meta.get("matches"),
-            "rows": meta.get("rows"),
-        }))
+        shards.append(
+            (
+                directory / name,
+                {
+                    "file": name,
+                    "chunk": chunk,
+                    "first_match": meta.get("first_match"),
+                    "matches": meta.get("matches"),
+                    "rows": meta.get("rows"),
+                },
+            )
+        )
     if missing_ok and len({_canonical(v) for v in specs.values()}) > 1:
         for name, their_spec in specs.items():
             if their_spec != spec:
-                raise DatasetError(f"{directory / name} was written by another run (its footer's settings differ "
-                                   "from the manifest's); remove it")
+                raise DatasetError(
+                    f"{directory / name} was written by another run (its footer's settings differ "
+                    "from the manifest's); remove it"
+                )
     if manifest.get("status") == "complete" and not missing_ok:
         rows = sum(int(e["rows"] or 0) for _, e in shards)
         want_n, want_rows = manifest.get("shards"), manifest.get("rows")
         chunks = [e["chunk"] for _, e in shards]
-        if (want_n is not None and want_n != len(shards)) or (want_rows is not None and want_rows != rows) or chunks != list(
-            range(len(chunks))
+        if (
+            (want_n is not None and want_n != len(shards))
+            or (want_rows is not None and want_rows != rows)
+            or chunks != list(range(len(chunks)))
         ):
             raise DatasetError(
                 f"{directory}: {len(shards)} shards with {rows:,} rows (chunks {chunks[:5]}{'...' if len(chunks) > 5 else ''}), "
@@ -1280,7 +1438,9 @@ def verify_shard(path, entry: dict) -> None:
             _DIGESTS.clear()
         _DIGESTS[key] = digest
     if digest != want:
-        raise DatasetError(f"{path} is corrupt: its SHA-256 differs from the manifest's; rerun the run with --overwrite")
+        raise DatasetError(
+            f"{path} is corrupt: its SHA-256 differs from the manifest's; rerun the run with --overwrite"
+        )
 
 
 def _canonical(value) -> str:
@@ -1307,8 +1467,11 @@ def _footer_facts(path: Path) -> tuple:
         facts = _FOOTERS.get(key)
         if facts is None:
             meta = shard_metadata(path)
-            facts = (_canonical(meta.get("spec")), *(meta.get(k) for k in ("chunk", "first_match", "matches", "rows")),
-                     meta.get("table", "hands"))
+            facts = (
+                _canonical(meta.get("spec")),
+                *(meta.get(k) for k in ("chunk", "first_match", "matches", "rows")),
+                meta.get("table", "hands"),
+            )
             if len(_FOOTERS) > 100_000:
                 _FOOTERS.clear()
             _FOOTERS[key] = facts
@@ -1384,8 +1547,9 @@ def check_manifest(directory, manifest: dict, shards, *, resuming: bool = False)
         footers.append((path, _footer_facts(path), entry, "hands"))
         listed = entry.get("decisions")
         if listed is not None:
-            listed = dict(listed, chunk=entry["chunk"], first_match=entry.get("first_match"),
-                          matches=entry.get("matches"))
+            listed = dict(
+                listed, chunk=entry["chunk"], first_match=entry.get("first_match"), matches=entry.get("matches")
+            )
             footers.append((directory / listed["file"], _footer_facts(directory / listed["file"]), listed, "decisions"))
     for path, facts, _, _ in footers:
         if facts[0] != mine:
@@ -1402,8 +1566,10 @@ def check_manifest(directory, manifest: dict, shards, *, resuming: bool = False)
             )
     for path, facts, listed, table in footers:
         if facts[5] != table:
-            raise DatasetError(f"{path} is not a shard of the run's {table} (its footer says {facts[5]}); rerun the "
-                               "run with --overwrite")
+            raise DatasetError(
+                f"{path} is not a shard of the run's {table} (its footer says {facts[5]}); rerun the "
+                "run with --overwrite"
+            )
         for key, theirs in zip(("chunk", "first_match", "matches", "rows"), facts[1:5]):
             ours = listed.get(key)
             if ours is not None and theirs is not None and not _same(ours, theirs):
@@ -1442,7 +1608,9 @@ def _check_complete(directory: Path, manifest: dict, shards) -> None:
     target = manifest["spec"]["target"]
     want, got = (target["matches"], totals["matches"]) if "matches" in target else (target["hands"], totals["rows"])
     chunks = [e["chunk"] for e in entries]
-    if chunks != list(range(len(chunks))) or (got is not None and (("matches" in target and got != want) or got < want)):
+    if chunks != list(range(len(chunks))) or (
+        got is not None and (("matches" in target and got != want) or got < want)
+    ):
         what = "matches" if "matches" in target else "hands"
         raise DatasetError(
             f"{directory}: the manifest says the run is complete, but its shards hold "
@@ -1491,7 +1659,8 @@ def begin_overwrite(directory) -> None:
             entries.append(shard_entry(directory / shard_name(c), c))
     entries = [  # a chunk listed or pending whose decision shard is in place: delete it with the chunk
         dict(e, decisions=decision_entry(directory / decision_file(e["chunk"]), e["chunk"], 0))
-        if e.get("decisions") is None and (directory / decision_file(e["chunk"])).exists() else e
+        if e.get("decisions") is None and (directory / decision_file(e["chunk"])).exists()
+        else e
         for e in entries
     ]
     described = {e["file"] for e in entries} | {COMMON_METADATA}
@@ -1730,7 +1899,9 @@ class Run:
         try:
             missing = [c for c in need if c not in row]
         except TypeError:
-            raise DatasetError(f"a row to replay is a mapping with {', '.join(need)}, got {type(row).__name__}") from None
+            raise DatasetError(
+                f"a row to replay is a mapping with {', '.join(need)}, got {type(row).__name__}"
+            ) from None
         if missing:
             raise DatasetError(
                 f"the row lacks column{'s' if len(missing) > 1 else ''} {', '.join(missing)}: replay needs "
@@ -1802,8 +1973,12 @@ def open_run(path, *, verify: bool = True) -> Run:
     check_manifest(directory, manifest, pairs)  # after the checksums: a damaged footer is called corrupt
     decided = [e["decisions"] for _, e in pairs if e.get("decisions") is not None]
     return Run(
-        path=directory, manifest=manifest, shards=tuple(p for p, _ in pairs), entries=tuple(e for _, e in pairs),
-        legacy=is_legacy(manifest), decision_shards=tuple(directory / d["file"] for d in decided),
+        path=directory,
+        manifest=manifest,
+        shards=tuple(p for p, _ in pairs),
+        entries=tuple(e for _, e in pairs),
+        legacy=is_legacy(manifest),
+        decision_shards=tuple(directory / d["file"] for d in decided),
         decision_entries=tuple(decided),
     )
 
@@ -1811,4 +1986,3 @@ def open_run(path, *, verify: bool = True) -> Run:
 def read_run(path, columns=None):
     """A run's rows as a pandas DataFrame (:meth:`Run.to_pandas`)."""
     return open_run(path).to_pandas(columns)
-

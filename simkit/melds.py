@@ -124,15 +124,12 @@ def _validate(type_: str, kinds: list[int], label: str, rules) -> Meld:
     tiles = tuple(sorted(kinds))
     written = format_tile_list(kinds)
     if len(tiles) != size:
-        raise MeldError(
-            f"meld {label!r}: a {type_} has {size} tiles, got {len(tiles)} ({written!r})"
-        )
+        raise MeldError(f"meld {label!r}: a {type_} has {size} tiles, got {len(tiles)} ({written!r})")
     if code == MELD_CHOW:
         suits = {k // 9 for k in tiles}
         if 3 in suits:
             raise MeldError(
-                f"meld {label!r}: a chow is 3 consecutive tiles of one suit (m, p or s); "
-                f"honors (z) cannot form a chow"
+                f"meld {label!r}: a chow is 3 consecutive tiles of one suit (m, p or s); honors (z) cannot form a chow"
             )
         if len(suits) != 1:
             raise MeldError(
@@ -141,13 +138,11 @@ def _validate(type_: str, kinds: list[int], label: str, rules) -> Meld:
             )
         if not (tiles[1] == tiles[0] + 1 and tiles[2] == tiles[1] + 1):
             raise MeldError(
-                f"meld {label!r}: a chow is 3 consecutive ranks of one suit, "
-                f"e.g. 'chow 345m'; got {written!r}"
+                f"meld {label!r}: a chow is 3 consecutive ranks of one suit, e.g. 'chow 345m'; got {written!r}"
             )
     elif len(set(tiles)) != 1:
         raise MeldError(
-            f"meld {label!r}: a {type_} is {size} identical tiles, e.g. "
-            f"{_EXAMPLES[code]!r}; got {written!r}"
+            f"meld {label!r}: a {type_} is {size} identical tiles, e.g. {_EXAMPLES[code]!r}; got {written!r}"
         )
     if rules is not None:
         for kind in tiles:
@@ -160,9 +155,7 @@ def _validate(type_: str, kinds: list[int], label: str, rules) -> Meld:
             extra = ""
             if code == MELD_CHOW:
                 extra = " (a chow there can only be formed concealed, in the hand)"
-            raise MeldError(
-                f"meld {label!r}: rule set {rules.name!r} has no {_RULE_FLAG_TEXT[code]}{extra}"
-            )
+            raise MeldError(f"meld {label!r}: rule set {rules.name!r} has no {_RULE_FLAG_TEXT[code]}{extra}")
     return Meld(type_, tiles)
 
 
@@ -170,16 +163,11 @@ def _parse_one(meld, rules) -> Meld:
     if isinstance(meld, Meld):
         type_, tiles = meld
         if type_ not in MELD_TYPES:
-            raise MeldError(
-                f"unknown meld type {type_!r} in {meld!r}; meld types are {', '.join(MELD_TYPES)}"
-            )
+            raise MeldError(f"unknown meld type {type_!r} in {meld!r}; meld types are {', '.join(MELD_TYPES)}")
         if not isinstance(tiles, (tuple, list)) or not all(
-            isinstance(k, (int, np.integer)) and not isinstance(k, bool) and 0 <= k < N_KINDS
-            for k in tiles
+            isinstance(k, (int, np.integer)) and not isinstance(k, bool) and 0 <= k < N_KINDS for k in tiles
         ):
-            raise MeldError(
-                f"meld {meld!r}: tiles must be a tuple of kind indices 0-{N_KINDS - 1}"
-            )
+            raise MeldError(f"meld {meld!r}: tiles must be a tuple of kind indices 0-{N_KINDS - 1}")
         kinds = [int(k) for k in tiles]
         return _validate(type_, kinds, f"{type_} {format_tile_list(kinds)}", rules)
     if not isinstance(meld, str):
@@ -193,14 +181,9 @@ def _parse_one(meld, rules) -> Meld:
         hint = ""
         if parts[0][:1] in "0123456789":
             hint = "; write the type first, e.g. 'pung 555z'"
-        raise MeldError(
-            f"unknown meld type {parts[0]!r} in {meld!r}; meld types are "
-            f"{', '.join(MELD_TYPES)}{hint}"
-        )
+        raise MeldError(f"unknown meld type {parts[0]!r} in {meld!r}; meld types are {', '.join(MELD_TYPES)}{hint}")
     if len(parts) == 1:
-        raise MeldError(
-            f"meld {meld!r} has no tiles; write e.g. {_EXAMPLES[MELD_TYPES.index(type_)]!r}"
-        )
+        raise MeldError(f"meld {meld!r} has no tiles; write e.g. {_EXAMPLES[MELD_TYPES.index(type_)]!r}")
     try:
         scanned = _scan(parts[1])
     except TileNotationError as exc:
@@ -278,9 +261,7 @@ def parse_melds(melds, rules=None) -> tuple[Meld, ...]:
     elif isinstance(melds, (list, tuple)):
         items = list(melds)
     else:
-        raise InputTypeError(
-            f"melds must be None, a str, a Meld or a list/tuple of them, got {type(melds).__name__}"
-        )
+        raise InputTypeError(f"melds must be None, a str, a Meld or a list/tuple of them, got {type(melds).__name__}")
     if len(items) > MAX_MELDS:
         raise MeldError(f"{len(items)} melds given; a hand has at most {MAX_MELDS} melds")
     rules = _rules(rules)
@@ -366,4 +347,3 @@ def check_total_counts(hand_counts, melds, rules=None) -> None:
             f"({int(hand[k])} in the hand, {int(in_melds[k])} in melds); "
             f"a kind has at most {MAX_COPIES}"
         )
-

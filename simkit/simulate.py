@@ -192,7 +192,7 @@ def _policy_entries(policies) -> list[tuple[dict, object]]:
     if len(ps) == 2 and ps[0].label == ps[1].label and ps[0] != ps[1]:
         given = any(p.label != default_label(p) for p in ps)  # a label the user chose is never replaced
         if not given and ps[0].function is not ps[1].function and ps[0].name != ps[1].name:
-            ps = [p.with_label(p.name + p.label[len(p.label.split("{")[0]):]) for p in ps]
+            ps = [p.with_label(p.name + p.label[len(p.label.split("{")[0]) :]) for p in ps]
         if ps[0].label == ps[1].label:
             raise InputValueError(
                 f"the two policies differ but share the label {ps[0].label!r}: give them different labels (label=policy{{...}})"
@@ -224,7 +224,11 @@ def default_out(spec: dict) -> Path:
     labels = "-".join(p["label"] for p in spec["policies"])
     ((unit, n),) = spec["target"].items()
     dup = "_duplicate" if spec["duplicate"] else ""
-    design = "" if spec.get("deal") == DEALS[0] and spec.get("wall") == WALLS[0] else f"_{spec.get('deal')}-{spec.get('wall')}"
+    design = (
+        ""
+        if spec.get("deal") == DEALS[0] and spec.get("wall") == WALLS[0]
+        else f"_{spec.get('deal')}-{spec.get('wall')}"
+    )
     return RUNS_DIR / f"{name}_{labels}_seed{spec['seed']}_{n}{unit}{dup}{design}"
 
 
@@ -250,8 +254,9 @@ class _Lazy:
 # the run
 
 
-def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume, deal=None, wall=None,
-             decisions=None):
+def _resolve(
+    out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume, deal=None, wall=None, decisions=None
+):
     """The run directory, its spec and the runnable policies, from the arguments (and, with
     ``resume``, the run's manifest: arguments given must agree with it)."""
     from .rules import resolve_rules
@@ -262,7 +267,9 @@ def _resolve(out, rules, policies, matches, hands, seed, duplicate, chunk_matche
     chunk_matches = _positive("chunk_matches", chunk_matches, limit)
     if matches is not None and hands is not None:
         raise InputValueError("give matches or hands, not both")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63):
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63
+    ):
         raise InputValueError(f"seed must be an integer between 0 and 2**63 - 1, got {seed!r}")
     if policies is not None and (isinstance(policies, str) or len(policies) != 2):
         raise InputValueError(f"policies must be two policies (player 0's, player 1's), got {policies!r}")
@@ -499,7 +506,9 @@ def simulate(
     if scheduler is not None:  # connect first: a bad address leaves no directory behind
         cluster = distributed.connect(scheduler, workers if workers > 1 else None)
     try:
-        return _simulate(directory, spec, rules_obj, policies, workers, overwrite, resume, progress, command, cluster, t_start)
+        return _simulate(
+            directory, spec, rules_obj, policies, workers, overwrite, resume, progress, command, cluster, t_start
+        )
     except OSError as exc:  # a full disk, a name too long, a vanished directory: one line, the run resumable
         raise RunError(_os_message(directory, exc)) from None
     except MemoryError:
@@ -561,7 +570,11 @@ def _simulate(directory, spec, rules_obj, policies, workers, overwrite, resume, 
         if overwrite:
             io.begin_overwrite(directory)  # marks the old run 'overwriting', deletes only the files it lists
         io.clean_temporary(directory)  # e.g. left by a power loss
-        invocation = {"command": command if command is not None else io.command_line(), "started": io.now(), "workers": workers}
+        invocation = {
+            "command": command if command is not None else io.command_line(),
+            "started": io.now(),
+            "workers": workers,
+        }
         if cluster is not None:
             invocation["scheduler"] = cluster[2]
         if resume:
@@ -816,7 +829,9 @@ def _make_executor(workers: int, directory=None):
     method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
     threads = max(1, (os.cpu_count() or 1) // workers)
     return cf.ProcessPoolExecutor(
-        workers, mp_context=mp.get_context(method), initializer=worker_init,
+        workers,
+        mp_context=mp.get_context(method),
+        initializer=worker_init,
         initargs=(threads, method, os.getpid(), directory),
     )
 
@@ -826,7 +841,9 @@ def _truncate(job: ChunkJob, chunk: int, first: int, tmp: str, keep_matches: int
     import pyarrow.parquet as pq
 
     table = pq.read_table(tmp).slice(0, keep_rows)
-    table = table.replace_schema_metadata({k: v for k, v in table.schema.metadata.items() if k != io.METADATA_KEY.encode()})
+    table = table.replace_schema_metadata(
+        {k: v for k, v in table.schema.metadata.items() if k != io.METADATA_KEY.encode()}
+    )
     os.unlink(tmp)
     new = io.write_shard(job.directory, chunk, table, shard_meta(job, chunk, first, keep_matches, keep_rows))
     return str(new), keep_rows, keep_matches
@@ -840,7 +857,9 @@ def _truncate_decisions(job: ChunkJob, chunk: int, first: int, tmp: str, keep_ma
 
     table = pq.read_table(tmp)
     table = table.filter(pc.less(table["match"], first + keep_matches))
-    table = table.replace_schema_metadata({k: v for k, v in table.schema.metadata.items() if k != io.METADATA_KEY.encode()})
+    table = table.replace_schema_metadata(
+        {k: v for k, v in table.schema.metadata.items() if k != io.METADATA_KEY.encode()}
+    )
     os.unlink(tmp)
     meta = shard_meta(job, chunk, first, keep_matches, table.num_rows, "decisions")
     new = io.write_shard(Path(job.directory) / io.DECISIONS_DIR, chunk, table, meta)

@@ -104,11 +104,7 @@ DRAGON_NAMES = ("White", "Green", "Red")
 HONOR_NAMES = WIND_NAMES + DRAGON_NAMES
 
 #: Short name of every kind, ``TILE_NAMES[kind]``: ``("1m", ..., "9m", "1p", ..., "7z")``.
-TILE_NAMES = tuple(
-    f"{rank}{letter}"
-    for letter, size in zip(SUIT_LETTERS, SUIT_SIZE)
-    for rank in range(1, size + 1)
-)
+TILE_NAMES = tuple(f"{rank}{letter}" for letter, size in zip(SUIT_LETTERS, SUIT_SIZE) for rank in range(1, size + 1))
 
 _DIGITS = "0123456789"
 _EXAMPLE = "'123m19p55z'"
@@ -204,9 +200,7 @@ def kind_of(text: str) -> int:
     """
     kinds = _scan(text)
     if len(kinds) != 1:
-        raise TileNotationError(
-            f"expected exactly one tile such as '5z', got {len(kinds)} tiles in {text!r}"
-        )
+        raise TileNotationError(f"expected exactly one tile such as '5z', got {len(kinds)} tiles in {text!r}")
     return kinds[0][0]
 
 
@@ -244,8 +238,7 @@ def _scan(text: str) -> list[tuple[int, int]]:
             for rank, j in pending:
                 if rank > SUIT_SIZE[suit]:
                     raise TileNotationError(
-                        f"{rank}{ch} at index {j} of {text!r} is not a tile; honors are "
-                        f"1z-7z ({' '.join(HONOR_NAMES)})"
+                        f"{rank}{ch} at index {j} of {text!r} is not a tile; honors are 1z-7z ({' '.join(HONOR_NAMES)})"
                     )
                 out.append((SUIT_START[suit] + rank - 1, j))
             pending = []
@@ -275,10 +268,7 @@ def _resolve(rules):
 
 
 def _not_in_rules_message(kind: int, rules) -> str:
-    return (
-        f"{TILE_NAMES[kind]} is not a tile of rule set {rules.name!r} "
-        f"(tiles: {format_kind_set(rules.kinds)})"
-    )
+    return f"{TILE_NAMES[kind]} is not a tile of rule set {rules.name!r} (tiles: {format_kind_set(rules.kinds)})"
 
 
 def _check_rules_kinds(scanned: list[tuple[int, int]], text: str, rules) -> None:
@@ -288,9 +278,7 @@ def _check_rules_kinds(scanned: list[tuple[int, int]], text: str, rules) -> None
     mask = rules.tile_mask
     for kind, index in scanned:
         if not mask[kind]:
-            raise TileNotationError(
-                f"{_not_in_rules_message(kind, rules)}; found at index {index} of {text!r}"
-            )
+            raise TileNotationError(f"{_not_in_rules_message(kind, rules)}; found at index {index} of {text!r}")
 
 
 def _too_many_message(counts: np.ndarray) -> str:
@@ -394,13 +382,9 @@ def as_counts(hand, rules=None) -> np.ndarray:
         raise InputTypeError("a hand is tile notation (str) or 34 counts, got None")
     arr = np.asarray(hand)
     if arr.ndim == 0:
-        raise InputTypeError(
-            f"a hand is tile notation (str) or 34 counts, got {type(hand).__name__}"
-        )
+        raise InputTypeError(f"a hand is tile notation (str) or 34 counts, got {type(hand).__name__}")
     if arr.shape != (N_KINDS,):
-        raise TileCountError(
-            f"a count vector has shape ({N_KINDS},), got shape {arr.shape}"
-        )
+        raise TileCountError(f"a count vector has shape ({N_KINDS},), got shape {arr.shape}")
     if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
         raise TileCountError(
             f"counts must be integers 0-{MAX_COPIES}, got dtype {arr.dtype}; "
@@ -411,8 +395,7 @@ def as_counts(hand, rules=None) -> np.ndarray:
     if negative.size:
         k = int(negative[0])
         raise TileCountError(
-            f"negative count {int(values[k])} for {TILE_NAMES[k]} (index {k}); "
-            f"counts are 0-{MAX_COPIES}"
+            f"negative count {int(values[k])} for {TILE_NAMES[k]} (index {k}); counts are 0-{MAX_COPIES}"
         )
     if values.max() > MAX_COPIES:
         raise TileCountError(_too_many_message(values))
@@ -421,9 +404,7 @@ def as_counts(hand, rules=None) -> np.ndarray:
         outside = np.flatnonzero((values > 0) & ~rules.tile_mask)
         if outside.size:
             k = int(outside[0])
-            raise TileNotationError(
-                f"{_not_in_rules_message(k, rules)}; count {int(values[k])} at index {k}"
-            )
+            raise TileNotationError(f"{_not_in_rules_message(k, rules)}; count {int(values[k])} at index {k}")
     return values.astype(np.uint8)
 
 
@@ -448,9 +429,7 @@ def format_tiles(counts) -> str:
     values = as_counts(counts)
     parts = []
     for letter, start, size in zip(SUIT_LETTERS, SUIT_START, SUIT_SIZE):
-        digits = "".join(
-            str(rank) * int(values[start + rank - 1]) for rank in range(1, size + 1)
-        )
+        digits = "".join(str(rank) * int(values[start + rank - 1]) for rank in range(1, size + 1))
         if digits:
             parts.append(digits + letter)
     return "".join(parts)

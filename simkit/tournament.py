@@ -82,8 +82,15 @@ def _label(p) -> str:
     return as_policy(p).label
 
 
-def round_robin(policies=POLICIES, rules=RULE_SETS, matches: int = 2000, seed: int = 0,
-                directory="data/tournament", *, progress: bool = False) -> Tournament:
+def round_robin(
+    policies=POLICIES,
+    rules=RULE_SETS,
+    matches: int = 2000,
+    seed: int = 0,
+    directory="data/tournament",
+    *,
+    progress: bool = False,
+) -> Tournament:
     """Play every pair of ``policies`` in every rule set of ``rules`` as duplicate runs and compare them.
 
     Parameters
@@ -131,17 +138,37 @@ def round_robin(policies=POLICIES, rules=RULE_SETS, matches: int = 2000, seed: i
         for (i, a), (j, b) in itertools.combinations(enumerate(labels), 2):
             out = directory / f"{_rules_tag(r)}_{a}-vs-{b}_seed{seed}_{matches}matches"
             resume = (out / MANIFEST).is_file()
-            run = simulate(out, rules=r, policies=(policies[i], policies[j]), matches=matches, seed=seed,
-                           duplicate=True, resume=resume, progress=progress)
+            run = simulate(
+                out,
+                rules=r,
+                policies=(policies[i], policies[j]),
+                matches=matches,
+                seed=seed,
+                duplicate=True,
+                resume=resume,
+                progress=progress,
+            )
             runs[(str(r), a, b)] = run.path
             c = compare(run.path)
             for pol, opp, sign in ((a, b, 1.0), (b, a, -1.0)):
                 m, lo, hi = (sign * x for x in c.per_hand)
                 if sign < 0:
                     lo, hi = hi, lo
-                rows.append(dict(rules=str(r), policy=pol, opponent=opp, mean=m, low=lo, high=hi,
-                                 per_match=sign * c.per_match[0], hands=c.rows, matches=c.matches,
-                                 variance_reduction=c.per_hand_variance_reduction, run=str(run.path)))
+                rows.append(
+                    dict(
+                        rules=str(r),
+                        policy=pol,
+                        opponent=opp,
+                        mean=m,
+                        low=lo,
+                        high=hi,
+                        per_match=sign * c.per_match[0],
+                        hands=c.rows,
+                        matches=c.matches,
+                        variance_reduction=c.per_hand_variance_reduction,
+                        run=str(run.path),
+                    )
+                )
     table = pd.DataFrame(rows)
     return Tournament(table, tuple(labels), tuple(str(r) for r in rule_sets), matches, seed, runs)
 
@@ -166,8 +193,13 @@ def plot_tournament(t: Tournament, axes=None):
     n = len(t.rules)
     if axes is None:
         cols = min(n, 2)
-        fig, axes = plt.subplots((n + cols - 1) // cols, cols, figsize=(6.2 * cols, 4.6 * ((n + cols - 1) // cols)),
-                                 squeeze=False, layout="constrained")
+        fig, axes = plt.subplots(
+            (n + cols - 1) // cols,
+            cols,
+            figsize=(6.2 * cols, 4.6 * ((n + cols - 1) // cols)),
+            squeeze=False,
+            layout="constrained",
+        )
         axes = axes.ravel()
         for ax in axes[n:]:
             ax.set_visible(False)
@@ -190,8 +222,15 @@ def plot_tournament(t: Tournament, axes=None):
                     ax.text(j, i, "-", ha="center", va="center", color="0.5")
                     continue
                 dark = abs(float(norm(mean[i, j])) - 0.5) > 0.3
-                ax.text(j, i, f"{_short(mean[i, j])}\n[{_short(low[i, j])}, {_short(high[i, j])}]", ha="center",
-                        va="center", fontsize=8.5, color="white" if dark else "black")
+                ax.text(
+                    j,
+                    i,
+                    f"{_short(mean[i, j])}\n[{_short(low[i, j])}, {_short(high[i, j])}]",
+                    ha="center",
+                    va="center",
+                    fontsize=8.5,
+                    color="white" if dark else "black",
+                )
         unit = UNITS.get(rules.split("(")[0], "points")
         ax.set_title(f"{rules}: row - column, {unit} per hand", fontsize=10)
         ticks = [-scale, -scale / 10, 0.0, scale / 10, scale]

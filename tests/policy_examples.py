@@ -22,7 +22,9 @@ from simkit.engine.toolkit import (
 
 
 @policy(
-    push=Param(1, int, low=-1, high=8, doc="under threat, still play for the hand while its best shanten is at most this"),
+    push=Param(
+        1, int, low=-1, high=8, doc="under threat, still play for the hand while its best shanten is at most this"
+    ),
     claim=Param(True, bool, doc="claim pungs, chows and kongs (as greedy does) while there is no threat"),
 )
 @jit

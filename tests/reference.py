@@ -394,9 +394,7 @@ def _regular_deficit(c: tuple[int, ...], k: int, ks: frozenset[int]) -> int:
         best = nxt
     # last group: only the total shape `final` is wanted
     costs = _group_costs(last_gk, last_chows, tuple([c[i] for i in last_gk]))
-    return min(
-        [best[s0] + costs[final - s0] for s0 in range(final + 1) if not (s0 % 2 and (final - s0) % 2)]
-    )
+    return min([best[s0] + costs[final - s0] for s0 in range(final + 1) if not (s0 % 2 and (final - s0) % 2)])
 
 
 def _seven_pairs_deficit(c: tuple[int, ...], ks: frozenset[int]) -> int:

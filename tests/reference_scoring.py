@@ -322,9 +322,7 @@ def _pattern_items(sets, tiles: set[int], seat: int, prevailing: int) -> dict[st
     if all_honors:
         special = dragons or winds
         if special:
-            items["all_honors_" + special] = (
-                FIXED_TAI["all_honors"] + FIXED_TAI[special] - ALL_HONORS_MERGE_DISCOUNT
-            )
+            items["all_honors_" + special] = FIXED_TAI["all_honors"] + FIXED_TAI[special] - ALL_HONORS_MERGE_DISCOUNT
         else:
             items["all_honors"] = FIXED_TAI["all_honors"]
         # All Honors replaces All Pungs, Half Flush, Dragon Pung, Seat Wind, Prevailing Wind.

@@ -127,8 +127,14 @@ def ref_score(
     win_tile = int(win_tile)
     melds = tuple((str(t), int(k)) for t, k in melds)
     opts = dict(DEFAULT_OPTIONS, **(options or {}))
-    flags = dict(self_drawn=self_drawn, robbing_kong=robbing_kong, replacement=replacement, last_tile=last_tile,
-                 first_turn=first_turn, dealer=dealer)
+    flags = dict(
+        self_drawn=self_drawn,
+        robbing_kong=robbing_kong,
+        replacement=replacement,
+        last_tile=last_tile,
+        first_turn=first_turn,
+        dealer=dealer,
+    )
     _check(c, win_tile, melds, flags)
     arrangements = _arrangements(c, melds)
     if not arrangements:
@@ -228,7 +234,9 @@ def random_case(rng: random.Random) -> dict:
                 continue
             win_tile = random_win_tile(rng, c)
         else:
-            hand = random_hand(rng, rng.choice((0, 0, 1, 1, 2, 3, 4)), MELD_TYPES, pool, chow_starts, left, MELD_SIZE, 0.4)
+            hand = random_hand(
+                rng, rng.choice((0, 0, 1, 1, 2, 3, 4)), MELD_TYPES, pool, chow_starts, left, MELD_SIZE, 0.4
+            )
             if hand is None:
                 continue
             melds, c, win_tile = hand

@@ -62,6 +62,7 @@ def ref_score(
             total[kind] += MELD_SIZE[typ]
     if len(melds) > 4 or max(total) > 4 or sum(c) != 14 - 3 * len(melds):
         raise ValueError("impossible tiles")
+
     def scored(split):
         chows = sum(1 for typ, _ in melds if typ == "chow") + sum(1 for shape, _ in split if shape == "chow")
         index = COMBINATIONS.index((4 - chows, chows))
@@ -103,7 +104,9 @@ def random_case(rng: random.Random) -> dict:
         if rng.random() < 0.3:
             case["options"] = {
                 "stake": rng.choice((1, 2, 0.25)),
-                "combination_points": rng.choice(((5, 4, 3, 2, 1), (1, 2, 3, 4, 5), (2, 2, 2, 2, 2), (1.5, 3, 3, 1, 0.5))),
+                "combination_points": rng.choice(
+                    ((5, 4, 3, 2, 1), (1, 2, 3, 4, 5), (2, 2, 2, 2, 2), (1.5, 3, 3, 1, 0.5))
+                ),
                 "self_drawn_multiplier": rng.choice((2, 1, 3)),
             }
         return case

@@ -227,7 +227,7 @@ def ref_score(
     tiles = [t for t in range(N_KINDS) for _ in range(c[t])]
     meld_counts = [0] * N_KINDS
     for typ, kind in melds:
-        for t in ([kind, kind + 1, kind + 2] if typ == "chow" else [kind] * MELD_SIZE[typ]):
+        for t in [kind, kind + 1, kind + 2] if typ == "chow" else [kind] * MELD_SIZE[typ]:
             tiles.append(t)
             meld_counts[t] += 1
     ready = list(c)
@@ -236,8 +236,12 @@ def ref_score(
 
     def scored(split, win_idx):
         sets = [
-            dict(shape="chow" if typ == "chow" else "pung", kind=kind, concealed=typ == "concealed_kong",
-                 claimed=typ in CLAIMED_TYPES)
+            dict(
+                shape="chow" if typ == "chow" else "pung",
+                kind=kind,
+                concealed=typ == "concealed_kong",
+                claimed=typ in CLAIMED_TYPES,
+            )
             for typ, kind in melds
         ]
         for idx, (shape, kind) in enumerate(split):

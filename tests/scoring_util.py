@@ -86,8 +86,15 @@ def _split_part(text: str) -> tuple[str, int]:
 def _douque_fields(r, n_melds: int) -> dict:
     concealed = r.split[n_melds:]
     (win_part,) = [_split_part(x) for x in concealed if x.endswith("*")]
-    return dict(items=r.items, hand_tai=r.hand_tai, dealer_tai=r.dealer_tai, total_tai=r.total_tai,
-                points=r.points, split=tuple(sorted(_split_part(x) for x in concealed)), win_part=win_part)
+    return dict(
+        items=r.items,
+        hand_tai=r.hand_tai,
+        dealer_tai=r.dealer_tai,
+        total_tai=r.total_tai,
+        points=r.points,
+        split=tuple(sorted(_split_part(x) for x in concealed)),
+        win_part=win_part,
+    )
 
 
 def _night_market_fields(r, n_melds: int) -> dict:
@@ -97,8 +104,15 @@ def _night_market_fields(r, n_melds: int) -> dict:
 
 def _duel_fields(r, n_melds: int) -> dict:
     assert r.fan == sum(r.items.values()) and r.points == r.win_payment + r.kong_payment
-    return dict(items=r.items, fan=r.fan, multiple=r.multiple, win_payment=r.win_payment,
-                kong_payment=r.kong_payment, points=r.points, fee=r.fee)
+    return dict(
+        items=r.items,
+        fan=r.fan,
+        multiple=r.multiple,
+        win_payment=r.win_payment,
+        kong_payment=r.kong_payment,
+        points=r.points,
+        fee=r.fee,
+    )
 
 
 def _for_two_fields(r, n_melds: int) -> dict:

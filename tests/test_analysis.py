@@ -189,9 +189,9 @@ def test_tai_distribution_by_player_keys_and_columns(dup):
     }
     seat = A.tai_distribution(dup, by="seat_wind")
     sw = np.where(w0, wins["seat_wind_0"].astype(str), wins["seat_wind_1"].astype(str))
-    assert seat.drop_duplicates(["seat_wind", "measure"]).groupby("seat_wind", observed=True)["wins"].first().to_dict() == (
-        pd.Series(sw).value_counts().to_dict()
-    )
+    assert seat.drop_duplicates(["seat_wind", "measure"]).groupby("seat_wind", observed=True)[
+        "wins"
+    ].first().to_dict() == (pd.Series(sw).value_counts().to_dict())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -257,7 +257,7 @@ def test_item_pairs_against_direct_counts(df):
     names = [c[5:] for c in df.columns if c.startswith("item_")]
     direct = {}
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             k = int(((wins[f"item_{a}"] != 0) & (wins[f"item_{b}"] != 0)).sum())
             if k:
                 direct[(a, b)] = k
@@ -289,7 +289,9 @@ def test_expected_payment_per_hand_and_per_match(df):
     sd = per_match.std(ddof=1) / math.sqrt(len(per_match))  # CR1 with one game per cluster = the plain interval
     assert r["matches"] == 40 and r["hands"] == len(df)
     assert r["per_match"] == pytest.approx(per_match.mean())
-    assert (r["per_match_low"], r["per_match_high"]) == pytest.approx((per_match.mean() - Z * sd, per_match.mean() + Z * sd))
+    assert (r["per_match_low"], r["per_match_high"]) == pytest.approx(
+        (per_match.mean() - Z * sd, per_match.mean() + Z * sd)
+    )
     tai = A.expected_payment(df, value="payment_tai").iloc[0]
     assert tai["mean"] == pytest.approx(df["payment_tai"].mean())
 
@@ -301,14 +303,19 @@ def test_expected_payment_by_role_and_streak(df):
         for streak in sorted(df["streak"].unique())[:4]:
             rows = df[df["streak"] == streak]
             d = rows["dealer"].to_numpy()
-            res = np.where(d == 0, rows["score_0"], rows["score_1"]) if p_role == "dealer" else np.where(
-                d == 0, rows["score_1"], rows["score_0"])
+            res = (
+                np.where(d == 0, rows["score_0"], rows["score_1"])
+                if p_role == "dealer"
+                else np.where(d == 0, rows["score_1"], rows["score_0"])
+            )
             r = ep[(ep["role"] == p_role) & (ep["streak"] == streak)].iloc[0]
             mean, lo, hi = _cr1(res, rows["match"])
             assert r["hands"] == len(rows) and r["mean"] == pytest.approx(mean)
             if not math.isnan(lo):
                 assert (r["low"], r["high"]) == pytest.approx((lo, hi))
-            totals = pd.Series(res, index=rows["match"].to_numpy()).groupby(level=0).sum().reindex(range(40), fill_value=0)
+            totals = (
+                pd.Series(res, index=rows["match"].to_numpy()).groupby(level=0).sum().reindex(range(40), fill_value=0)
+            )
             assert r["per_match"] == pytest.approx(totals.mean())
             sd = totals.std(ddof=1) / math.sqrt(40)
             assert r["per_match_high"] - r["per_match"] == pytest.approx(Z * sd)
@@ -324,7 +331,8 @@ def test_expected_payment_clusters_both_copies_of_a_duplicate_match(dup):
     a, b = dup.attrs["policies"]
     for label in (a, b):
         res = np.where(dup["policy_0"].astype(str) == label, dup["score_0"], 0.0) + np.where(
-            dup["policy_1"].astype(str) == label, dup["score_1"], 0.0)
+            dup["policy_1"].astype(str) == label, dup["score_1"], 0.0
+        )
         r = ep[ep["policy"] == label].iloc[0]
         mean, lo, hi = _cr1(res, dup["match"])  # one cluster per match, both copies in it
         assert r["hands"] == len(dup) and (r["mean"], r["low"], r["high"]) == pytest.approx((mean, lo, hi))
@@ -371,13 +379,18 @@ def test_compare_against_a_direct_paired_computation(dup):
     assert cmp.per_match[0] == pytest.approx(paired.mean())
     assert (cmp.per_match[2] - cmp.per_match[0]) / Z == pytest.approx(paired.std(ddof=1) / math.sqrt(30))
     single = np.concatenate([totals[0], totals[1]])
-    assert (cmp.per_match_unpaired[2] - cmp.per_match_unpaired[0]) / Z == pytest.approx(single.std(ddof=1) / math.sqrt(60))
+    assert (cmp.per_match_unpaired[2] - cmp.per_match_unpaired[0]) / Z == pytest.approx(
+        single.std(ddof=1) / math.sqrt(60)
+    )
     # per deal played in both copies: the mean of the two copies
-    frame = pd.DataFrame({"deal_id": dup["deal_id"], "match": dup["match"], "copy": dup["copy"], "d": diff,
-                          "dealer": dup["dealer"]})
+    frame = pd.DataFrame(
+        {"deal_id": dup["deal_id"], "match": dup["match"], "copy": dup["copy"], "d": diff, "dealer": dup["dealer"]}
+    )
     wide = frame.pivot(index=["deal_id", "match"], columns="copy", values=["d", "dealer"]).dropna().reset_index()
     assert len(cmp.deals) == len(wide) and (cmp.deals["deal_id"].to_numpy() == wide["deal_id"].to_numpy()).all()
-    assert _close(cmp.deals["difference"], (wide[("d", 0)] + wide[("d", 1)]) / 2) and _close(cmp.deals["b_side"], wide[("d", 1)])
+    assert _close(cmp.deals["difference"], (wide[("d", 0)] + wide[("d", 1)]) / 2) and _close(
+        cmp.deals["b_side"], wide[("d", 1)]
+    )
     assert (cmp.deals["same_dealer"].to_numpy() == (wide[("dealer", 0)] == wide[("dealer", 1)]).to_numpy()).all()
     text = cmp.table()
     assert "per hand, paired" in text and "unpaired / paired variance" in text and a in text
@@ -388,8 +401,9 @@ def test_compare_two_runs_on_the_same_deals(tmp_path, run_dir, df):
     """Two runs that share the seed and wall design pair by (match, copy, deal_id): the paired
     interval of the difference, against the two runs as independent samples."""
     other = tmp_path / "other"
-    simkit.simulate(other, policies=(NO_CLAIMS, "greedy"), matches=df["match"].nunique(), seed=df.attrs["seed"],
-                    chunk_matches=7)
+    simkit.simulate(
+        other, policies=(NO_CLAIMS, "greedy"), matches=df["match"].nunique(), seed=df.attrs["seed"], chunk_matches=7
+    )
     cmp = A.compare(run_dir, other)
     assert cmp.across_runs and cmp.value == "result_0"  # only seat 0's policy differs
     o = A.load(other)
@@ -399,7 +413,9 @@ def test_compare_two_runs_on_the_same_deals(tmp_path, run_dir, df):
     se_u = math.hypot(ma[2] - ma[0], mb[2] - mb[0]) / Z
     assert cmp.per_hand_unpaired == pytest.approx((ma[0] - mb[0], ma[0] - mb[0] - Z * se_u, ma[0] - mb[0] + Z * se_u))
     # paired: the linearised difference of the two ratio estimators, clustered by match
-    ga, gb = (pd.DataFrame({"m": x["match"], "v": v}).groupby("m")["v"].agg(["sum", "size"]) for x, v in ((df, ra), (o, rb)))
+    ga, gb = (
+        pd.DataFrame({"m": x["match"], "v": v}).groupby("m")["v"].agg(["sum", "size"]) for x, v in ((df, ra), (o, rb))
+    )
     za = (ga["sum"] - ma[0] * ga["size"]) / ga["size"].sum()
     zb = (gb["sum"] - mb[0] * gb["size"]) / gb["size"].sum()
     g = len(za)
@@ -573,8 +589,9 @@ def test_plot_helpers_draw_and_save(df, dup, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("rules, measures", [("night_market", ["fan"]), ("duel", ["fan", "multiple"]),
-                                             ("for_two", ["combination_points"])])
+@pytest.mark.parametrize(
+    "rules, measures", [("night_market", ["fan"]), ("duel", ["fan", "multiple"]), ("for_two", ["combination_points"])]
+)
 def test_other_rule_sets(tmp_path, rules, measures):
     """Every function on a real run of each other rule set (one engine compile each)."""
     simkit.simulate(tmp_path / rules, rules=rules, policies=GG, matches=20, seed=1)
@@ -640,18 +657,33 @@ def test_the_package_keeps_its_public_names_one_concern_per_file():
     """simkit.analysis is a package: every public name is imported from simkit.analysis, each
     defined in the file that names its concern."""
     where = {
-        "load": "loading", "load_many": "loading", "players": "loading", "tai_distribution": "distributions",
-        "item_frequencies": "distributions", "item_pairs": "distributions", "expected_payment": "payments",
+        "load": "loading",
+        "load_many": "loading",
+        "players": "loading",
+        "tai_distribution": "distributions",
+        "item_frequencies": "distributions",
+        "item_pairs": "distributions",
+        "expected_payment": "payments",
         "deal_value": "payments",
-        "compare": "comparison", "Comparison": "comparison", "plot_tai_distribution": "plots",
-        "plot_item_frequencies": "plots", "plot_expected_payment": "plots", "plot_deal_value": "plots",
+        "compare": "comparison",
+        "Comparison": "comparison",
+        "plot_tai_distribution": "plots",
+        "plot_item_frequencies": "plots",
+        "plot_expected_payment": "plots",
+        "plot_deal_value": "plots",
         "plot_comparison": "plots",
-        "summarize": "summary", "Summary": "summary", "clustered_mean": "intervals", "draw_luck": "luck",
+        "summarize": "summary",
+        "Summary": "summary",
+        "clustered_mean": "intervals",
+        "draw_luck": "luck",
     }
     assert set(A.__all__) == set(where) | {"PLAYER_KEYS", "WIN_VALUES"}
     for name, module in where.items():
         assert getattr(A, name).__module__ == f"simkit.analysis.{module}", name
-    assert A.PLAYER_KEYS == ("player", "policy", "role", "seat_wind") and A.WIN_VALUES["douque"] == ("hand_tai", "total_tai")
+    assert A.PLAYER_KEYS == ("player", "policy", "role", "seat_wind") and A.WIN_VALUES["douque"] == (
+        "hand_tai",
+        "total_tai",
+    )
     assert simkit.summarize is A.summarize
     from simkit.stats import wilson_interval as w
 
@@ -794,8 +826,13 @@ def test_every_plot_helper_draws_zero_counts(df, dup, plt):
     import dataclasses
 
     cmp = A.compare(dup)
-    same = dataclasses.replace(cmp, deals=cmp.deals.assign(difference=0.0), per_hand=(0.0, 0.0, 0.0),
-                               per_hand_unpaired=(0.0, 0.0, 0.0), per_hand_variance_reduction=float("nan"))
+    same = dataclasses.replace(
+        cmp,
+        deals=cmp.deals.assign(difference=0.0),
+        per_hand=(0.0, 0.0, 0.0),
+        per_hand_unpaired=(0.0, 0.0, 0.0),
+        per_hand_variance_reduction=float("nan"),
+    )
     h, e = A.plot_comparison(same)
     assert sum(p.get_height() for p in h.patches) == len(cmp.deals) and "nan" in e.get_title()
     # one group with a zero count at a value the other has: an interval, never a negative error bar

@@ -15,8 +15,14 @@ from simkit.simulate import simulate
 def sweep(tmp_path_factory):
     root = tmp_path_factory.mktemp("sweep")
     a = simulate(root / "migi8", policies=("greedy", "greedy{declare=0}"), matches=30, seed=4, duplicate=True)
-    b = simulate(root / "migi4", rules=simkit.get_rules("douque", migi_tai=4), policies=("greedy", "greedy{declare=0}"),
-                 matches=30, seed=4, duplicate=True)
+    b = simulate(
+        root / "migi4",
+        rules=simkit.get_rules("douque", migi_tai=4),
+        policies=("greedy", "greedy{declare=0}"),
+        matches=30,
+        seed=4,
+        duplicate=True,
+    )
     c = simulate(root / "duel", rules="duel", matches=5, seed=4)
     return a.path, b.path, c.path
 
@@ -27,7 +33,10 @@ def test_load_many_keeps_each_runs_description(sweep):
     assert list(df["run"].cat.categories) == ["migi 8", "migi 4"]
     assert (df["run"] == "migi 8").sum() == len(A.load(a)) and (df["run"] == "migi 4").sum() == len(A.load(b))
     assert df.attrs["rules"] == "douque"
-    assert df.attrs["runs"]["migi 4"]["options"]["migi_tai"] == 4 and df.attrs["runs"]["migi 8"]["options"]["migi_tai"] == 8
+    assert (
+        df.attrs["runs"]["migi 4"]["options"]["migi_tai"] == 4
+        and df.attrs["runs"]["migi 8"]["options"]["migi_tai"] == 8
+    )
     assert A.load_many([a, b])["run"].cat.categories.tolist() == [a.name, b.name]
     # the frame works with the analysis functions, grouped by run
     ep = A.expected_payment(df, by="run")
@@ -52,13 +61,18 @@ def test_players_long_form(sweep):
     assert won[0] == (df["winner"] == 0).sum() and won[1] == (df["winner"] == 1).sum()
     # the winner's policy: one groupby
     by_policy = long[long["won"]].groupby("policy", observed=True).size()
-    winner_policy = np.where(df["winner"] == 0, df["policy_0"].astype(str), df["policy_1"].astype(str))[df["winner"] >= 0]
+    winner_policy = np.where(df["winner"] == 0, df["policy_0"].astype(str), df["policy_1"].astype(str))[
+        df["winner"] >= 0
+    ]
     assert by_policy.to_dict() == dict(zip(*np.unique(winner_policy, return_counts=True)))
     # each hand: results sum to minus the fees (zero in douque); deal-ins are the opponent's discard wins
     assert np.allclose(long.groupby(["match", "copy", "hand"])["result"].sum(), 0)
     dealt = long[long["dealt_in"]]
     assert (dealt["role"].isin(["dealer", "non-dealer"])).all()
-    assert long["dealt_in"].sum() == ((df["win_type"].astype(str) == "discard") | (df["win_type"].astype(str) == "robbed_kong")).sum()
+    assert (
+        long["dealt_in"].sum()
+        == ((df["win_type"].astype(str) == "discard") | (df["win_type"].astype(str) == "robbed_kong")).sum()
+    )
     assert (long.loc[long["draw"], "result"] == 0).all()
     with pytest.raises(simkit.SimkitError, match="has no column"):
         A.players(df.drop(columns=["payer"]))
@@ -73,7 +87,9 @@ def test_summarize_counts_wins_by_policy_in_a_duplicate_run_and_speaks_json(swee
     a, _, _ = sweep
     df = A.load(a)
     s = summarize(a)
-    winner_policy = np.where(df["winner"] == 0, df["policy_0"].astype(str), df["policy_1"].astype(str))[df["winner"] >= 0]
+    winner_policy = np.where(df["winner"] == 0, df["policy_0"].astype(str), df["policy_1"].astype(str))[
+        df["winner"] >= 0
+    ]
     expected = dict(zip(*np.unique(winner_policy, return_counts=True)))
     assert s.policy_wins == {k: int(v) for k, v in expected.items()}
     text = s.table()
@@ -109,8 +125,9 @@ def test_summarize_by_policy_role_and_win_type(sweep, capsys):
     long = A.players(df)
     for by in ("policy", "role"):
         s = summarize(a, by=by)
-        assert s.by == by and [g["label"] for g in s.groups] == sorted(set(long[by].astype(str)), key=[
-            "greedy", "greedy{declare=0}", "dealer", "non-dealer"].index)
+        assert s.by == by and [g["label"] for g in s.groups] == sorted(
+            set(long[by].astype(str)), key=["greedy", "greedy{declare=0}", "dealer", "non-dealer"].index
+        )
         for g in s.groups:
             mine = long[long[by].astype(str) == g["label"]]
             assert g["hands"] == len(mine) and g["wins"] == int(mine["won"].sum())
@@ -120,7 +137,9 @@ def test_summarize_by_policy_role_and_win_type(sweep, capsys):
             assert g["measure_sum"] / g["wins"] == pytest.approx(hands.loc[hands["won"], "hand_tai"].mean())
         row = s.group_rows()[0]
         assert row["win_rate"]["count"] == s.groups[0]["wins"]
-        assert (row["win_rate"]["low"], row["win_rate"]["high"]) == wilson_interval(s.groups[0]["wins"], s.groups[0]["hands"])
+        assert (row["win_rate"]["low"], row["win_rate"]["high"]) == wilson_interval(
+            s.groups[0]["wins"], s.groups[0]["hands"]
+        )
     s = summarize(a, by="win_type")
     seen = df["win_type"].astype(str)
     assert [g["label"] for g in s.groups] == [w for w in simkit.io.WIN_TYPES if (seen == w).any()]
@@ -133,7 +152,9 @@ def test_summarize_by_policy_role_and_win_type(sweep, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["by"]["key"] == "role" and [r["role"] for r in data["by"]["groups"]] == ["dealer", "non-dealer"]
     dealer = long[long["role"] == "dealer"]
-    assert data["by"]["groups"][0]["hands"] == len(dealer) and data["by"]["groups"][0]["wins"] == int(dealer["won"].sum())
+    assert data["by"]["groups"][0]["hands"] == len(dealer) and data["by"]["groups"][0]["wins"] == int(
+        dealer["won"].sum()
+    )
     assert data["by"]["groups"][0]["result_per_hand"] == pytest.approx(list(_cr1(dealer["result"], dealer["match"])))
     assert "by" not in summarize(a).to_dict()
     assert main(["summarize", str(a), "--by", "policy"]) == 0

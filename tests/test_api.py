@@ -118,7 +118,11 @@ def test_count_arrays_accepted():
         (lambda: simkit.is_win(np.zeros(33, np.uint8)), TileCountError, "34"),
         (lambda: simkit.is_win_batch(np.zeros((3, 34), np.uint8)), HandError, "row 0"),
         (lambda: simkit.shanten_batch(np.full((2, 34), 5, np.uint8)), TileCountError, "0..4"),
-        (lambda: simkit.waits_batch(np.tile(simkit.parse_tiles("1111s2222m33334444z1z", "for_two"), (2, 1))), TileCountError, "1s"),
+        (
+            lambda: simkit.waits_batch(np.tile(simkit.parse_tiles("1111s2222m33334444z1z", "for_two"), (2, 1))),
+            TileCountError,
+            "1s",
+        ),
     ],
 )
 def test_bad_input_errors_name_the_problem(call, error, words):
@@ -169,7 +173,9 @@ def _numpy_checked(fn, counts, n_melds, rules, meld_counts=None):
                 over = (c.astype(np.int16) + mc) > 4
                 if over.any():
                     row, kind = np.argwhere(over)[0]
-                    raise TileCountError(f"waits_batch: row {row} holds more than 4 copies of {simkit.tile_name(int(kind))}")
+                    raise TileCountError(
+                        f"waits_batch: row {row} holds more than 4 copies of {simkit.tile_name(int(kind))}"
+                    )
             out = np.empty(len(c), np.int64)
             waits_batch_kernel(c, k, mc, t, out)
         return out
@@ -239,6 +245,9 @@ def test_batch_checks_in_the_kernel_agree_with_the_numpy_checks():
             assert got == expected, (case, fn, rules)
             seen.update(word for word in _PROBLEMS if word in expected[1])
         else:
-            assert isinstance(got, np.ndarray) and got.dtype == expected.dtype and np.array_equal(got, expected), (case, fn)
+            assert isinstance(got, np.ndarray) and got.dtype == expected.dtype and np.array_equal(got, expected), (
+                case,
+                fn,
+            )
             seen.add("ok")
     assert seen == {"ok", *_PROBLEMS}, seen  # sound batches and every kind of bad value were met

@@ -52,16 +52,23 @@ def test_compare_results_pairs_records_and_lists_one_sided_ones(tmp_path):
     out = io.StringIO()
     pairs, only_a, only_b = cr.compare(pa, pb, out=out)
     ratios = {(ra["name"], ra["params"].get("rules")): ra["value"] / rb["value"] for ra, rb in pairs}
-    assert ratios == {("scored winning hands/s", "douque"): 2.0, ("scored winning hands/s", "duel"): 2.0,
-                      ("win check, kernel 1t", "for_two"): 0.75}
+    assert ratios == {
+        ("scored winning hands/s", "douque"): 2.0,
+        ("scored winning hands/s", "duel"): 2.0,
+        ("win check, kernel 1t", "for_two"): 0.75,
+    }
     assert [r["params"] for r in only_a] == [{"opponent": "greedy"}]
     assert [r["family"] for r in only_b] == ["vector", "rollouts"]
     text = out.getvalue()
     assert "2.000" in text and "0.750" in text
     assert "only in A:" in text and "only in B:" in text and "rollouts: rollouts/s" in text
     # the command line prints the same
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "compare_results.py"), str(pa), str(pb)],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "compare_results.py"), str(pa), str(pb)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert done.stdout == text
 
 
@@ -69,7 +76,11 @@ def test_a_family_writes_its_figures_as_json(tmp_path):
     out = tmp_path / "scoring.json"
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "scoring.py"), "--n", "200", "--repeat", "1", "--json", str(out)],
-        capture_output=True, text=True, check=True, cwd=tmp_path, timeout=900,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        timeout=900,
     )
     assert "scored winning hands" in done.stdout
     result = json.loads(out.read_text())

@@ -35,8 +35,9 @@ SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample"
 
 
 def _cli(*args, timeout=600, **kwargs):
-    return subprocess.run([sys.executable, "-m", "simkit", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "simkit", *map(str, args)], capture_output=True, text=True, timeout=timeout, **kwargs
+    )
 
 
 def _one_line_error(proc, *words):
@@ -96,7 +97,10 @@ def test_the_manifest_lists_every_shard_with_rows_bytes_and_checksum(good):
     # Parquet page checksums are written (and verified on read)
     meta = pq.ParquetFile(path / "part-000000.parquet").metadata
     assert meta.num_row_groups == 1
-    assert pq.read_table(path / "part-000000.parquet", page_checksum_verification=True).num_rows == manifest["shards"][0]["rows"]
+    assert (
+        pq.read_table(path / "part-000000.parquet", page_checksum_verification=True).num_rows
+        == manifest["shards"][0]["rows"]
+    )
     # plain pandas still reads a good run (the manifest and metadata files start with "_")
     df = pd.read_parquet(path)
     assert len(df) == manifest["rows"] == len(analysis.load(path)) == analysis.summarize(path).rows
@@ -237,7 +241,9 @@ def test_a_long_run_lists_its_shards_lazily_and_resumes_the_unlisted_ones(tmp_pa
     monkeypatch.setattr(io, "commit_shard", commit)
     listed = [e["file"] for e in io.read_manifest(out)["shards"]]
     on_disk = sorted(p.name for p in out.glob("part-*"))
-    assert len(on_disk) == 5 and 1 <= len(listed) <= 5 and listed == on_disk[: len(listed)]  # < 5 unless the machine took 1 s
+    assert (
+        len(on_disk) == 5 and 1 <= len(listed) <= 5 and listed == on_disk[: len(listed)]
+    )  # < 5 unless the machine took 1 s
     assert [p.name for p in io.open_run(out).shards] == listed
     again = simulate(out, resume=True)
     assert again.computed_chunks == 8 - len(listed)
@@ -310,9 +316,26 @@ def test_overwrite_sigkilled_during_the_new_run_shows_only_the_new_runs_shards(g
     shards are there, the run says 'running' (the old run's 'complete' is gone)."""
     out = tmp_path / "r"
     shutil.copytree(good[0], out)
-    proc = subprocess.Popen([sys.executable, "-m", "simkit", "simulate", "--out", str(out), "--overwrite", "--quiet",
-                             "--matches", "20000", "--chunk-matches", "20", "--seed", "9"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "simkit",
+            "simulate",
+            "--out",
+            str(out),
+            "--overwrite",
+            "--quiet",
+            "--matches",
+            "20000",
+            "--chunk-matches",
+            "20",
+            "--seed",
+            "9",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.time() + 300
     while time.time() < deadline and proc.poll() is None:
         m = json.loads((out / io.MANIFEST).read_text())
@@ -336,9 +359,13 @@ def test_overwrite_only_replaces_a_dataset_its_manifest_describes(good, tmp_path
     notes.mkdir()
     (notes / "keep.txt").write_text("mine")
     (notes / io.MANIFEST).write_text('{"format": "simkit-run/1"}')
-    _one_line_error(_cli("simulate", "--out", notes, "--matches", "2", "--overwrite", "--quiet"), "not a simkit dataset")
+    _one_line_error(
+        _cli("simulate", "--out", notes, "--matches", "2", "--overwrite", "--quiet"), "not a simkit dataset"
+    )
     (notes / io.MANIFEST).write_text("{not json")
-    _one_line_error(_cli("simulate", "--out", notes, "--matches", "2", "--overwrite", "--quiet"), "not a simkit dataset")
+    _one_line_error(
+        _cli("simulate", "--out", notes, "--matches", "2", "--overwrite", "--quiet"), "not a simkit dataset"
+    )
     # a real manifest copied next to files it does not list
     shutil.copyfile(good[0] / io.MANIFEST, notes / io.MANIFEST)
     with pytest.raises(simkit.SimkitError, match="keep.txt is not part of the simkit run"):
@@ -346,7 +373,11 @@ def test_overwrite_only_replaces_a_dataset_its_manifest_describes(good, tmp_path
     (notes / "data.parquet").write_text("x")
     with pytest.raises(simkit.SimkitError, match="data.parquet is not a shard listed"):
         simulate(notes, policies=GG, matches=2, overwrite=True)
-    assert sorted(p.name for p in notes.iterdir() if p.name != ".simkit.lock") == [io.MANIFEST, "data.parquet", "keep.txt"]
+    assert sorted(p.name for p in notes.iterdir() if p.name != ".simkit.lock") == [
+        io.MANIFEST,
+        "data.parquet",
+        "keep.txt",
+    ]
     assert (notes / "keep.txt").read_text() == "mine"
 
 
@@ -362,7 +393,10 @@ def test_overwrite_deletes_only_the_listed_files(run):
     (run / ".part-000007.parquet.12345.tmp").write_bytes(b"torn")  # a temporary file of a killed run
     assert simulate(run, policies=GG, matches=4, overwrite=True).shards == 1
     assert sorted(p.name for p in run.iterdir() if not p.name.startswith(".simkit")) == [
-        io.COMMON_METADATA, io.MANIFEST, "part-000000.parquet"]
+        io.COMMON_METADATA,
+        io.MANIFEST,
+        "part-000000.parquet",
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -413,8 +447,23 @@ def _running(pids):
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_workers_die_with_the_killed_parent_and_leave_no_temporary_files(tmp_path, sig):
     out = tmp_path / "w"
-    argv = [sys.executable, "-m", "simkit", "simulate", "--out", str(out), "--workers", "2", "--quiet",
-            "--matches", "4000", "--chunk-matches", "100", "--seed", "1"]
+    argv = [
+        sys.executable,
+        "-m",
+        "simkit",
+        "simulate",
+        "--out",
+        str(out),
+        "--workers",
+        "2",
+        "--quiet",
+        "--matches",
+        "4000",
+        "--chunk-matches",
+        "100",
+        "--seed",
+        "1",
+    ]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 600
     while time.time() < deadline and proc.poll() is None and not list(out.glob("part-*.parquet")):
@@ -519,8 +568,19 @@ def _limit_file_size():  # runs in the child: writes past 20 kB fail with EFBIG,
 
 def test_a_full_disk_is_one_line_and_the_run_resumes(tmp_path, good):
     out = tmp_path / "full"
-    proc = _cli("simulate", "--out", out, "--matches", "30", "--seed", "3", "--chunk-matches", "10", "--quiet",
-                preexec_fn=_limit_file_size)
+    proc = _cli(
+        "simulate",
+        "--out",
+        out,
+        "--matches",
+        "30",
+        "--seed",
+        "3",
+        "--chunk-matches",
+        "10",
+        "--quiet",
+        preexec_fn=_limit_file_size,
+    )
     line = _one_line_error(proc, "File too large", "--resume")
     assert str(out) in line
     assert io.read_manifest(out)["status"] == "running" and not io.temporary_files(out)
@@ -586,7 +646,9 @@ def test_a_lost_dask_worker_is_one_line_and_the_run_resumes(tmp_path, monkeypatc
     monkeypatch.setattr(sd, "connect", lambda scheduler, n=None: (object(), False, "client"))
     monkeypatch.setattr(sd, "DaskExecutor", Executor)
     out = tmp_path / "dask"
-    code = main(["simulate", "--out", str(out), "--matches", "8", "--chunk-matches", "2", "--scheduler", "x", "--quiet"])
+    code = main(
+        ["simulate", "--out", str(out), "--matches", "8", "--chunk-matches", "2", "--scheduler", "x", "--quiet"]
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "KilledWorker" in err[0] and "--resume" in err[0], err
     manifest = io.read_manifest(out)
@@ -605,9 +667,31 @@ def test_a_lost_dask_worker_through_the_command_is_one_line_and_resumable(tmp_pa
     pytest.importorskip("distributed")
     out = tmp_path / "dask"
     env = dict(os.environ, DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="0")
-    proc = subprocess.Popen([sys.executable, "-m", "simkit", "simulate", "--out", str(out), "--scheduler", "local",
-                             "--workers", "1", "--matches", "3000", "--chunk-matches", "10", "--seed", "3", "--quiet"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "simkit",
+            "simulate",
+            "--out",
+            str(out),
+            "--scheduler",
+            "local",
+            "--workers",
+            "1",
+            "--matches",
+            "3000",
+            "--chunk-matches",
+            "10",
+            "--seed",
+            "3",
+            "--quiet",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     deadline = time.time() + 600
     while time.time() < deadline and proc.poll() is None and not list(out.glob("part-*.parquet")):
         time.sleep(0.05)

@@ -87,8 +87,21 @@ def test_rows_are_identical_with_and_without_decisions(pair, n):
     _same_rows(off, on)
     _check_log_shape(on, log)
     assert set(log) == {
-        "deal_id", "match", "hand", "step", "player", "phase", "tile", "action", "n_legal", "shanten_before",
-        "shanten_after", "counter_0", "counter_1", "counter_2", "counter_3",
+        "deal_id",
+        "match",
+        "hand",
+        "step",
+        "player",
+        "phase",
+        "tile",
+        "action",
+        "n_legal",
+        "shanten_before",
+        "shanten_after",
+        "counter_0",
+        "counter_1",
+        "counter_2",
+        "counter_3",
     }
     assert np.array_equal(log["deal_id"], (log["match"] << 16) | log["hand"])
     assert (log["n_legal"] >= 1).all() and (log["counter_0"] == 0).all()
@@ -118,7 +131,11 @@ def _melds_text(melds, n):
     out = []
     for code, kind in melds[:n]:
         code, kind = int(code), int(kind)
-        kinds = [kind, kind + 1, kind + 2] if MELD_TYPES[code] == "chow" else [kind] * (4 if "kong" in MELD_TYPES[code] else 3)
+        kinds = (
+            [kind, kind + 1, kind + 2]
+            if MELD_TYPES[code] == "chow"
+            else [kind] * (4 if "kong" in MELD_TYPES[code] else 3)
+        )
         out.append(f"{MELD_TYPES[code]} " + "".join(TILE_NAMES[k][0] for k in kinds) + TILE_NAMES[kinds[0]][1])
     return out
 
@@ -152,10 +169,15 @@ def _shanten_after(hand, melds, phase, tile, action, rules):
     return simkit.shanten(hand, melds, rules)
 
 
-@pytest.mark.parametrize("name", [
-    "douque", "for_two",  # for_two: bids, follows, folds and chows
-    pytest.param("night_market", marks=pytest.mark.slow), pytest.param("duel", marks=pytest.mark.slow),
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "douque",
+        "for_two",  # for_two: bids, follows, folds and chows
+        pytest.param("night_market", marks=pytest.mark.slow),
+        pytest.param("duel", marks=pytest.mark.slow),
+    ],
+)
 def test_log_replays_the_matches_with_the_step_api_and_its_shanten_is_simkit_shanten(name):
     """Each logged decision, applied in order to GameState.new_match of its match, is legal, stands
     at the logged player / phase / tile with the logged number of legal actions, and plays the
@@ -188,7 +210,9 @@ def test_log_replays_the_matches_with_the_step_api_and_its_shanten_is_simkit_sha
                     assert log["shanten_before"][i] == log["shanten_after"][i] == -2
                 else:
                     assert log["shanten_before"][i] == simkit.shanten(hand, melds, rules)
-                    assert log["shanten_after"][i] == _shanten_after(hand, melds, state.phase, state.tile, action, rules)
+                    assert log["shanten_after"][i] == _shanten_after(
+                        hand, melds, state.phase, state.tile, action, rules
+                    )
                 checked_after += action not in (A.PASS,) and action != A.WIN
                 state.apply(action)
                 i += 1
@@ -274,7 +298,9 @@ def test_a_run_with_decisions_has_a_second_dataset(decided_run):
     manifest = io.read_manifest(decided_run)
     assert manifest["spec"]["decisions"] is True
     assert len(dec) == df["turns"].sum() == manifest["decision_rows"]
-    assert [e["decisions"]["file"] for e in manifest["shards"]] == [f"_decisions/part-00000{c}.parquet" for c in range(3)]
+    assert [e["decisions"]["file"] for e in manifest["shards"]] == [
+        f"_decisions/part-00000{c}.parquet" for c in range(3)
+    ]
     assert sum(e["decisions"]["rows"] for e in manifest["shards"]) == len(dec)
     # plain pandas reads the hands only; the decisions are their own dataset
     assert len(pd.read_parquet(decided_run)) == len(df)
@@ -295,7 +321,9 @@ def test_a_run_with_decisions_has_a_second_dataset(decided_run):
     assert {"discard 1m", "win", "pass"} <= set(dec["action"].astype(str))
     assert dec.attrs["table"] == "decisions" and (dec["seed"] == 3).all()
     # columns and filters as for the hands
-    wins = analysis.load(decided_run, table="decisions", columns=["deal_id", "action"], filters=[("action_code", "==", A.WIN)])
+    wins = analysis.load(
+        decided_run, table="decisions", columns=["deal_id", "action"], filters=[("action_code", "==", A.WIN)]
+    )
     assert list(wins.columns) == ["deal_id", "action"] and len(wins) == (df["winner"] >= 0).sum()
 
 
@@ -420,15 +448,34 @@ def test_duplicate_run_with_decisions(tmp_path):
     df, dec = analysis.load(out), analysis.load(out, table="decisions")
     per_hand = dec.groupby(["deal_id", "copy"], sort=False).size().to_numpy()
     assert np.array_equal(per_hand, df["turns"].to_numpy())  # same order: (match, copy, hand)
-    log = simkit.simulate_matches("douque", ("greedy", "random"), 8, seed=2, duplicate=True, decisions=True)["decisions"]
-    assert np.array_equal(dec["copy"].to_numpy(), log["copy"]) and np.array_equal(dec["action_code"].to_numpy(), log["action"])
+    log = simkit.simulate_matches("douque", ("greedy", "random"), 8, seed=2, duplicate=True, decisions=True)[
+        "decisions"
+    ]
+    assert np.array_equal(dec["copy"].to_numpy(), log["copy"]) and np.array_equal(
+        dec["action_code"].to_numpy(), log["action"]
+    )
 
 
 def test_cli_decisions(tmp_path):
     out = tmp_path / "cli"
     proc = subprocess.run(
-        [sys.executable, "-m", "simkit", "simulate", "--matches", "6", "--seed", "4", "--decisions", "--out", str(out),
-         "--quiet"], capture_output=True, text=True, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "simkit",
+            "simulate",
+            "--matches",
+            "6",
+            "--seed",
+            "4",
+            "--decisions",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert proc.returncode == 0, proc.stderr
     dec = analysis.load(out, table="decisions")
@@ -436,11 +483,19 @@ def test_cli_decisions(tmp_path):
     assert pq.read_schema(out / "_decisions" / "part-000000.parquet").names == [c for c, *_ in io.DECISION_COLUMNS]
     # a resume without the flag keeps the setting; with it on a run without decisions, refused
     plain = tmp_path / "plain"
-    proc = subprocess.run([sys.executable, "-m", "simkit", "simulate", "--matches", "3", "--out", str(plain), "--quiet"],
-                          capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, "-m", "simkit", "simulate", "--matches", "3", "--out", str(plain), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "simkit", "simulate", "--out", str(plain), "--resume", "--decisions"],
-                          capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, "-m", "simkit", "simulate", "--out", str(plain), "--resume", "--decisions"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 2 and "decisions" in proc.stderr
 
 

@@ -59,8 +59,9 @@ def test_the_view_says_where_each_player_declared():
 
 
 def test_the_engine_gives_policies_the_same_values():
-    res = simulate_matches("douque", ((_greedy_telling_declarations, GREEDY_DEFAULTS), "greedy"), 6, seed=11,
-                           decisions=True)
+    res = simulate_matches(
+        "douque", ((_greedy_telling_declarations, GREEDY_DEFAULTS), "greedy"), 6, seed=11, decisions=True
+    )
     log = res["decisions"]
     mine = np.asarray(log["player"]) == 0
     expected, _ = _stepped(seed=11, matches=6)
@@ -70,8 +71,14 @@ def test_the_engine_gives_policies_the_same_values():
 
 
 def test_a_position_says_where_a_player_declared():
-    common = dict(hand="123456789m1122z", river="9p 1p 5z", opponent_river="3z 4z 6z 7z", dealer=False,
-                  opponent_declared=1, phase="discard")
+    common = dict(
+        hand="123456789m1122z",
+        river="9p 1p 5z",
+        opponent_river="3z 4z 6z 7z",
+        dealer=False,
+        opponent_declared=1,
+        phase="discard",
+    )
     assert Position("douque", **common).state().view().opp_declared_at == 3  # default: the last discard
     p = Position("douque", opponent_declared_at=1, **common)
     assert p.state().view().opp_declared_at == 1 and "opponent_declared_at 1" in str(p)

@@ -96,8 +96,12 @@ def test_page_renders_in_a_headless_browser(tmp_path):
     n = len(rec.event_table())
     assert dom.count("<tr>") == n + 1 and dom.count("<rect") > 20 * n
     shot = tmp_path / "hand.png"
-    subprocess.run(common + [f"--screenshot={shot}", "--window-size=1400,1200", path.as_uri()], capture_output=True,
-                   timeout=120, check=True)
+    subprocess.run(
+        common + [f"--screenshot={shot}", "--window-size=1400,1200", path.as_uri()],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
     img = image.imread(shot)[..., :3]
     px = (img * 255).round().astype(int).reshape(-1, 3)
     face = np.all(np.abs(px - [255, 253, 245]) <= 2, axis=1).mean()  # the tiles' face colour

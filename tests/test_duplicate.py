@@ -118,11 +118,14 @@ def test_duplicate_rows_in_memory_are_the_two_seatings():
         simulate_matches("douque", ("greedy", "greedy"), 2, duplicate="no")
 
 
-@pytest.mark.parametrize("kwargs,words", [
-    (dict(deal="dealer", wall="stable"), "wall='stable' needs deal='seat'"),
-    (dict(deal="banker"), "deal must be one of 'seat', 'dealer'; got 'banker'"),
-    (dict(wall=1), "wall must be one of 'stable', 'shared'; got 1"),
-])
+@pytest.mark.parametrize(
+    "kwargs,words",
+    [
+        (dict(deal="dealer", wall="stable"), "wall='stable' needs deal='seat'"),
+        (dict(deal="banker"), "deal must be one of 'seat', 'dealer'; got 'banker'"),
+        (dict(wall=1), "wall must be one of 'stable', 'shared'; got 1"),
+    ],
+)
 def test_bad_wall_settings(kwargs, words):
     with pytest.raises(simkit.SimkitError, match=words.replace("(", r"\(").replace(")", r"\)")):
         simulate_matches("douque", ("greedy", "greedy"), 1, **kwargs)
@@ -130,12 +133,14 @@ def test_bad_wall_settings(kwargs, words):
 
 def _rate_gap(x, y, clusters_x, clusters_y):
     """(difference of two means, its standard error) with each mean's variance clustered by match."""
+
     def mean_se(v, c):
         _, inv = np.unique(c, return_inverse=True)
         s, n = np.bincount(inv, weights=v), np.bincount(inv)
         mu = s.sum() / n.sum()
         g = len(s)
         return mu, math.sqrt(g / (g - 1) * ((s - mu * n) ** 2).sum()) / n.sum()
+
     (mx, sx), (my, sy) = mean_se(x, clusters_x), mean_se(y, clusters_y)
     return mx - my, math.hypot(sx, sy)
 
@@ -156,7 +161,10 @@ def _dealt_rates(design, n, seed):
         G._shuffle_and_roll(T, template, dealer)
         dealt = dealt_hands(T.wall, dealer, design)
         dealer_hands[i], other_hands[i] = dealt[dealer], dealt[1 - dealer]
-    sh_dealer, sh_other = simkit.shanten_batch(dealer_hands).astype(float), simkit.shanten_batch(other_hands).astype(float)
+    sh_dealer, sh_other = (
+        simkit.shanten_batch(dealer_hands).astype(float),
+        simkit.shanten_batch(other_hands).astype(float),
+    )
     return simkit.is_win_batch(dealer_hands).astype(float), (sh_other == 0).astype(float), sh_dealer, sh_other
 
 

@@ -169,7 +169,10 @@ def test_illegal_policy_output_is_an_error():
     def cheater(view, legal, params, rng):
         return A.WIN
 
-    with pytest.raises(simkit.SimkitError, match=r"illegal action: player \d chose win \(after a draw, tile \w+\); legal: .* in match 0"):
+    with pytest.raises(
+        simkit.SimkitError,
+        match=r"illegal action: player \d chose win \(after a draw, tile \w+\); legal: .* in match 0",
+    ):
         simulate_matches("douque", (cheater, "greedy"), 1, seed=0)
 
 

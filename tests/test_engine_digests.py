@@ -91,7 +91,9 @@ FROZEN_FOLD_PASSES_DEAL = {
 }
 
 
-@pytest.mark.parametrize("rules,policies", sorted(FROZEN_FOLD_PASSES_DEAL), ids=lambda v: v if isinstance(v, str) else "-".join(v))
+@pytest.mark.parametrize(
+    "rules,policies", sorted(FROZEN_FOLD_PASSES_DEAL), ids=lambda v: v if isinstance(v, str) else "-".join(v)
+)
 def test_fixed_seed_runs_with_a_fold_passing_the_deal_give_the_frozen_rows(rules, policies):
     rules = simkit.get_rules(rules, **FOR_TWO_DEAL_FIRST)
     rows = simulate_matches(rules, policies, N_MATCHES[policies], seed=11, check=True, deal="dealer")
@@ -110,7 +112,9 @@ FROZEN_SOURCE_ORDER = {
 }
 
 
-@pytest.mark.parametrize("rules,policies", sorted(FROZEN_SOURCE_ORDER), ids=lambda v: v if isinstance(v, str) else "-".join(v))
+@pytest.mark.parametrize(
+    "rules,policies", sorted(FROZEN_SOURCE_ORDER), ids=lambda v: v if isinstance(v, str) else "-".join(v)
+)
 def test_fixed_seed_runs_with_the_source_order_give_the_frozen_rows(rules, policies):
     o = simkit.get_rules(rules).options
     assert (o.bid_timing, o.end_phase) == ("before_deal", "ready_pick_last_8")
@@ -150,6 +154,7 @@ def test_replays_print_the_frozen_events(key):
     """``replay`` prints the frozen events (deal, draws, discards, claims, the win and its items)
     of the hand of seed 11 its key names, under the rules of ``FROZEN``."""
     rules, pair, match, hand = key.split("|")
-    record = simkit.replay(11, match=int(match), hand=int(hand), rules=frozen_rules(rules),
-                           policies=tuple(pair.split("-")), deal="dealer")
+    record = simkit.replay(
+        11, match=int(match), hand=int(hand), rules=frozen_rules(rules), policies=tuple(pair.split("-")), deal="dealer"
+    )
     assert record.lines() == REPLAYS[key]

@@ -94,8 +94,12 @@ def test_chow_claim_at_each_position_then_a_discard(j, start):
 
 def test_a_claimed_chow_in_the_winning_hand():
     rec, _, _ = play(
-        "night_market", CHOW_DEALER, CHOW_OTHER, draws="6m",
-        p0=[D("4m"), D("6m")], p1=[A.CHOW + 1, D("2m"), A.WIN],
+        "night_market",
+        CHOW_DEALER,
+        CHOW_OTHER,
+        draws="6m",
+        p0=[D("4m"), D("6m")],
+        p1=[A.CHOW + 1, D("2m"), A.WIN],
     )
     row = rec.row
     assert row["winner"] == 1 and row["win_type"] == 2 and row["win_tile"] == k("6m")
@@ -119,8 +123,12 @@ def test_no_declare_outside_douque():
 
 def test_for_two_chow_and_four_chows_win():
     rec, _, _ = play(
-        "for_two", "4s 111z 222z 333z 555z 6z", "35s 123m 456p 789p 77z", draws="7z",
-        p0=[A.BID, D("4s"), D("7z")], p1=[A.FOLLOW, A.CHOW + 1, D("7z"), A.WIN],
+        "for_two",
+        "4s 111z 222z 333z 555z 6z",
+        "35s 123m 456p 789p 77z",
+        draws="7z",
+        p0=[A.BID, D("4s"), D("7z")],
+        p1=[A.FOLLOW, A.CHOW + 1, D("7z"), A.WIN],
     )
     row = rec.row
     assert row["winner"] == 1 and row["win_type"] == 2 and row["bid"] == 1
@@ -146,8 +154,12 @@ def test_seven_pairs_win_on_a_discard():
 
 def test_luxury_seven_pairs_self_drawn():
     rec, _, _ = play(
-        "duel", SEVEN_DEALER, "1111m 3355m 1122z 3z", draws="8m 2m 3z",
-        p0=[D("9m"), D("2m")], p1=[D("8m"), A.WIN],
+        "duel",
+        SEVEN_DEALER,
+        "1111m 3355m 1122z 3z",
+        draws="8m 2m 3z",
+        p0=[D("9m"), D("2m")],
+        p1=[D("8m"), A.WIN],
     )
     row = rec.row
     assert row["winner"] == 1 and row["win_type"] == 1
@@ -166,16 +178,28 @@ def test_kong_payments_on_a_draw():
     assert row["kongs_0"] == 1 and row["kongs_1"] == 1
     # concealed kong 4 x stake to player 0, exposed kong 2 x stake to player 1; 5% fee on receipts
     check_money(
-        row, points=0, kong_payment_0=4, kong_payment_1=2, fee_0=0.2, fee_1=0.1, score_0=2, score_1=-2,
-        balance_0=1.8, balance_1=-2.1,
+        row,
+        points=0,
+        kong_payment_0=4,
+        kong_payment_1=2,
+        fee_0=0.2,
+        fee_1=0.1,
+        score_0=2,
+        score_1=-2,
+        balance_0=1.8,
+        balance_1=-2.1,
     )
     assert "kong payments: 4 to player 0, 2 to player 1" in rec.lines()
 
 
 def test_robbed_kong_pays_no_kong_payment():
     rec, s0, s1 = play(
-        "duel", "55m 111z 222z 33z 44z 69m", "5m 46m 123m 789m 666z 7z", draws="7z 1m 5m",
-        p0=[D("9m"), A.PUNG, D("6m"), AK("5m")], p1=[D("5m"), D("1m"), A.WIN],
+        "duel",
+        "55m 111z 222z 33z 44z 69m",
+        "5m 46m 123m 789m 666z 7z",
+        draws="7z 1m 5m",
+        p0=[D("9m"), A.PUNG, D("6m"), AK("5m")],
+        p1=[D("5m"), D("1m"), A.WIN],
     )
     row = rec.row
     assert row["winner"] == 1 and row["win_type"] == 3 and row["win_tile"] == k("5m")
@@ -187,8 +211,13 @@ def test_robbed_kong_pays_no_kong_payment():
 def test_no_robbing_in_night_market():
     # the same hand as above; player 0 then wins on the kong replacement (3z)
     rec, s0, s1 = play(
-        "night_market", "55m 111z 222z 33z 44z 69m", "5m 46m 123m 789m 666z 7z", draws="7z 1m 5m",
-        replacements="3z", p0=[D("9m"), A.PUNG, D("6m"), AK("5m"), A.WIN], p1=[A.PASS, D("5m"), A.PASS, D("1m")],
+        "night_market",
+        "55m 111z 222z 33z 44z 69m",
+        "5m 46m 123m 789m 666z 7z",
+        draws="7z 1m 5m",
+        replacements="3z",
+        p0=[D("9m"), A.PUNG, D("6m"), AK("5m"), A.WIN],
+        p1=[A.PASS, D("5m"), A.PASS, D("1m")],
     )
     assert ("added kong", 0, k("5m"), 0) in rec.events
     assert asked(s1) == 4, "player 1 waits on 5m but is not asked about the added tile"
@@ -203,8 +232,13 @@ WIN_KONGS_OTHER = "222z 333z 444z 55z 66z"  # kongs 2z, then wins on 5z with all
 
 def _win_with_kongs(**options):
     return play(
-        simkit.get_rules("duel", **options), WIN_KONGS_DEALER, WIN_KONGS_OTHER, draws="9m", replacements="5z 7z",
-        p0=[CK("1z"), D("2z"), D("5z")], p1=[A.KONG, D("7z"), A.WIN],
+        simkit.get_rules("duel", **options),
+        WIN_KONGS_DEALER,
+        WIN_KONGS_OTHER,
+        draws="9m",
+        replacements="5z 7z",
+        p0=[CK("1z"), D("2z"), D("5z")],
+        p1=[A.KONG, D("7z"), A.WIN],
     )[0]
 
 
@@ -215,8 +249,16 @@ def test_fee_on_win_and_kong_payments():
     assert row["fan"] == 13 and row["multiple"] == 32
     # player 1 receives 32 (win) + 2 (exposed kong), player 0 receives 4 (concealed kong)
     check_money(
-        row, points=32, kong_payment_1=2, kong_payment_0=4, fee_1=1.7, fee_0=0.2, score_1=30, score_0=-30,
-        balance_1=28.3, balance_0=-30.2,
+        row,
+        points=32,
+        kong_payment_1=2,
+        kong_payment_0=4,
+        fee_1=1.7,
+        fee_0=0.2,
+        score_1=30,
+        score_0=-30,
+        balance_1=28.3,
+        balance_0=-30.2,
     )
 
 
@@ -224,8 +266,16 @@ def test_chip_limit_caps_payments():
     row = _win_with_kongs(chips=10).row
     # player 0 (10 chips) pays the win first: 10, nothing left for player 1's kong; player 1 pays 4
     check_money(
-        row, points=10, kong_payment_1=0, kong_payment_0=4, fee_1=0.5, fee_0=0.2, score_1=6, score_0=-6,
-        balance_1=5.5, balance_0=-6.2,
+        row,
+        points=10,
+        kong_payment_1=0,
+        kong_payment_0=4,
+        fee_1=0.5,
+        fee_0=0.2,
+        score_1=6,
+        score_0=-6,
+        balance_1=5.5,
+        balance_0=-6.2,
     )
     row = _win_with_kongs(chips=10, fee=0.0, stake=0.25).row
     check_money(row, points=8, kong_payment_1=0.5, kong_payment_0=1, fee_1=0, score_1=7.5)
@@ -243,7 +293,9 @@ def test_chip_limit_is_exact():
 
 
 def test_win_on_a_kong_replacement():
-    rec, _, _ = play("duel", "1111z 123m 456m 789m 5z", "222z 333z 444z 5z 6z 7z 1m", replacements="5z", p0=[CK("1z"), A.WIN])
+    rec, _, _ = play(
+        "duel", "1111z 123m 456m 789m 5z", "222z 333z 444z 5z 6z 7z 1m", replacements="5z", p0=[CK("1z"), A.WIN]
+    )
     row = rec.row
     assert row["winner"] == 0 and row["win_type"] == 1
     assert rec.items == {"win": 1, "self_drawn": 1, "concealed_hand": 1, "replacement_tile": 1}
@@ -254,7 +306,12 @@ def test_heavenly_and_earthly_hands():
     rec, _, _ = play("duel", "123m 456m 789m 111z 55z", "222z 333z 444z 5z 6z 7z 1m", p0=[A.WIN])
     assert rec.items == {"heavenly_hand": 8} and rec.row["multiple"] == 32
     rec, _, _ = play(
-        "duel", "2z 333z 444z 666z 777z 9m", "123m 456m 789m 111z 5z", draws="5z", p0=[D("9m")], p1=[A.WIN],
+        "duel",
+        "2z 333z 444z 666z 777z 9m",
+        "123m 456m 789m 111z 5z",
+        draws="5z",
+        p0=[D("9m")],
+        p1=[A.WIN],
     )
     assert rec.row["winner"] == 1 and rec.items == {"earthly_hand": 8}
 
@@ -265,8 +322,13 @@ def test_earthly_hand_after_the_dealers_concealed_kong():
     the dealer's concealed kong does not cancel it (douque.md, which says "nobody has made any
     pung or kong", does cancel it there: test_engine_scenarios.py)."""
     rec, _, _ = play(
-        "duel", "2222z 333z 444z 66z 7z 9m", "123m 456m 789m 111z 5z", draws="5z", replacements="7z",
-        p0=[CK("2z"), D("9m")], p1=[A.WIN],
+        "duel",
+        "2222z 333z 444z 66z 7z 9m",
+        "123m 456m 789m 111z 5z",
+        draws="5z",
+        replacements="7z",
+        p0=[CK("2z"), D("9m")],
+        p1=[A.WIN],
     )
     assert ("concealed kong", 0, k("2z"), 0) in rec.events
     row = rec.row
@@ -278,8 +340,12 @@ def test_earthly_hand_after_the_dealers_concealed_kong():
 def test_not_earthly_after_a_call():
     # player 1 pungs the dealer's first discard (a call), then self-draws on their first draw
     rec, _, _ = play(
-        "duel", "7z 1m 2m 3m 4m 5m 6m 22z 3z 44z 66z", "123m 456m 789m 77z 1z 5z", draws="3z 5z",
-        p0=[D("7z")], p1=[A.PUNG, D("1z"), A.WIN],
+        "duel",
+        "7z 1m 2m 3m 4m 5m 6m 22z 3z 44z 66z",
+        "123m 456m 789m 77z 1z 5z",
+        draws="3z 5z",
+        p0=[D("7z")],
+        p1=[A.PUNG, D("1z"), A.WIN],
     )
     row = rec.row
     assert (row["winner"], row["win_type"], row["win_tile"]) == (1, 1, k("5z"))
@@ -288,8 +354,12 @@ def test_not_earthly_after_a_call():
 
 def test_not_earthly_on_the_second_draw():
     rec, _, _ = play(
-        "duel", "2z 333z 444z 666z 777z 9m", "123m 456m 789m 111z 5z", draws="6m 3m 5z",
-        p0=[D("9m")], p1=[D("6m"), A.WIN],
+        "duel",
+        "2z 333z 444z 666z 777z 9m",
+        "123m 456m 789m 111z 5z",
+        draws="6m 3m 5z",
+        p0=[D("9m")],
+        p1=[D("6m"), A.WIN],
     )
     assert rec.row["winner"] == 1 and rec.items == {"win": 1, "self_drawn": 1, "concealed_hand": 1}
 
@@ -313,8 +383,12 @@ def test_empty_wall_draw(name):
 def test_last_discard_he_di_lao_yu():
     # the dealer waits on 5z; the last tile of the wall is 5z, drawn and thrown by player 1
     rec, _, _ = play(
-        "night_market", "123m 456m 789m 111z 5z 7z", "55z 22z 33z 44z 666z 7z 8m", replacements="5z",
-        p0=[D("7z")], then=(PASSIVE_WINS, PASSIVE),
+        "night_market",
+        "123m 456m 789m 111z 5z 7z",
+        "55z 22z 33z 44z 666z 7z 8m",
+        replacements="5z",
+        p0=[D("7z")],
+        then=(PASSIVE_WINS, PASSIVE),
     )
     row = rec.row
     assert row["winner"] == 0 and row["win_type"] == 2 and row["tiles_left"] == 0
@@ -324,8 +398,12 @@ def test_last_discard_he_di_lao_yu():
 
 def test_last_tile_hai_di_lao_yue():
     rec, _, _ = play(
-        "night_market", "55z 333z 444z 666z 77z 9m", "123m 456m 789m 111z 5z", replacements="5z",
-        p0=[D("9m")], then=(PASSIVE, PASSIVE_WINS),
+        "night_market",
+        "55z 333z 444z 666z 77z 9m",
+        "123m 456m 789m 111z 5z",
+        replacements="5z",
+        p0=[D("9m")],
+        then=(PASSIVE, PASSIVE_WINS),
     )
     row = rec.row
     assert row["winner"] == 1 and row["win_type"] == 1 and row["tiles_left"] == 0

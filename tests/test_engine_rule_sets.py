@@ -82,7 +82,9 @@ def check_rows(r, rules):
             assert np.allclose(r["points"][win], r["multiple"][win] * o.stake)
             for p in (0, 1):  # each kong earns 1 (added), 2 (exposed) or 4 (concealed) stakes
                 k = r[f"kongs_{p}"]
-                assert (r[f"kong_payment_{p}"] >= o.stake * k).all() and (r[f"kong_payment_{p}"] <= 4 * o.stake * k).all()
+                assert (r[f"kong_payment_{p}"] >= o.stake * k).all() and (
+                    r[f"kong_payment_{p}"] <= 4 * o.stake * k
+                ).all()
             # the winner's kong payment from their melds
             codes = r["win_melds"][:, :, 0]
             units = sum(np.where(codes == c, u, 0) for c, u in KONG_UNITS.items()).sum(axis=1)
@@ -291,7 +293,16 @@ def test_duel_fee_in_money_units_is_rounded_down_only_between_units():
 
     game = game_of(simkit.get_rules("duel", chips=100))  # 5% = 1/20; 400 units per coin
     assert (game.money_unit, game.chips, game.fee_numerator, game.fee_denominator) == (400, 40_000, 1, 20)
-    assert [_fee_units(n, game) for n in (0, 400, 12_800, 19, 20, 39, 40, 2**52)] == [0, 20, 640, 0, 1, 1, 2, 2**52 // 20]
+    assert [_fee_units(n, game) for n in (0, 400, 12_800, 19, 20, 39, 40, 2**52)] == [
+        0,
+        20,
+        640,
+        0,
+        1,
+        1,
+        2,
+        2**52 // 20,
+    ]
     game = game_of(simkit.get_rules("duel", chips=10, fee=0.07, stake=0.3))  # 7/100
     assert [_fee_units(n, game) for n in (0, 100, 199, 2**52)] == [0, 7, 13, 2**52 * 7 // 100]
 
@@ -306,7 +317,9 @@ def test_for_two_fold_passes_deal(passes):
     r = simulate_matches(rules, RANDOM_PAIR, 200, seed=61, check=True)
     check_rows(r, rules)
     fold = np.flatnonzero(r["win_type"] == 4)
-    fold = fold[(fold + 1 < len(r["match"])) & (r["match"][np.minimum(fold + 1, len(r["match"]) - 1)] == r["match"][fold])]
+    fold = fold[
+        (fold + 1 < len(r["match"])) & (r["match"][np.minimum(fold + 1, len(r["match"]) - 1)] == r["match"][fold])
+    ]
     assert len(fold) > 50
     after = r["dealer"][fold + 1]
     assert (after == (1 - r["dealer"][fold] if passes else r["dealer"][fold])).all()
@@ -367,6 +380,7 @@ def test_same_seed_same_results_whatever_the_threads_or_split(name):
 
 def _mirrored(a, b):
     """Whether hand records ``a`` and ``b`` are the same hand with players 0 and 1 exchanged."""
+
     def flip(p):
         return 1 - p if p >= 0 else p
 
@@ -381,7 +395,10 @@ def _mirrored(a, b):
         elif not key.endswith("_1") and key not in ("winner", "payer", "dealer", "seat_wind_0"):
             if not np.array_equal(value, rb[key]):
                 return False
-    events = [(kind, flip(player) if kind != "exhaustive draw" else player, tile, extra) for kind, player, tile, extra in a.events]
+    events = [
+        (kind, flip(player) if kind != "exhaustive draw" else player, tile, extra)
+        for kind, player, tile, extra in a.events
+    ]
     return events == b.events and a.items == b.items
 
 
@@ -397,7 +414,10 @@ def test_seats_are_treated_alike(name):
     for _ in range(40):
         wall = rng.permutation(template)
         east, streak = bool(rng.integers(2)), int(rng.integers(3))
-        a, b = (play_hand(wall, dealer=d, dealer_east=east, streak=streak, rules=rules, policies=GREEDY_PAIR) for d in (0, 1))
+        a, b = (
+            play_hand(wall, dealer=d, dealer_east=east, streak=streak, rules=rules, policies=GREEDY_PAIR)
+            for d in (0, 1)
+        )
         assert _mirrored(a, b), (a.lines(), b.lines())
     # the check can fail: a hand is not the mirror of a different hand
     other = play_hand(rng.permutation(template), dealer=1, rules=rules, policies=GREEDY_PAIR)

@@ -153,8 +153,9 @@ def test_declining_to_rob_is_a_skipped_win_and_the_kong_stands():
 def test_a_concealed_kong_cannot_be_robbed():
     # p1 waits on 5m only (46m); p0 makes a concealed kong of 5m: p1 is not asked (its first scripted
     # decision, discarding its first draw, is taken at that draw) and the kong stands
-    rec, _, _ = play("5555m 111z 222z 33z 9p 1p", "46m 123m 789m 666z 77z", "1p", "4z",
-                     p0=(CK("5m"), D("4z")), p1=(D("1p"),))
+    rec, _, _ = play(
+        "5555m 111z 222z 33z 9p 1p", "46m 123m 789m 666z 77z", "1p", "4z", p0=(CK("5m"), D("4z")), p1=(D("1p"),)
+    )
     assert rec.events[1:6] == [
         ("concealed kong", 0, k("5m"), 0),
         ("replacement", 0, k("4z"), 0),
@@ -180,8 +181,9 @@ def test_win_on_replacement_after_concealed_kong():
 
 
 def test_win_on_replacement_after_exposed_kong():
-    rec, _, _ = play("2z 123m 456m 789m 567z 1p", "222z 123m 456m 789m 9p", replacements="9p",
-                     p0=(D("2z"),), p1=(A.KONG, A.WIN))
+    rec, _, _ = play(
+        "2z 123m 456m 789m 567z 1p", "222z 123m 456m 789m 9p", replacements="9p", p0=(D("2z"),), p1=(A.KONG, A.WIN)
+    )
     row = rec.row
     assert (row["winner"], row["payer"], row["win_type"], row["kongs_1"]) == (1, 0, 1, 1)
     assert [e[0] for e in rec.events[1:]] == ["discard", "kong", "replacement", "win"]
@@ -192,8 +194,9 @@ def test_win_on_replacement_after_exposed_kong():
 
 def test_win_on_replacement_after_added_kong():
     # like the robbing wall, but player 1 is not waiting on 5m: the added kong stands
-    rec, _, s1 = play(ROB_DEALER, "5m 46m 123m 789m 666z 7z", "1p 9m 5m", "3z",
-                      p0=ROB_P0 + (A.WIN,), p1=(D("5m"), D("9m")))
+    rec, _, s1 = play(
+        ROB_DEALER, "5m 46m 123m 789m 666z 7z", "1p 9m 5m", "3z", p0=ROB_P0 + (A.WIN,), p1=(D("5m"), D("9m"))
+    )
     row = rec.row
     assert (row["winner"], row["win_type"], row["win_tile"], row["kongs_0"]) == (0, 1, k("3z"), 1)
     assert asked(s1) == 2  # not asked about the added tile: no win on it
@@ -383,8 +386,13 @@ def test_migi_on_the_fourth_discard():
 
 def test_declaring_on_the_fifth_discard_is_declare_ready():
     # discards: p0 7z (1), p1 7m (2), p0 5z (3), p1 8m (4), p0 declares 6z (5); p1 then discards 9p
-    rec, _, _ = play("123m 456m 789m 111z 6z 7z", "2m3m4m5m6m7m8m 2z3z4z 1p 9m 1m", "7m 5z 8m 9p 9p",
-                     p0=(D("7z"), D("5z"), R("6z"), A.WIN), p1=(D("7m"), D("8m"), D("9p")))
+    rec, _, _ = play(
+        "123m 456m 789m 111z 6z 7z",
+        "2m3m4m5m6m7m8m 2z3z4z 1p 9m 1m",
+        "7m 5z 8m 9p 9p",
+        p0=(D("7z"), D("5z"), R("6z"), A.WIN),
+        p1=(D("7m"), D("8m"), D("9p")),
+    )
     row = rec.row
     assert events(rec, "declare") == [("declare", 0, k("6z"), 1)]
     assert row["declared_0"] == 1 and row["winner"] == 0 and row["win_type"] == 2
@@ -403,8 +411,13 @@ def test_declaring_after_a_pung_is_declare_ready():
 def test_declaring_after_the_opponents_pung_is_declare_ready():
     # p0 pungs p1's first discard; p1 declares on its next discard (the 4th discard of the hand)
     # discards: p0 7z (1), p1 5z (2) punged, p0 9m (3), p1 declares 6z (4): not MIGI (a pung was made)
-    rec, _, _ = play("1m2m4m5m7m8m 1p 2z3z 5z5z 7z 6z 9m", MIGI_P1, "5z 4z 4z",
-                     p0=(D("7z"), A.PUNG, D("9m"), D("4z")), p1=(D("5z"), R("6z"), A.WIN))
+    rec, _, _ = play(
+        "1m2m4m5m7m8m 1p 2z3z 5z5z 7z 6z 9m",
+        MIGI_P1,
+        "5z 4z 4z",
+        p0=(D("7z"), A.PUNG, D("9m"), D("4z")),
+        p1=(D("5z"), R("6z"), A.WIN),
+    )
     assert events(rec, "declare") == [("declare", 1, k("6z"), 1)]
     assert rec.row["declared_1"] == 1 and rec.row["winner"] == 1 and rec.row["win_tile"] == k("4z")
     assert rec.items["declare_ready"] == 1 and "migi" not in rec.items
@@ -412,8 +425,14 @@ def test_declaring_after_the_opponents_pung_is_declare_ready():
 
 def test_declaring_after_a_concealed_kong_is_declare_ready():
     # the dealer's concealed kong counts as "a kong" for MIGI
-    rec, _, _ = play("2z2z2z2z 1m2m4m5m7m8m 1p 7z 6z 9m", MIGI_P1, "9p 9p", "3z",
-                     p0=(CK("2z"), D("7z"), D("9p")), p1=(R("6z"), A.WIN))
+    rec, _, _ = play(
+        "2z2z2z2z 1m2m4m5m7m8m 1p 7z 6z 9m",
+        MIGI_P1,
+        "9p 9p",
+        "3z",
+        p0=(CK("2z"), D("7z"), D("9p")),
+        p1=(R("6z"), A.WIN),
+    )
     assert events(rec, "declare") == [("declare", 1, k("6z"), 1)]
     assert rec.row["declared_1"] == 1 and rec.row["winner"] == 1
     assert rec.items["declare_ready"] == 1 and "migi" not in rec.items
@@ -421,8 +440,13 @@ def test_declaring_after_a_concealed_kong_is_declare_ready():
 
 def test_a_losing_declarer_pays_nothing_extra():
     # p1 declares MIGI (waits on 5z), must discard the 9p it draws, and the dealer wins on it
-    rec, _, _ = play("123m 456m 789m 111z 9p 7z", "123m 456m 789m 222z 6z", "5z 1p 9p",
-                     p0=(D("7z"), D("1p"), A.WIN), p1=(R("6z"), D("9p")))
+    rec, _, _ = play(
+        "123m 456m 789m 111z 9p 7z",
+        "123m 456m 789m 222z 6z",
+        "5z 1p 9p",
+        p0=(D("7z"), D("1p"), A.WIN),
+        p1=(R("6z"), D("9p")),
+    )
     row = rec.row
     assert (row["declared_1"], row["winner"], row["payer"], row["win_tile"]) == (2, 0, 1, k("9p"))
     assert "migi" not in rec.items and "declare_ready" not in rec.items
@@ -481,7 +505,7 @@ def test_automatic_kong_of_a_winning_tile_does_not_lift_the_skipped_win():
     rec, _, _ = play(AUTO_WIN_P0, AUTO_WIN_P1, "3z 5m", "2m", p0=p0, p1=(A.PUNG, R("9p"), AK("5m"), D("2m")))
     i = rec.events.index(("added kong", 1, k("5m"), 0))
     assert rec.events[i - 1] == ("skipped win", 1, k("5m"), mask("2m5m"))
-    assert rec.events[i + 1:i + 3] == [("replacement", 1, k("2m"), 0), ("discard", 1, k("2m"), 1)]
+    assert rec.events[i + 1 : i + 3] == [("replacement", 1, k("2m"), 0), ("discard", 1, k("2m"), 1)]
     assert rec.row["skipped_wins_1"] >= 1
 
 
@@ -621,9 +645,18 @@ def test_pung_instead_of_win_is_a_skipped_win_lifted_by_the_discard_after_the_pu
     # p1 waits on 8m / 9p (two pairs) and pungs the dealer's 9p instead of winning: Skipped Win on
     # {8m, 9p}; the discard after the pung, 4m, is outside it: lifted; p1 then waits on 1m / 4m
     # (23m 567m 111z 88m + 999p) and wins on the dealer's 1m
-    rec, _, _ = play("9p 1m 1p1p 2z3z4z5z6z7z 9m 6m 7m 3m", "234m 567m 111z 9p9p 8m8m", "3z",
-                     p0=(D("9p"), D("1m")), p1=(A.PUNG, D("4m"), A.WIN))
-    assert rec.events[1:4] == [("discard", 0, k("9p"), 0), ("skipped win", 1, k("9p"), mask("8m9p")), ("pung", 1, k("9p"), 0)]
+    rec, _, _ = play(
+        "9p 1m 1p1p 2z3z4z5z6z7z 9m 6m 7m 3m",
+        "234m 567m 111z 9p9p 8m8m",
+        "3z",
+        p0=(D("9p"), D("1m")),
+        p1=(A.PUNG, D("4m"), A.WIN),
+    )
+    assert rec.events[1:4] == [
+        ("discard", 0, k("9p"), 0),
+        ("skipped win", 1, k("9p"), mask("8m9p")),
+        ("pung", 1, k("9p"), 0),
+    ]
     row = rec.row
     assert (row["winner"], row["win_type"], row["win_tile"], row["skipped_wins_1"]) == (1, 2, k("1m"), 1)
 
@@ -679,23 +712,30 @@ def test_earthly_hand():
 
 
 def test_not_earthly_after_the_dealers_concealed_kong():
-    rec, _, _ = play("2z2z2z2z 1m2m4m5m7m8m 1p 3z 6z 9m", "123m 456m 789m 111z 9p", "9p", "7z",
-                     p0=(CK("2z"), D("7z")), p1=(A.WIN,))
+    rec, _, _ = play(
+        "2z2z2z2z 1m2m4m5m7m8m 1p 3z 6z 9m", "123m 456m 789m 111z 9p", "9p", "7z", p0=(CK("2z"), D("7z")), p1=(A.WIN,)
+    )
     assert (rec.row["winner"], rec.row["win_type"]) == (1, 1)
     assert "earthly_hand" not in rec.items and rec.items["self_drawn"] == 4
 
 
 def test_not_earthly_after_a_pung():
     # p1 pungs the dealer's first discard, discards, and self-draws on its first draw
-    rec, _, _ = play("7z 1m2m4m5m7m8m 1p 2z3z4z5z 6z 9m", "123m 456m 789m 7z7z 1z 9p", "3z 9p",
-                     p0=(D("7z"), D("3z")), p1=(A.PUNG, D("1z"), A.WIN))
+    rec, _, _ = play(
+        "7z 1m2m4m5m7m8m 1p 2z3z4z5z 6z 9m",
+        "123m 456m 789m 7z7z 1z 9p",
+        "3z 9p",
+        p0=(D("7z"), D("3z")),
+        p1=(A.PUNG, D("1z"), A.WIN),
+    )
     assert (rec.row["winner"], rec.row["win_type"], rec.row["win_tile"]) == (1, 1, k("9p"))
     assert "earthly_hand" not in rec.items
 
 
 def test_not_earthly_on_the_second_draw():
-    rec, _, _ = play("12345678m 234567z", "123m 456m 789m 111z 9p", "6z 3z 9p",
-                     p0=(D("7z"), D("3z")), p1=(D("6z"), A.WIN))
+    rec, _, _ = play(
+        "12345678m 234567z", "123m 456m 789m 111z 9p", "6z 3z 9p", p0=(D("7z"), D("3z")), p1=(D("6z"), A.WIN)
+    )
     assert rec.row["winner"] == 1 and "earthly_hand" not in rec.items
     assert rec.items["self_drawn"] == 4
 
@@ -707,15 +747,17 @@ def test_human_hand():
 
 
 def test_not_human_on_the_dealers_second_discard():
-    rec, _, _ = play("12345678m 9p 23456z", "123m 456m 789m 111z 9p", "7z 9p",
-                     p0=(D("2z"), D("9p")), p1=(D("7z"), A.WIN))
+    rec, _, _ = play(
+        "12345678m 9p 23456z", "123m 456m 789m 111z 9p", "7z 9p", p0=(D("2z"), D("9p")), p1=(D("7z"), A.WIN)
+    )
     assert rec.row["winner"] == 1 and rec.row["win_type"] == 2
     assert "human_hand" not in rec.items and rec.items["concealed_hand"] == 1
 
 
 def test_not_human_after_the_dealers_concealed_kong():
-    rec, _, _ = play("2z2z2z2z 1m2m4m5m7m8m 1p 3z 6z 9m", "123m 456m 789m 111z 9p", "", "9p",
-                     p0=(CK("2z"), D("9p")), p1=(A.WIN,))
+    rec, _, _ = play(
+        "2z2z2z2z 1m2m4m5m7m8m 1p 3z 6z 9m", "123m 456m 789m 111z 9p", "", "9p", p0=(CK("2z"), D("9p")), p1=(A.WIN,)
+    )
     assert rec.row["winner"] == 1 and rec.row["win_type"] == 2
     assert "human_hand" not in rec.items
 

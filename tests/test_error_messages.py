@@ -21,16 +21,26 @@ PACKAGE = Path(simkit.__file__).parent
 def test_no_error_is_raised_as_the_bare_base_class():
     """``SimkitError`` itself is neither a ValueError nor a TypeError: raising it directly would
     break the promise, so no module does."""
-    offenders = [f"{path.relative_to(PACKAGE)}:{i}" for path in sorted(PACKAGE.rglob("*.py"))
-                 if "_compiled" not in path.parts
-                 for i, line in enumerate(path.read_text().splitlines(), 1) if re.search(r"raise SimkitError\b", line)]
+    offenders = [
+        f"{path.relative_to(PACKAGE)}:{i}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if "_compiled" not in path.parts
+        for i, line in enumerate(path.read_text().splitlines(), 1)
+        if re.search(r"raise SimkitError\b", line)
+    ]
     assert offenders == []
 
 
 def test_every_error_class_is_also_a_builtin_category():
     classes = {c for c in vars(simkit.errors).values() if isinstance(c, type) and issubclass(c, SimkitError)}
-    for module in ("simkit.engine.matches", "simkit.engine.policy_spec", "simkit.engine.position", "simkit.io",
-                   "simkit.envs", "simkit.engine.rollouts"):
+    for module in (
+        "simkit.engine.matches",
+        "simkit.engine.policy_spec",
+        "simkit.engine.position",
+        "simkit.io",
+        "simkit.envs",
+        "simkit.engine.rollouts",
+    ):
         mod = __import__(module, fromlist=["x"])
         classes |= {c for c in vars(mod).values() if isinstance(c, type) and issubclass(c, SimkitError)}
     classes.discard(SimkitError)
@@ -49,16 +59,19 @@ def test_long_inputs_are_echoed_cut():
     assert readable(apostrophes) == apostrophes
 
 
-@pytest.mark.parametrize("sums, counts, message", [
-    ([1.0, 2.0], [1, 2, 3], "one length"),
-    ([1.0, 2.0], [1, 0], "at least 1"),
-    ([1.0, 2.0], [1, -2], "at least 1"),
-    ([1.0, 2.0], [1, 1.5], "whole numbers"),
-    ([1.0, np.nan], [1, 1], "finite"),
-    ([[1.0], [2.0]], [1, 1], "1-D"),
-    (None, [1], "1-D arrays"),
-    ("x", [1], "arrays of numbers"),
-])
+@pytest.mark.parametrize(
+    "sums, counts, message",
+    [
+        ([1.0, 2.0], [1, 2, 3], "one length"),
+        ([1.0, 2.0], [1, 0], "at least 1"),
+        ([1.0, 2.0], [1, -2], "at least 1"),
+        ([1.0, 2.0], [1, 1.5], "whole numbers"),
+        ([1.0, np.nan], [1, 1], "finite"),
+        ([[1.0], [2.0]], [1, 1], "1-D"),
+        (None, [1], "1-D arrays"),
+        ("x", [1], "arrays of numbers"),
+    ],
+)
 def test_clustered_mean_refuses_what_is_not_clusters(sums, counts, message):
     with pytest.raises(InputValueError, match=message):
         clustered_mean(sums, counts)

@@ -182,10 +182,11 @@ def referee(record, r, design=None) -> str:
     drawn = 0
 
     def take(p, replacement):
-        side = (p if stable else (1 if replacement else 0))
+        side = p if stable else (1 if replacement else 0)
         x = wall[ends[side]]
         ends[side] += 1 if side == 0 else -1
         return x
+
     last_discarder = None
     i = 0
     while i < len(events):
@@ -275,7 +276,9 @@ def _score(hand, k, melds, row, r):
 
 
 def _check_payment(row, r, hand, x, melds, self_drawn, p):
-    ref = ref_score(hand, x, [tuple(m) for m in melds], self_drawn=self_drawn, bid=int(row["bid"]), options=r.options.__dict__)
+    ref = ref_score(
+        hand, x, [tuple(m) for m in melds], self_drawn=self_drawn, bid=int(row["bid"]), options=r.options.__dict__
+    )
     assert (int(row["winner"]), int(row["win_tile"])) == (p, x)
     assert int(row["win_type"]) == (eng.WIN_SELF if self_drawn else int(row["win_type"]))
     assert float(row["points"]) == pytest.approx(ref["points"])
@@ -355,10 +358,15 @@ def test_with_a_plain_draw_ready_hands_are_drawn_at_the_last_8_tiles():
         assert int(record.row["tiles_left"]) == 0
 
 
-@pytest.mark.parametrize("bid_timing,end_phase", [
-    ("before_deal", "ready_pick_last_8"), ("after_deal", "ready_pick_last_8"),
-    ("before_deal", "plain_draw"), ("after_deal", "plain_draw"),
-])
+@pytest.mark.parametrize(
+    "bid_timing,end_phase",
+    [
+        ("before_deal", "ready_pick_last_8"),
+        ("after_deal", "ready_pick_last_8"),
+        ("before_deal", "plain_draw"),
+        ("after_deal", "plain_draw"),
+    ],
+)
 def test_random_matches_match_the_referee(bid_timing, end_phase):
     """Random players claim and make kongs at random: every hand that used up the drawable tiles,
     and some that ended earlier, replayed and refereed (checked runs: the engine's invariants hold)."""
@@ -395,7 +403,11 @@ def test_a_joker_stands_for_the_wait_that_scores_most():
         record = play_hand(wall, rules=r, policies=(passive, passive), seed=seed)
         if referee(record, r, eng.WALL_DEALER_FIRST) == "joker":
             row = record.row
-            assert (int(row["winner"]), int(row["win_type"]), int(row["win_tile"])) == (0, eng.WIN_SELF, simkit.tiles.kind_of("3s"))
+            assert (int(row["winner"]), int(row["win_type"]), int(row["win_tile"])) == (
+                0,
+                eng.WIN_SELF,
+                simkit.tiles.kind_of("3s"),
+            )
             assert float(row["combination_points"]) == 2 and float(row["points"]) == 1 * 1 * 2 * 2
             assert record.row["win_hand"][simkit.tiles.kind_of("3s")] == 2
             return

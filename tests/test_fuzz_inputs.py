@@ -44,19 +44,63 @@ def _notation(py: random.Random) -> str:
         text = "".join(parts)
         if py.random() < 0.3 and text:
             i = py.randrange(len(text))
-            text = text[:i] + py.choice(_NOTATION) + text[i + 1:]
+            text = text[:i] + py.choice(_NOTATION) + text[i + 1 :]
         return text
     return "".join(py.choice(_NOTATION) for _ in range(py.randrange(0, 24)))
 
 
 def _scalar(py: random.Random):
     """A scalar of any type: ints of every size, floats (nan, inf), bools, strings, None, numpy scalars."""
-    return py.choice([
-        0, 1, 2, 3, -1, -7, 4, 5, 33, 34, 255, 256, 1000, 10**6, 2**31, 2**53, 2**63 - 1, 2**63, 2**64, -2**63,
-        10**30, 0.5, 1.0, -0.0, 1e20, 1e308, float("nan"), float("inf"), True, False, None, "", "1", "yes", "x",
-        np.int8(-1), np.uint8(255), np.int64(2**62), np.uint64(2**64 - 1), np.float32(1.5), np.bool_(True),
-        [1], (), b"1", object(), 1j,
-    ])
+    return py.choice(
+        [
+            0,
+            1,
+            2,
+            3,
+            -1,
+            -7,
+            4,
+            5,
+            33,
+            34,
+            255,
+            256,
+            1000,
+            10**6,
+            2**31,
+            2**53,
+            2**63 - 1,
+            2**63,
+            2**64,
+            -(2**63),
+            10**30,
+            0.5,
+            1.0,
+            -0.0,
+            1e20,
+            1e308,
+            float("nan"),
+            float("inf"),
+            True,
+            False,
+            None,
+            "",
+            "1",
+            "yes",
+            "x",
+            np.int8(-1),
+            np.uint8(255),
+            np.int64(2**62),
+            np.uint64(2**64 - 1),
+            np.float32(1.5),
+            np.bool_(True),
+            [1],
+            (),
+            b"1",
+            object(),
+            1j,
+        ]
+    )
 
 
 def _counts_array(rng: np.random.Generator, py: random.Random, rows=None):
@@ -67,7 +111,7 @@ def _counts_array(rng: np.random.Generator, py: random.Random, rows=None):
     arr = np.asarray(base).astype(np.int64)
     if arr.size and py.random() < 0.6:
         idx = tuple(rng.integers(0, s) for s in arr.shape)
-        arr[idx] = py.choice([-1, 5, 255, 256, 2**31, -2**40, 4])
+        arr[idx] = py.choice([-1, 5, 255, 256, 2**31, -(2**40), 4])
     if dtype is object:
         return arr.astype(object)
     with np.errstate(all="ignore"):
@@ -129,20 +173,65 @@ def _rules(py):
 
 
 _OPTIONS = {
-    "douque": ("heavenly_tai", "human_tai", "migi_tai", "declare_ready_tai", "skipped_pung", "fully_melded_single_wait",
-               "base", "tai_value", "streak_cap"),
+    "douque": (
+        "heavenly_tai",
+        "human_tai",
+        "migi_tai",
+        "declare_ready_tai",
+        "skipped_pung",
+        "fully_melded_single_wait",
+        "base",
+        "tai_value",
+        "streak_cap",
+    ),
     "night_market": ("base", "fan_value", "match_hands"),
     "duel": ("stake", "fee", "chips", "multiple_cap", "match_hands"),
-    "for_two": ("stake", "combination_points", "self_drawn_multiplier", "fold_payment", "match_hands", "fold_passes_deal"),
+    "for_two": (
+        "stake",
+        "combination_points",
+        "self_drawn_multiplier",
+        "fold_payment",
+        "match_hands",
+        "fold_passes_deal",
+    ),
 }
 
 
 def _option_text(py):
-    return py.choice([
-        "0", "1", "-1", "16", "2.5", "1e20", "1e308", "inf", "nan", "-inf", "none", "unlimited", "true", "false",
-        "maybe", "", "5,4,3,2,1", "5,4,3,2", "(1 2 3 4 1e300)", "100000000000000000000", "9" * 400, "0x10",
-        "1_000", "hand", "turn", "24", "8", "4", str(2**63), "10001",
-    ])
+    return py.choice(
+        [
+            "0",
+            "1",
+            "-1",
+            "16",
+            "2.5",
+            "1e20",
+            "1e308",
+            "inf",
+            "nan",
+            "-inf",
+            "none",
+            "unlimited",
+            "true",
+            "false",
+            "maybe",
+            "",
+            "5,4,3,2,1",
+            "5,4,3,2",
+            "(1 2 3 4 1e300)",
+            "100000000000000000000",
+            "9" * 400,
+            "0x10",
+            "1_000",
+            "hand",
+            "turn",
+            "24",
+            "8",
+            "4",
+            str(2**63),
+            "10001",
+        ]
+    )
 
 
 # ------------------------------------------------------------------ API cases
@@ -161,10 +250,16 @@ def _api_case(i: int, rng: np.random.Generator, py: random.Random):
         mostly = lambda good, bad: py.choice(good) if py.random() < 0.8 else py.choice(bad)  # noqa: E731
         n = mostly([1, 2], [0, -1, 1.0, True, 2**63, 10**15, "1"])
         seed, start = mostly([0, 3], [-1, 2**63, 1.5]), mostly([0, 5, 2**63 - 2], [2**63 - 1, -1, None])
-        kw = {key: py.choice(values) for key, values in (
-            ("check", [True, False, 1, "yes"]), ("duplicate", [True, False, 0, None]),
-            ("deal", ["seat", "dealer", "x", 1, None]), ("wall", ["stable", "shared", "brick", 0, None]),
-        ) if py.random() < 0.2}
+        kw = {
+            key: py.choice(values)
+            for key, values in (
+                ("check", [True, False, 1, "yes"]),
+                ("duplicate", [True, False, 0, None]),
+                ("deal", ["seat", "dealer", "x", 1, None]),
+                ("wall", ["stable", "shared", "brick", 0, None]),
+            )
+            if py.random() < 0.2
+        }
         policies = mostly([("random", "random"), ("greedy", "random")], [("random",), "random", (1, 2)])
         args = (rules, policies, n, seed, start, kw)
         return "simulate_matches", args, lambda: simkit.simulate_matches(rules, policies, n, seed, start=start, **kw)
@@ -177,15 +272,25 @@ def _api_case(i: int, rng: np.random.Generator, py: random.Random):
         for key in ("self_drawn", "robbing_kong", "replacement", "last_tile", "last_discard", "dealer"):
             if py.random() < 0.3:
                 kw[key] = py.choice([True, False, _scalar(py)])
-        for key, values in (("first_turn", ("heavenly", "earthly", "human")), ("declared", ("ready", "migi")),
-                            ("seat_wind", ("E", "W", "S")), ("prevailing_wind", ("E", "S", "W", "N", "X")),
-                            ("streak", (0, 1, 10, 100, 101)), ("bid", (1, 2, 3, 4))):
+        for key, values in (
+            ("first_turn", ("heavenly", "earthly", "human")),
+            ("declared", ("ready", "migi")),
+            ("seat_wind", ("E", "W", "S")),
+            ("prevailing_wind", ("E", "S", "W", "N", "X")),
+            ("streak", (0, 1, 10, 100, 101)),
+            ("bid", (1, 2, 3, 4)),
+        ):
             if py.random() < 0.2:
                 kw[key] = py.choice(values) if py.random() < 0.6 else _scalar(py)
         if py.random() < 0.5:  # a complete hand, malformed flags
-            hand, win, melds = py.choice([("123456789m111p99p", "6m", []), ("11999m", "9m", ["pung 111z", "kong 2222z",
-                                          "concealed_kong 5555z"]), ("44z555z666z", "5z", ["concealed_kong 1111z",
-                                          "pung 777z"]), ("123m222p333s444z55z", "2m", [])])
+            hand, win, melds = py.choice(
+                [
+                    ("123456789m111p99p", "6m", []),
+                    ("11999m", "9m", ["pung 111z", "kong 2222z", "concealed_kong 5555z"]),
+                    ("44z555z666z", "5z", ["concealed_kong 1111z", "pung 777z"]),
+                    ("123m222p333s444z55z", "2m", []),
+                ]
+            )
         else:
             hand, win, melds = _hand(rng, py), py.choice([_notation(py), _scalar(py)]), _melds(py)
         rules = _rules(py)
@@ -201,10 +306,21 @@ def _api_case(i: int, rng: np.random.Generator, py: random.Random):
             melds = rng.integers(-5, 300, size=shape) if py.random() < 0.5 else rng.integers(0, 5, size=shape)
             if py.random() < 0.2:
                 melds = melds.astype(py.choice([np.float64, np.int8, np.uint8, object]))
-        n_melds = py.choice([0, 1, 4, 5, -7, 1.5, True, 2**70, None]) if py.random() < 0.5 else rng.integers(-1, 6, size=n)
+        n_melds = (
+            py.choice([0, 1, 4, 5, -7, 1.5, True, 2**70, None]) if py.random() < 0.5 else rng.integers(-1, 6, size=n)
+        )
         kw = {}
-        for key in ("self_drawn", "robbing_kong", "replacement", "last_tile", "last_discard", "first_turn", "declared",
-                    "seat_wind", "prevailing_wind"):
+        for key in (
+            "self_drawn",
+            "robbing_kong",
+            "replacement",
+            "last_tile",
+            "last_discard",
+            "first_turn",
+            "declared",
+            "seat_wind",
+            "prevailing_wind",
+        ):
             if py.random() < 0.2:
                 kw[key] = py.choice([True, False, _scalar(py), rng.integers(-1, 40, size=n), rng.random(n) < 0.5])
         rules = _rules(py)
@@ -222,10 +338,16 @@ def _api_case(i: int, rng: np.random.Generator, py: random.Random):
     if pick == 11:
         name = py.choice(_RULES)
         keys = _OPTIONS.get(name, ("base", "x"))
-        opts = {py.choice(keys + ("unknown",)): py.choice([_scalar(py), _option_text(py)]) for _ in range(py.randrange(1, 3))}
+        opts = {
+            py.choice(keys + ("unknown",)): py.choice([_scalar(py), _option_text(py)])
+            for _ in range(py.randrange(1, 3))
+        }
         if py.random() < 0.5:
-            return "with_option_strings", (name, opts), lambda: simkit.get_rules(name).with_option_strings(
-                {k: str(v) for k, v in opts.items()})
+            return (
+                "with_option_strings",
+                (name, opts),
+                lambda: simkit.get_rules(name).with_option_strings({k: str(v) for k, v in opts.items()}),
+            )
         return "get_rules", (name, opts), lambda: simkit.get_rules(name, **opts)
     if pick == 12:
         n = py.choice([0, 1, 5, -1, 2.0, 10**13, True, 2**63, "3"])
@@ -237,8 +359,18 @@ def _api_case(i: int, rng: np.random.Generator, py: random.Random):
         seed = py.choice([0, 1, -1, 2**63, 2**64, 1.0, True, "1"])
         match = py.choice([0, 1, 2**63 - 1, 2**63, -1, 10**20, 2.0])
         hand = py.choice([0, 1, 5, 87, 88, 10**6, -1, None])
-        policies = py.choice([("random", "random"), ("greedy", "random"), ("random",), "random", ("x", "random"),
-                              None, (("random", [1, 2]), "random"), ((len, []), "random")])
+        policies = py.choice(
+            [
+                ("random", "random"),
+                ("greedy", "random"),
+                ("random",),
+                "random",
+                ("x", "random"),
+                None,
+                (("random", [1, 2]), "random"),
+                ((len, []), "random"),
+            ]
+        )
         rules = _engine_rules(py)
         args = (seed, match, hand, rules, policies)
         return "replay", args, lambda: simkit.replay(seed, match, hand, rules=rules, policies=policies)
@@ -258,15 +390,28 @@ def _api_case(i: int, rng: np.random.Generator, py: random.Random):
             wall = wall.astype(py.choice([np.float64, object, np.uint8]))
         elif r < 0.7:
             wall = _notation(py)
-        kw = {key: py.choice([value, _scalar(py)]) for key, value in (("dealer", 0), ("dealer_east", True), ("streak", 0),
-              ("prevailing_wind", "E"), ("seed", 0), ("check", True)) if py.random() < 0.3}
+        kw = {
+            key: py.choice([value, _scalar(py)])
+            for key, value in (
+                ("dealer", 0),
+                ("dealer_east", True),
+                ("streak", 0),
+                ("prevailing_wind", "E"),
+                ("seed", 0),
+                ("check", True),
+            )
+            if py.random() < 0.3
+        }
         pol = ("random", "random")
         return "play_hand", (wall, rules, kw), lambda: simkit.play_hand(wall, rules=rules, policies=pol, **kw)
     if pick == 15:
-        base = py.choice([
-            "douque: hand 123456789m11225z; drawn 5z; river 9p 4z*; opponent_river 9p 6z; opponent_melds pung 444z; dealer",
-            "douque: hand 123456789m1122z; phase discard; opponent_river 5z",
-        ] + (["for_two: hand 123m456p789s1122z3z; drawn 3z; bid 2"] if "for_two" in ENGINES else []))
+        base = py.choice(
+            [
+                "douque: hand 123456789m11225z; drawn 5z; river 9p 4z*; opponent_river 9p 6z; opponent_melds pung 444z; dealer",
+                "douque: hand 123456789m1122z; phase discard; opponent_river 5z",
+            ]
+            + (["for_two: hand 123m456p789s1122z3z; drawn 3z; bid 2"] if "for_two" in ENGINES else [])
+        )
         text = list(base)
         for _ in range(py.randrange(0, 4)):
             j = py.randrange(len(text))
@@ -276,8 +421,11 @@ def _api_case(i: int, rng: np.random.Generator, py: random.Random):
         return "Position", (text, seed), lambda: simkit.Position.from_string(text).state(seed=seed)
     if pick == 16:
         fn = py.choice(["parse_tiles", "as_counts", "format_tiles", "tile_name", "parse_meld", "parse_melds"])
-        value = _notation(py) if fn in ("parse_tiles", "format_tiles") and py.random() < 0.7 else (
-            _meld(py) if fn.startswith("parse_meld") else py.choice([_hand(rng, py), _scalar(py)]))
+        value = (
+            _notation(py)
+            if fn in ("parse_tiles", "format_tiles") and py.random() < 0.7
+            else (_meld(py) if fn.startswith("parse_meld") else py.choice([_hand(rng, py), _scalar(py)]))
+        )
         rules = py.choice([None, _rules(py)])
         if fn in ("format_tiles", "tile_name"):
             return fn, (value,), lambda: getattr(simkit, fn)(value)
@@ -306,33 +454,65 @@ def _api_case_more(pick: int, rng: np.random.Generator, py: random.Random):
         wall = wall_template(rules).astype(np.int64)[rng.permutation(len(wall_template(rules)))]
         if py.random() < 0.4:
             wall = py.choice([np.arange(34, 34 + len(wall)), wall[:-3], wall.astype(np.float64), wall - 1, "1m2m"])
-        kw = {key: py.choice([good, py.choice(odd)]) for key, good in (("dealer", 1), ("dealer_east", False),
-              ("streak", 3), ("prevailing", 28), ("seed", 2), ("check", True)) if py.random() < 0.3}
+        kw = {
+            key: py.choice([good, py.choice(odd)])
+            for key, good in (
+                ("dealer", 1),
+                ("dealer_east", False),
+                ("streak", 3),
+                ("prevailing", 28),
+                ("seed", 2),
+                ("check", True),
+            )
+            if py.random() < 0.3
+        }
         player = py.choice([0, 1, 2, -1, 1.5, True, None])
 
         def thunk():
             s = GameState.from_wall(rules, wall, **kw)
             s.view(player)
             s.policy_stream(player)
+
         return "GameState.from_wall", (rules, wall, kw, player), thunk
     if pick == 21:  # a position's fields, each a good value or an odd one
-        kw = dict(hand="123456789m1122z", river="9p 1p 5z", opponent_river="3z 4z 6z 7z", dealer=False,
-                  phase="discard")
-        for key, good in (("dealer", False), ("stable_wall", True), ("replacement", False), ("streak", 2),
-                          ("opponent_declared", 1), ("opponent_declared_at", 2), ("declared_at", 0), ("score", 10.0),
-                          ("opponent_score", -3.0), ("bid", 0), ("tiles_left", 40)):
+        kw = dict(hand="123456789m1122z", river="9p 1p 5z", opponent_river="3z 4z 6z 7z", dealer=False, phase="discard")
+        for key, good in (
+            ("dealer", False),
+            ("stable_wall", True),
+            ("replacement", False),
+            ("streak", 2),
+            ("opponent_declared", 1),
+            ("opponent_declared_at", 2),
+            ("declared_at", 0),
+            ("score", 10.0),
+            ("opponent_score", -3.0),
+            ("bid", 0),
+            ("tiles_left", 40),
+        ):
             if py.random() < 0.25:
                 kw[key] = py.choice([good, py.choice(odd + [1e308, float("nan"), -4])])
         return "Position", (kw,), lambda: simkit.Position("douque", **kw).state(seed=1)
     if pick == 22:  # the analysis helpers on odd arrays
         n = py.choice([0, 1, 2, 5])
-        sums = py.choice([rng.normal(size=n), rng.normal(size=n + 1), None, "x", rng.normal(size=(n, 2)),
-                          np.array([np.nan] * n)])
-        counts = py.choice([rng.integers(1, 5, size=n), rng.integers(-2, 2, size=n), np.full(n, 0.5), None, [1] * (n + 2)])
+        sums = py.choice(
+            [rng.normal(size=n), rng.normal(size=n + 1), None, "x", rng.normal(size=(n, 2)), np.array([np.nan] * n)]
+        )
+        counts = py.choice(
+            [rng.integers(1, 5, size=n), rng.integers(-2, 2, size=n), np.full(n, 0.5), None, [1] * (n + 2)]
+        )
         return "clustered_mean", (sums, counts), lambda: clustered_mean(sums, counts)
     if pick == 23:  # refused before any match is played or any file written
-        policies = py.choice([None, "greedy", ["greedy"], 5, ("x=greedy", "x=random"), ("value{speed=2}", "greedy"),
-                              ("greedy{nope=1}", "random")])
+        policies = py.choice(
+            [
+                None,
+                "greedy",
+                ["greedy"],
+                5,
+                ("x=greedy", "x=random"),
+                ("value{speed=2}", "greedy"),
+                ("greedy{nope=1}", "random"),
+            ]
+        )
         if py.random() < 0.5:
             rules = py.choice([None, [], 5, "nope"])
             return "round_robin", (policies, rules), lambda: round_robin(policies=policies, rules=rules)
@@ -361,25 +541,41 @@ def _cli_argv(py: random.Random, rng: np.random.Generator, outside: str) -> list
         rule_args += ["--rules", py.choice(_RULES)]
     for _ in range(py.choice([0, 0, 1, 2])):
         name = py.choice(_RULES[:4])
-        rule_args += ["--option", f"{py.choice(_OPTIONS[name] + ('x', ''))}{py.choice(['=', '=', ''])}{_option_text(py)}"]
+        rule_args += [
+            "--option",
+            f"{py.choice(_OPTIONS[name] + ('x', ''))}{py.choice(['=', '=', ''])}{_option_text(py)}",
+        ]
     number = lambda: py.choice(["0", "1", "-1", "3", "1e20", str(2**63), str(2**63 - 1), "x", "", "1,000", "2.5"])  # noqa: E731
     if sub == "hand":
-        argv = [sub, _notation(py)] + (["--melds"] + [_meld(py) if isinstance(_meld(py), str) else "pung 1z"
-                                                      for _ in range(py.randrange(0, 5))] if py.random() < 0.5 else [])
+        argv = [sub, _notation(py)] + (
+            ["--melds"] + [_meld(py) if isinstance(_meld(py), str) else "pung 1z" for _ in range(py.randrange(0, 5))]
+            if py.random() < 0.5
+            else []
+        )
     elif sub == "score":
-        argv = [sub, py.choice([_notation(py), "123456789m111p99p", "44z555z666z"]), "--win",
-                py.choice([_notation(py), "6m", "5z"])]
+        argv = [
+            sub,
+            py.choice([_notation(py), "123456789m111p99p", "44z555z666z"]),
+            "--win",
+            py.choice([_notation(py), "6m", "5z"]),
+        ]
         for flag in ("--self-drawn", "--robbing-kong", "--replacement", "--last-tile", "--last-discard", "--dealer"):
             if py.random() < 0.15:
                 argv.append(flag)
-        for flag, values in (("--first-turn", ["heavenly", "earthly", "human", "x"]), ("--declared", ["ready", "migi", "y"]),
-                             ("--seat", ["E", "W", "N"]), ("--prevailing", ["E", "S", "Q"]),
-                             ("--streak", ["0", "1", "100", "101", "-1", str(2**63), "1e3"]),
-                             ("--bid", ["1", "2", "3", "4", "0", "x", str(2**70)])):
+        for flag, values in (
+            ("--first-turn", ["heavenly", "earthly", "human", "x"]),
+            ("--declared", ["ready", "migi", "y"]),
+            ("--seat", ["E", "W", "N"]),
+            ("--prevailing", ["E", "S", "Q"]),
+            ("--streak", ["0", "1", "100", "101", "-1", str(2**63), "1e3"]),
+            ("--bid", ["1", "2", "3", "4", "0", "x", str(2**70)]),
+        ):
             if py.random() < 0.15:
                 argv += [flag, py.choice(values)]
         if py.random() < 0.3:
-            argv += ["--melds"] + [_meld(py) if isinstance(_meld(py), str) else "pung 1z" for _ in range(py.randrange(0, 4))]
+            argv += ["--melds"] + [
+                _meld(py) if isinstance(_meld(py), str) else "pung 1z" for _ in range(py.randrange(0, 4))
+            ]
     elif sub == "deal":
         hands = py.choice(["1", "10", "100", "0", "-5", "x", str(2**63), "1e9", "2.5"])
         argv = [sub, "--hands", hands, "--seed", py.choice(["0", "1", "-1", str(2**63), "s"]), "--quiet"]
@@ -394,10 +590,21 @@ def _cli_argv(py: random.Random, rng: np.random.Generator, outside: str) -> list
     elif sub == "tables":
         argv = [sub] + (["--bogus"] if py.random() < 0.5 else [])  # never --rebuild: it rewrites the shared cache
     else:  # simulate: argument-parsing errors only (one bad value in every line)
-        bad = py.choice([["--matches", py.choice(["0", "-1", "x", str(2**63), "1e3"])], ["--seed", "-1"],
-                         ["--workers", py.choice(["0", "x"])], ["--chunk-matches", "0"], ["--hands", "-3"],
-                         ["--deal", "nobody"], ["--wall", "brick"], ["--matches", "3", "--hands", "3"],
-                         ["--overwrite", "--resume"], ["--policies", "x"], ["--bogus"]])
+        bad = py.choice(
+            [
+                ["--matches", py.choice(["0", "-1", "x", str(2**63), "1e3"])],
+                ["--seed", "-1"],
+                ["--workers", py.choice(["0", "x"])],
+                ["--chunk-matches", "0"],
+                ["--hands", "-3"],
+                ["--deal", "nobody"],
+                ["--wall", "brick"],
+                ["--matches", "3", "--hands", "3"],
+                ["--overwrite", "--resume"],
+                ["--policies", "x"],
+                ["--bogus"],
+            ]
+        )
         argv = [sub, "--out", os.path.join(outside, "sim")] + bad
         rule_args = []
     argv += rule_args if sub not in ("rules", "tables") else []
@@ -451,8 +658,10 @@ def run_fuzz(n_api: int, n_cli: int, seed: int, outside: str, engines=("douque",
             elif len(text) > MESSAGE_LIMIT:
                 failures.append(f"api {i} {name}{show(args, 300)}: message of {len(text):,} characters")
             elif isinstance(exc, SimkitError) and not isinstance(exc, (ValueError, TypeError)):
-                failures.append(f"api {i} {name}{show(args, 300)}: {type(exc).__name__} is not a ValueError or "
-                                f"TypeError: {show(text, 300)}")
+                failures.append(
+                    f"api {i} {name}{show(args, 300)}: {type(exc).__name__} is not a ValueError or "
+                    f"TypeError: {show(text, 300)}"
+                )
             outcomes["error"] += 1
         except Exception as exc:  # noqa: BLE001 - the point of the test
             failures.append(f"api {i} {name}{show(args, 300)}: {type(exc).__name__}: {show(str(exc), 300)}")
@@ -491,8 +700,10 @@ def _fuzz(tmp_path, n_api, n_cli, n_processes, seed, engines=("douque",)):
     (outside / "keep.txt").write_text("not to be touched\n")
     before = _snapshot(outside)
     result = tmp_path / "result.json"
-    code = (f"import sys; sys.path.insert(0, {str(HERE)!r}); import test_fuzz_inputs as f; "
-            f"f._child({n_api}, {n_cli}, {seed}, {str(outside)!r}, {str(result)!r}, {tuple(engines)!r})")
+    code = (
+        f"import sys; sys.path.insert(0, {str(HERE)!r}); import test_fuzz_inputs as f; "
+        f"f._child({n_api}, {n_cli}, {seed}, {str(outside)!r}, {str(result)!r}, {tuple(engines)!r})"
+    )
     proc = subprocess.run([sys.executable, "-c", code], cwd=run_dir, capture_output=True, text=True, timeout=1800)
     last = proc.stdout.strip().splitlines()[-1:] if proc.stdout.strip() else []
     assert proc.returncode == 0, f"the fuzz process ended with {proc.returncode} at {last}: {proc.stderr[-2000:]}"
@@ -506,8 +717,9 @@ def _fuzz(tmp_path, n_api, n_cli, n_processes, seed, engines=("douque",)):
     rng = np.random.default_rng(seed + 1)
     for i in range(n_processes):
         argv = _cli_argv(py, rng, str(outside))
-        proc = subprocess.run([sys.executable, "-m", "simkit", *argv], cwd=run_dir, capture_output=True, text=True,
-                              timeout=600)
+        proc = subprocess.run(
+            [sys.executable, "-m", "simkit", *argv], cwd=run_dir, capture_output=True, text=True, timeout=600
+        )
         err = proc.stderr
         assert proc.returncode in (0, 2), f"{argv!r}: exit {proc.returncode}: {err[-1000:]}"
         assert "Traceback" not in err, f"{argv!r}: {err[-1000:]}"
@@ -522,8 +734,14 @@ def test_fuzz_api_and_cli(tmp_path):
 
 @pytest.mark.slow
 def test_fuzz_api_and_cli_many(tmp_path):
-    _fuzz(tmp_path, n_api=20_000, n_cli=2_000, n_processes=40, seed=1616,
-          engines=("douque", "night_market", "duel", "for_two"))
+    _fuzz(
+        tmp_path,
+        n_api=20_000,
+        n_cli=2_000,
+        n_processes=40,
+        seed=1616,
+        engines=("douque", "night_market", "duel", "for_two"),
+    )
 
 
 def test_positions_and_game_states_check_seeds_matches_and_flags():

@@ -22,7 +22,13 @@ import reference as ref
 import simkit
 from conftest import RULE_NAMES, one_suit_vectors, random_hands
 from simkit.hand.shanten import (
-    LIVE_ALL, LIVE_BEST, LIVE_NONE, LIVE_TIES, discard_eval_kernel, least_shanten_after_discard, shanten_kernel,
+    LIVE_ALL,
+    LIVE_BEST,
+    LIVE_NONE,
+    LIVE_TIES,
+    discard_eval_kernel,
+    least_shanten_after_discard,
+    shanten_kernel,
 )
 from simkit.hand.split import MAX_SPLITS, PART_NAMES, SCRATCH, splits_kernel
 from simkit.hand.tables import hand_tables
@@ -381,7 +387,10 @@ def test_least_shanten_after_discard_is_the_best_discard(all_rules, name):
     for i in range(len(hands)):
         expected = sh_ref[i][hands[i] > 0].min()
         n_complete += shanten_kernel(hands[i], int(ks[i]), t, work) == -1
-        assert least_shanten_after_discard(hands[i], int(ks[i]), t, work) == expected, (ref.hand_text(hands[i]), int(ks[i]))
+        assert least_shanten_after_discard(hands[i], int(ks[i]), t, work) == expected, (
+            ref.hand_text(hands[i]),
+            int(ks[i]),
+        )
     assert n_complete > 0  # the max(..., 0) case is exercised
 
 

@@ -34,8 +34,25 @@ def test_schema_declares_every_column_once_with_the_rule_sets_items(rules):
     schema = io.dataset_schema(items)
     assert len(set(schema.names)) == len(schema.names)
     assert [n for n in schema.names if n.startswith("item_")] == [f"item_{i}" for i in items]
-    for name in ("deal_id", "copy", "seed", "match", "hand", "policy_0", "policy_1", "win_type", "win_tile",
-                 "win_hand", "win_melds", "hand_tai", "dealer_tai", "payment_tai", "points", "score_0", "score_1"):
+    for name in (
+        "deal_id",
+        "copy",
+        "seed",
+        "match",
+        "hand",
+        "policy_0",
+        "policy_1",
+        "win_type",
+        "win_tile",
+        "win_hand",
+        "win_melds",
+        "hand_tai",
+        "dealer_tai",
+        "payment_tai",
+        "points",
+        "score_0",
+        "score_1",
+    ):
         assert name in schema.names
     assert all(f.metadata and f.metadata[b"doc"] for f in schema)
 
@@ -66,7 +83,9 @@ def test_rows_to_batch_columns(rules, engine_rows):
     assert (df["score_0"] + df["score_1"] == 0).all() and not np.signbit(df["score_1"][~won]).any()
     opts = rules.options
     expect_tai = np.where(won, opts.base / opts.tai_value + res["hand_tai"] + res["dealer_tai"], 0.0)
-    assert np.allclose(df["payment_tai"], expect_tai) and np.allclose(df["payment_tai"] * opts.tai_value, df["points"].where(won, 0.0))
+    assert np.allclose(df["payment_tai"], expect_tai) and np.allclose(
+        df["payment_tai"] * opts.tai_value, df["points"].where(won, 0.0)
+    )
     for j, name in enumerate(io.item_names(rules)):
         assert (df[f"item_{name}"].to_numpy() == res["items"][:, j]).all()
     assert set(df["seat_wind_0"]) | set(df["seat_wind_1"]) <= {"E", "W"}
@@ -200,7 +219,10 @@ def test_numeric_columns_gather_equals_numpy_astype(n):
     rng = np.random.default_rng(n)
     ints = rng.integers(-300, 300, size=(n, 7)).astype(np.int64)
     floats = rng.normal(size=(n, 3))
-    wanted = [(f"i{j}", ints[:, j], dt) for j, dt in enumerate([np.int8, np.int16, np.int64, np.int8, np.int32, np.int16, np.int64])]
+    wanted = [
+        (f"i{j}", ints[:, j], dt)
+        for j, dt in enumerate([np.int8, np.int16, np.int64, np.int8, np.int32, np.int16, np.int64])
+    ]
     wanted += [(f"f{j}", floats[:, j], np.float64) for j in range(3)]
     wanted.append(("copy", ints[:, 2].copy(), np.int16))  # not a view of a matrix: cast as it is
     out = io._numeric_columns(wanted)
@@ -214,8 +236,16 @@ def test_rules_from_a_record_made_before_an_option_existed():
     with the banker keeping the deal after a fold: its record reads so, not as the default."""
     from simkit.io import rules_from_dict
 
-    old = {"name": "for_two", "options": {"stake": 1, "combination_points": [5, 4, 3, 2, 1],
-                                          "self_drawn_multiplier": 2, "fold_payment": 1, "match_hands": 16}}
+    old = {
+        "name": "for_two",
+        "options": {
+            "stake": 1,
+            "combination_points": [5, 4, 3, 2, 1],
+            "self_drawn_multiplier": 2,
+            "fold_payment": 1,
+            "match_hands": 16,
+        },
+    }
     assert rules_from_dict(old).options.fold_passes_deal is False
     assert simkit.get_rules("for_two").options.fold_passes_deal is True
     for value in (True, False):

@@ -68,7 +68,8 @@ def {name}(a, d):
     return s
 """
 
-_REFCOUNT_SOURCE = """
+_REFCOUNT_SOURCE = (
+    """
 import numpy as np
 import pytest
 from simkit._jit import jit
@@ -78,10 +79,14 @@ from simkit._jit import jit
 def inner(v, pair):
     return v.sum() + pair[1][0]
 
-""" + _REFCOUNT_BODY.format(name="counted") + _REFCOUNT_BODY.format(name="free") + """
+"""
+    + _REFCOUNT_BODY.format(name="counted")
+    + _REFCOUNT_BODY.format(name="free")
+    + """
 counted = jit(cache=False)(counted)
 free = jit(cache=False, refcounts=False)(free)
 """
+)
 
 
 def _nrt_calls(dispatcher):
@@ -497,7 +502,7 @@ def test_inline_in_llvm_marks_the_function_and_llvm_inlines_it():
     assert [line for line in other if "call" in line and "_clip_sum_called" in line]  # the control is called
 
 
-_BY_SYMBOL_CALLER = '''
+_BY_SYMBOL_CALLER = """
 import numba, numpy as np
 from simkit.hand.shanten import shanten_kernel
 
@@ -508,9 +513,9 @@ def ready_count(hands, n_melds, t):
     for i in range(hands.shape[0]):
         n += shanten_kernel(hands[i], n_melds, t, work) == 0
     return n
-'''
+"""
 
-_BY_SYMBOL_RUN = '''
+_BY_SYMBOL_RUN = """
 import json, sys
 import numba, numpy as np
 from llvmlite import binding
@@ -533,10 +538,10 @@ declared = [f.name for f in module.functions if f.is_declaration and "shanten_ke
 defined = [f.name for f in module.functions if not f.is_declaration and "shanten_kernel" in f.name]
 print(json.dumps({"n": int(n), "active": _jit.BY_SYMBOL, "hits": sum(m.ready_count.stats.cache_hits.values()),
                   "declared": declared, "defined": defined, "added": [a for a in added if "shanten_kernel" in a]}))
-'''
+"""
 
 
-_LINKED_CALLERS = '''
+_LINKED_CALLERS = """
 import numba, numpy as np
 from simkit.hand.shanten import shanten_kernel
 
@@ -551,9 +556,9 @@ def ready_count(hands, n_melds, t):
 @numba.njit(cache=True)
 def ready_twice(hands, n_melds, t):
     return 2 * ready_count(hands, n_melds, t)
-'''
+"""
 
-_LINKED_RUN = '''
+_LINKED_RUN = """
 import sys
 import numba
 from simkit.hand.sample import random_ready_hands
@@ -566,7 +571,7 @@ import linked_callers as m
 hands = random_ready_hands(20, seed=2, rules="douque")[0]
 fn = m.ready_count if sys.argv[2] == "inner" else m.ready_twice
 print(fn(hands, 0, hand_tables("douque")))
-'''
+"""
 
 
 def test_a_caller_linking_a_cached_library_finds_the_callee_under_that_library_s_name(tmp_path):
@@ -584,8 +589,13 @@ def test_a_caller_linking_a_cached_library_finds_the_callee_under_that_library_s
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
 
     def run(which, shift):
-        out = subprocess.run([sys.executable, "-c", _LINKED_RUN, str(tmp_path), which, shift], env=env,
-                             capture_output=True, text=True, timeout=900)
+        out = subprocess.run(
+            [sys.executable, "-c", _LINKED_RUN, str(tmp_path), which, shift],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         assert out.returncode == 0, out.stderr[-2000:]
         return int(out.stdout.split()[-1])
 
@@ -615,8 +625,13 @@ def test_called_by_symbol_functions_are_called_not_copied_and_reload_under_anoth
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
 
     def run(shift, **extra):
-        out = subprocess.run([sys.executable, "-c", _BY_SYMBOL_RUN, str(tmp_path), shift], env=dict(env, **extra),
-                             capture_output=True, text=True, timeout=900)
+        out = subprocess.run(
+            [sys.executable, "-c", _BY_SYMBOL_RUN, str(tmp_path), shift],
+            env=dict(env, **extra),
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         assert out.returncode == 0, out.stderr
         return json.loads(out.stdout.strip().splitlines()[-1])
 

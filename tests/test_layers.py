@@ -14,8 +14,15 @@ PACKAGE = Path(simkit.__file__).resolve().parent
 #: fails the test, and so does a listed one that no longer exists (so the list only shrinks)
 KNOWN_CIRCLES = [
     # tiles resolves a rule set's name (simkit.rules imports tiles for its tile sets)
-    {"simkit.rules", "simkit.rules._options", "simkit.rules.douque", "simkit.rules.duel", "simkit.rules.for_two",
-     "simkit.rules.night_market", "simkit.tiles"},
+    {
+        "simkit.rules",
+        "simkit.rules._options",
+        "simkit.rules.douque",
+        "simkit.rules.duel",
+        "simkit.rules.for_two",
+        "simkit.rules.night_market",
+        "simkit.tiles",
+    },
 ]
 
 
@@ -106,8 +113,15 @@ def test_the_engine_s_runtime_sits_below_the_doors_users_call():
     """The step API, positions, rollouts and the luck correction build on the engine's runtime;
     it imports none of them (nor the user's door, :mod:`simkit.engine.matches`)."""
     graph = _graph()
-    doors = {"simkit.engine.matches", "simkit.engine.state", "simkit.engine.position", "simkit.engine.rollouts",
-             "simkit.engine.luck", "simkit.simulate", "simkit.envs"}
+    doors = {
+        "simkit.engine.matches",
+        "simkit.engine.state",
+        "simkit.engine.position",
+        "simkit.engine.rollouts",
+        "simkit.engine.luck",
+        "simkit.simulate",
+        "simkit.envs",
+    }
     seen, todo = set(), ["simkit.engine.runtime"]
     while todo:  # everything the runtime imports, directly or not
         for w in graph[todo.pop()] - seen:

@@ -12,8 +12,17 @@ from simkit.analysis.luck import draw_luck
 from simkit.engine import actions as A
 from simkit.engine import game as eng
 from simkit.engine.luck import (
-    L_CLASS, L_CLASS_COUNTS, L_DECLARED, L_HAND, L_MATCH, L_OPP_DECLARED, L_OPP_SHANTEN, L_PLAYER, L_TILES_LEFT,
-    N_DRAW_CLASSES, draw_records,
+    L_CLASS,
+    L_CLASS_COUNTS,
+    L_DECLARED,
+    L_HAND,
+    L_MATCH,
+    L_OPP_DECLARED,
+    L_OPP_SHANTEN,
+    L_PLAYER,
+    L_TILES_LEFT,
+    N_DRAW_CLASSES,
+    draw_records,
 )
 from simkit.engine.matches import resolve_policy
 from simkit.engine.rulesets import engine_spec
@@ -46,12 +55,21 @@ def _python_records(spec, calls, seed, match):
                 shanten = simkit.shanten_batch(trials.astype(np.uint8), int(T.n_melds[p]), rules=spec.rules)
                 classes = np.minimum(shanten, 3) + 1
                 counts = np.bincount(classes, weights=remaining[kinds], minlength=N_DRAW_CLASSES).astype(int)
-                opp = simkit.shanten_batch(T.hand[1 - p][None].astype(np.uint8), int(T.n_melds[1 - p]), rules=spec.rules)[0]
-                records.append((
-                    int(sc[eng.S_HAND_NUMBER]), p, int(T.declared[p] > 0), int(T.declared[1 - p] > 0), int(opp),
-                    int(sc[eng.S_BACK] - sc[eng.S_FRONT] + 1 - sc[eng.S_KEPT_BACK]),
-                    int(classes[list(kinds).index(s.tile)]), tuple(counts.tolist()),
-                ))
+                opp = simkit.shanten_batch(
+                    T.hand[1 - p][None].astype(np.uint8), int(T.n_melds[1 - p]), rules=spec.rules
+                )[0]
+                records.append(
+                    (
+                        int(sc[eng.S_HAND_NUMBER]),
+                        p,
+                        int(T.declared[p] > 0),
+                        int(T.declared[1 - p] > 0),
+                        int(opp),
+                        int(sc[eng.S_BACK] - sc[eng.S_FRONT] + 1 - sc[eng.S_KEPT_BACK]),
+                        int(classes[list(kinds).index(s.tile)]),
+                        tuple(counts.tolist()),
+                    )
+                )
             f, params = calls[p]
             s.apply(f(s.view(), s.legal, params, s.policy_stream()))
         row = s.row
@@ -70,8 +88,16 @@ def test_draw_records_match_a_replay_stepped_from_python(wall):
             expected, results = _python_records(spec, calls, 5, 3 + i)
             recs = out.records[out.records[:, L_MATCH] == i]
             got = [
-                (int(r[L_HAND]), int(r[L_PLAYER]), int(r[L_DECLARED]), int(r[L_OPP_DECLARED]), int(r[L_OPP_SHANTEN]),
-                 int(r[L_TILES_LEFT]), int(r[L_CLASS]), tuple(int(x) for x in r[L_CLASS_COUNTS:L_CLASS_COUNTS + N_DRAW_CLASSES]))
+                (
+                    int(r[L_HAND]),
+                    int(r[L_PLAYER]),
+                    int(r[L_DECLARED]),
+                    int(r[L_OPP_DECLARED]),
+                    int(r[L_OPP_SHANTEN]),
+                    int(r[L_TILES_LEFT]),
+                    int(r[L_CLASS]),
+                    tuple(int(x) for x in r[L_CLASS_COUNTS : L_CLASS_COUNTS + N_DRAW_CLASSES]),
+                )
                 for r in recs
             ]
             assert got == expected
@@ -173,11 +199,14 @@ def test_draw_records_and_mean_zero_in_every_rule_set(tmp_path, rules):
     for i in range(2):
         expected, results = _python_records(spec, (a, b), 2, i)
         recs = out.records[out.records[:, L_MATCH] == i]
-        assert [(int(r[L_HAND]), int(r[L_PLAYER]), int(r[L_CLASS])) for r in recs] == [(e[0], e[1], e[6]) for e in expected]
+        assert [(int(r[L_HAND]), int(r[L_PLAYER]), int(r[L_CLASS])) for r in recs] == [
+            (e[0], e[1], e[6]) for e in expected
+        ]
         assert [tuple(int(x) for x in r[L_CLASS_COUNTS:]) for r in recs] == [e[7] for e in expected]
         np.testing.assert_array_equal(out.results[i, : len(results)], np.array(results))
-    simkit.simulate(tmp_path / "run", rules=rules, policies=("greedy", "greedy{kong=0}"), matches=300, seed=3,
-                    duplicate=True)
+    simkit.simulate(
+        tmp_path / "run", rules=rules, policies=("greedy", "greedy{kong=0}"), matches=300, seed=3, duplicate=True
+    )
     df = load(tmp_path / "run")
     per_match = np.bincount(df["match"].to_numpy(), weights=draw_luck(df))
     assert abs(per_match.mean()) < 4 * per_match.std(ddof=1) / np.sqrt(len(per_match))
@@ -205,8 +234,9 @@ def test_the_luck_correction_replays_value_and_a_working_directory_module(tmp_pa
     import sys
     from pathlib import Path
 
-    simkit.simulate(tmp_path / "value", policies=("value", "greedy"), matches=20, seed=3, duplicate=True,
-                    progress=False)
+    simkit.simulate(
+        tmp_path / "value", policies=("value", "greedy"), matches=20, seed=3, duplicate=True, progress=False
+    )
     result = compare(tmp_path / "value", correct_luck=True)
     assert result.luck_corrected and np.isfinite(result.per_hand[0])
 
@@ -214,9 +244,22 @@ def test_the_luck_correction_replays_value_and_a_working_directory_module(tmp_pa
     work.mkdir()
     shutil.copy(Path(__file__).with_name("policy_rules_data.py"), work / "my_reader.py")
     env = {k: v for k, v in __import__("os").environ.items() if k != "PYTHONPATH"}
-    for args in (["simulate", "--policies", "my_reader:rule_reader,greedy", "--matches", "12", "--duplicate",
-                  "--out", "run", "--quiet"], ["compare", "run", "--correct-luck"]):
-        done = subprocess.run([sys.executable, "-m", "simkit", *args], cwd=work, env=env, capture_output=True,
-                              text=True, check=False)
+    for args in (
+        [
+            "simulate",
+            "--policies",
+            "my_reader:rule_reader,greedy",
+            "--matches",
+            "12",
+            "--duplicate",
+            "--out",
+            "run",
+            "--quiet",
+        ],
+        ["compare", "run", "--correct-luck"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "simkit", *args], cwd=work, env=env, capture_output=True, text=True, check=False
+        )
         assert done.returncode == 0, done.stderr[-1500:]
     assert "paired, luck corrected" in done.stdout

@@ -127,8 +127,11 @@ def test_an_edited_manifest_is_refused_by_every_reader_and_resume(run, good, tmp
         assert io.read_manifest(run)[where[0]] == io.read_manifest(good)[where[0]]
 
 
-@pytest.mark.parametrize("where, value, field, theirs", EDITS[:4] + EDITS[-4:-2],
-                         ids=[".".join(map(str, e[0])) for e in EDITS[:4] + EDITS[-4:-2]])
+@pytest.mark.parametrize(
+    "where, value, field, theirs",
+    EDITS[:4] + EDITS[-4:-2],
+    ids=[".".join(map(str, e[0])) for e in EDITS[:4] + EDITS[-4:-2]],
+)
 def test_putting_the_shards_value_back_as_told_makes_the_run_readable(run, where, value, field, theirs):
     _edit(run, where, value)
     text = _refusal(io.open_run, run)
@@ -141,8 +144,9 @@ def test_putting_the_shards_value_back_as_told_makes_the_run_readable(run, where
 def test_the_cli_refuses_an_edited_manifest_in_one_line(run):
     _edit(run, ("spec", "seed"), 6)
     for args in (("summarize", run), ("simulate", "--out", run, "--resume", "--quiet")):
-        proc = subprocess.run([sys.executable, "-m", "simkit", *map(str, args)], capture_output=True, text=True,
-                              timeout=600)
+        proc = subprocess.run(
+            [sys.executable, "-m", "simkit", *map(str, args)], capture_output=True, text=True, timeout=600
+        )
         lines = proc.stderr.strip().splitlines()
         assert proc.returncode == 2 and len(lines) == 1, proc.stderr
         assert lines[0].startswith("simkit: error: ") and "seed 6 differs from its shards' 5" in lines[0]
@@ -230,7 +234,8 @@ def test_a_resized_shard_is_refused_and_overwrite_as_told_replaces_the_run(run, 
         assert "part-000001.parquet" in text and "rerun the run with --overwrite" in text
     assert simulate(run, overwrite=True, **SETTINGS).computed_chunks == 4
     assert {k: v for k, v in _files(run).items() if k.startswith("part-")} == {
-        k: v for k, v in _files(good).items() if k.startswith("part-")}
+        k: v for k, v in _files(good).items() if k.startswith("part-")
+    }
 
 
 def test_a_bit_flip_is_refused_and_overwrite_as_told_replaces_the_run(run, good):
@@ -296,8 +301,19 @@ def test_random_edits_of_the_spec_are_refused_or_change_nothing(good, tmp_path):
     leaves = [(("spec",) + w, v) for w, v in _leaves(manifest["spec"])]
     for case in range(60):
         where, old = py.choice(leaves)
-        new = py.choice([old + 1 if isinstance(old, (int, float)) and not isinstance(old, bool) else 1, "x", None, [old],
-                         {"k": old}, -1, 2**70, 0.5, not old if isinstance(old, bool) else True])
+        new = py.choice(
+            [
+                old + 1 if isinstance(old, (int, float)) and not isinstance(old, bool) else 1,
+                "x",
+                None,
+                [old],
+                {"k": old},
+                -1,
+                2**70,
+                0.5,
+                not old if isinstance(old, bool) else True,
+            ]
+        )
         if new == old and type(new) is type(old):
             continue
         path = tmp_path / f"case{case}"

@@ -63,7 +63,10 @@ def test_meld_properties():
     "text, match",
     [
         ("", r"empty meld string"),
-        ("pong 555z", r"unknown meld type 'pong' in 'pong 555z'; meld types are pung, kong, added_kong, concealed_kong, chow"),
+        (
+            "pong 555z",
+            r"unknown meld type 'pong' in 'pong 555z'; meld types are pung, kong, added_kong, concealed_kong, chow",
+        ),
         ("555z pung", r"unknown meld type '555z'.*write the type first"),
         ("exposed_kong 1111m", r"unknown meld type 'exposed_kong'"),
         ("pung", r"meld 'pung' has no tiles; write e.g. 'pung 555z'"),
@@ -206,7 +209,9 @@ def test_at_most_four_melds():
 
 
 def test_melds_total_copies():
-    with pytest.raises(TileCountError, match=r"the melds hold 7 copies of 1m \(pung 111m; kong 1111m\); a kind has at most 4"):
+    with pytest.raises(
+        TileCountError, match=r"the melds hold 7 copies of 1m \(pung 111m; kong 1111m\); a kind has at most 4"
+    ):
         parse_melds(["pung 111m", "kong 1111m"])
     with pytest.raises(TileCountError, match=r"6 copies of 3m"):
         parse_melds(["chow 123m", "chow 234m", "chow 345m", "pung 333m"])
@@ -239,7 +244,10 @@ def test_melds_array():
 def test_check_total_counts():
     assert check_total_counts("55z123m", ["pung 666z"]) is None
     assert check_total_counts("5z", ["pung 555z"]) is None
-    with pytest.raises(TileCountError, match=r"hand and melds together hold 6 copies of 5z \(3 in the hand, 3 in melds\); a kind has at most 4"):
+    with pytest.raises(
+        TileCountError,
+        match=r"hand and melds together hold 6 copies of 5z \(3 in the hand, 3 in melds\); a kind has at most 4",
+    ):
         check_total_counts("555z", "pung 555z")
     hand = np.zeros(34, dtype=np.uint8)
     hand[0] = 1

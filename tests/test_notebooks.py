@@ -58,7 +58,9 @@ def test_every_notebook_is_covered_and_has_one_parameter_cell():
 def _run(name, tmp_path):
     params = dict(SMALL[name], FIGURES=repr(str(tmp_path / "figures")), RUNS=repr(str(tmp_path / "runs")))
     nb = execute(NOTEBOOKS / f"{name}.ipynb", params, timeout=600)
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    errors = [
+        o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.get("output_type") == "error"
+    ]
     assert not errors
     for fig in FIGURES[name]:
         assert (tmp_path / "figures" / fig).stat().st_size > 5000, fig

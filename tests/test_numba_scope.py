@@ -18,8 +18,10 @@ def test_every_patch_the_engine_counts_on_is_active():
 
     from simkit import _jit
 
-    active = {name: getattr(_jit, name) for name in (
-        "REFCOUNT_FREE", "LLVM_INLINE", "INLINE_COPY", "FLAGS_COMPARE", "INLINE_FRONTEND", "BY_SYMBOL")}
+    active = {
+        name: getattr(_jit, name)
+        for name in ("REFCOUNT_FREE", "LLVM_INLINE", "INLINE_COPY", "FLAGS_COMPARE", "INLINE_FRONTEND", "BY_SYMBOL")
+    }
     if getattr(errors, "HighlightColorScheme", None) is not None and getattr(errors, "Style", None) is not None:
         active["ERROR_MARKUP"] = _jit.ERROR_MARKUP  # only where numba marks errors up with colorama
     assert all(active.values()), {name: on for name, on in active.items() if not on}
@@ -83,13 +85,13 @@ def test_a_user_function_is_compiled_as_numba_compiles_it():
     assert settings == "True"
 
 
-_CACHED_USER_FUNCTION = '''
+_CACHED_USER_FUNCTION = """
 import numba
 
 @numba.njit(cache=True)
 def twice(x):
     return 2 * x
-'''
+"""
 
 
 def test_a_user_s_cached_function_is_cached_where_numba_puts_it(tmp_path):

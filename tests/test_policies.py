@@ -144,14 +144,29 @@ def test_two_settings_of_one_policy_are_two_policies(tmp_path):
 
 def test_cli_policies_with_parameters_and_labels(tmp_path, capsys):
     out = tmp_path / "cli"
-    assert main(["simulate", "--policies", "never=greedy{declare=0},greedy{claim=0}", "--matches", "5", "--out",
-                 str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--policies",
+                "never=greedy{declare=0},greedy{claim=0}",
+                "--matches",
+                "5",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     df = load(out)
     assert set(df["policy_0"].astype(str)) == {"never"} and set(df["policy_1"].astype(str)) == {"greedy{claim=0}"}
     assert main(["policies"]) == 0
     text = capsys.readouterr().out
     assert "declare: bool (default 1)" in text and "fold_at: int (default 7, 0..20)" in text
-    assert main(["simulate", "--policies", "greedy{declar=0},greedy", "--matches", "5", "--out", str(tmp_path / "x")]) == 2
+    assert (
+        main(["simulate", "--policies", "greedy{declar=0},greedy", "--matches", "5", "--out", str(tmp_path / "x")]) == 2
+    )
     assert "has no parameter 'declar'" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
 
@@ -163,8 +178,22 @@ def test_cli_policies_with_parameters_and_labels(tmp_path, capsys):
 def test_user_policy_from_the_command_line_is_recorded_and_replayed(user_module, capsys):
     name, where = user_module
     out = where / "run"
-    assert main(["simulate", "--policies", f"{name}:lazy{{claim=0}},greedy", "--matches", "6", "--duplicate",
-                 "--out", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--policies",
+                f"{name}:lazy{{claim=0}},greedy",
+                "--matches",
+                "6",
+                "--duplicate",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     record = io.read_manifest(out)["spec"]["policies"][0]
     assert record["label"] == "lazy{claim=0}" and record["module"] == name and record["function"] == "lazy"
     assert record["values"] == {"declare": False, "claim": 0} and len(record["source_sha256"]) == 64
@@ -289,7 +318,10 @@ def test_a_policy_that_does_not_compile_gets_a_short_error(tmp_path, monkeypatch
         with pytest.raises(simkit.PolicyCompileError) as info:
             simkit.simulate_matches("douque", (bad.typo, "greedy"), 1, seed=0)
         text = str(info.value)
-        assert text.startswith("policy typo (") and "bad_policies.py:5) does not compile: Unknown attribute 'handd'" in text
+        assert (
+            text.startswith("policy typo (")
+            and "bad_policies.py:5) does not compile: Unknown attribute 'handd'" in text
+        )
         assert "bad_policies.py:7: x = view.handd[0]" in text and len(text.splitlines()) <= 4
         with pytest.raises(simkit.PolicyCompileError, match="returns float64, not an action"):
             simkit.simulate_matches("douque", (bad.floaty, "greedy"), 1, seed=0)

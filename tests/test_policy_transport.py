@@ -45,7 +45,8 @@ def test_a_pickled_policy_plays_the_same_vector_in_a_fresh_process(tmp_path):
     policies = [as_policy(p) for p in POLICIES]
     here = {
         (p.text(), r): hashlib.sha256(resolve_policy(p, get_rules(r))[1].tobytes()).hexdigest()
-        for p in policies for r in RULE_SETS
+        for p in policies
+        for r in RULE_SETS
     }
     (tmp_path / "policies.pkl").write_bytes(pickle.dumps(policies))
     there = _in_fresh_process(f"""
@@ -53,7 +54,7 @@ def test_a_pickled_policy_plays_the_same_vector_in_a_fresh_process(tmp_path):
         from simkit.engine.matches import resolve_policy
         from simkit.engine.policy_spec import BUILT_IN, spec_of
         from simkit.rules import get_rules
-        for p in pickle.loads(open({str(tmp_path / 'policies.pkl')!r}, 'rb').read()):
+        for p in pickle.loads(open({str(tmp_path / "policies.pkl")!r}, 'rb').read()):
             module, _, name = p.name.partition(':')
             same = BUILT_IN[p.name] if not name else getattr(__import__(module), name)
             assert p.function is same, p.name  # the very function, not a copy compiled anew
@@ -69,7 +70,8 @@ def test_a_jitted_function_pickled_by_value_keeps_its_declaration(tmp_path):
     """A policy that cannot be imported by name (here: defined in a script, its ``__main__``)
     travels by value; its declaration travels on its Python function, into a process that never
     saw it."""
-    _in_fresh_process(f"""
+    _in_fresh_process(
+        f"""
         import pickle
         from simkit._jit import jit
         from simkit.engine.policy_spec import Param, as_policy, policy
@@ -79,13 +81,15 @@ def test_a_jitted_function_pickled_by_value_keeps_its_declaration(tmp_path):
         def mine(view, legal, params, rng):
             return 0
 
-        open({str(tmp_path / 'mine.pkl')!r}, 'wb').write(pickle.dumps(as_policy(mine)))
-    """, tmp_path / "main.py")
+        open({str(tmp_path / "mine.pkl")!r}, 'wb').write(pickle.dumps(as_policy(mine)))
+    """,
+        tmp_path / "main.py",
+    )
     out = _in_fresh_process(f"""
         import pickle
         from simkit.engine.policy_spec import spec_of
         from simkit.rules import get_rules
-        p = pickle.loads(open({str(tmp_path / 'mine.pkl')!r}, 'rb').read())
+        p = pickle.loads(open({str(tmp_path / "mine.pkl")!r}, 'rb').read())
         print(spec_of(p.function).names, p.engine_params(get_rules('duel')).tolist(), p.label)
     """)
     assert out.split() == ["('x',)", "[1.5,", "1.0,", "2.0]", "mine"]
@@ -122,8 +126,9 @@ def test_every_policy_gives_the_same_bytes_with_worker_processes_and_dask(rules,
     processes vs a local Dask cluster: byte-identical shards."""
     distributed = pytest.importorskip("distributed")
     runs = [("value", "greedy"), ("random", "policy_rules_data:rule_reader{shift=3}")]
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                       silence_logs=50)
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+    )
     try:
         with distributed.Client(cluster) as client:
             for i, pair in enumerate(runs):

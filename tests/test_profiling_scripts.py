@@ -68,13 +68,17 @@ def test_compile_profile_restores_numba_when_done():
 
 def test_engine_profile_names_numba_symbols_by_their_python_names():
     short = profile_engine.short_name
-    mangled = ("_ZN6simkit4hand7shanten19discard_eval_kernelB4v229B56c8tJTIeFIjxB2IKSgI4CrvSCKg1MMbCQQPKkLTj8gMFYBFOOlH7AIpoAE5"
-               "ArrayIhLi1E1C7mutable7alignedEx")
+    mangled = (
+        "_ZN6simkit4hand7shanten19discard_eval_kernelB4v229B56c8tJTIeFIjxB2IKSgI4CrvSCKg1MMbCQQPKkLTj8gMFYBFOOlH7AIpoAE5"
+        "ArrayIhLi1E1C7mutable7alignedEx"
+    )
     assert short(mangled) == "simkit.hand.shanten.discard_eval_kernel"
     assert short("_ZN42_simkit_engine_settle_for_two_fa8b411d9d6c19play_matches_kernelB3v12B56c8tJTIe") == (
-        "_simkit_engine_settle_for_two_fa8b411d9d6c.play_matches_kernel")
+        "_simkit_engine_settle_for_two_fa8b411d9d6c.play_matches_kernel"
+    )
     assert short("_ZN5numba7cpython8builtins6ol_min12_3clocals_3e4implB3v34B68c8t") == (
-        "numba.cpython.builtins.ol_min.<locals>.impl")
+        "numba.cpython.builtins.ol_min.<locals>.impl"
+    )
     assert short("cfunc._ZN6simkit4hand3win13is_win_kernelB3v82") == "cfunc simkit.hand.win.is_win_kernel"
     assert short("_PyEval_EvalFrameDefault") == "_PyEval_EvalFrameDefault"
 
@@ -88,8 +92,12 @@ def test_engine_profile_maps_a_compiled_library_s_functions_to_their_addresses(t
     library = next(iter(square.overloads.values())).library
     symbols = profile_engine.library_symbols(library, str(tmp_path))
     by_name = {name: (address, size) for address, size, name in symbols}
-    plain = [n for n in by_name if profile_engine.short_name(n).endswith("<locals>.square")
-             and not profile_engine.short_name(n).startswith(("cpython.", "cfunc "))]
+    plain = [
+        n
+        for n in by_name
+        if profile_engine.short_name(n).endswith("<locals>.square")
+        and not profile_engine.short_name(n).startswith(("cpython.", "cfunc "))
+    ]
     assert len(plain) == 1, sorted(by_name)  # the function itself, besides its two wrappers
     entry = plain[0]
     assert by_name[entry][0] == library.get_pointer_to_function(entry)

@@ -66,9 +66,11 @@ def test_simulate_shows_progress_in_a_jupyter_kernel(tmp_path):
     import nbformat
 
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(
-        f"import simkit\nr = simkit.simulate({str(tmp_path / 'run')!r}, matches=600, seed=1, progress=True)\nprint(r.rows)"
-    )]
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            f"import simkit\nr = simkit.simulate({str(tmp_path / 'run')!r}, matches=600, seed=1, progress=True)\nprint(r.rows)"
+        )
+    ]
     nbclient.NotebookClient(nb, kernel_name="python3", timeout=600).execute()
     err = "".join(o.get("text", "") for o in nb.cells[0].outputs if o.get("name") == "stderr")
     out = "".join(o.get("text", "") for o in nb.cells[0].outputs if o.get("name") == "stdout")
@@ -84,7 +86,10 @@ def test_the_start_up_message_says_how_long_the_last_compile_took(tmp_path, monk
     compiled.record_start_up("duel", 1.2)  # a load from the cache: nothing to keep
     assert not (tmp_path / "start_up.json").exists()
     compiled.record_start_up("duel", 47.3)
-    assert compiled.start_up_message("duel") == "loading the duel engine from the cache (compiling it took 47 s on this machine)..."
+    assert (
+        compiled.start_up_message("duel")
+        == "loading the duel engine from the cache (compiling it took 47 s on this machine)..."
+    )
     monkeypatch.setattr(compiled, "source_hash", lambda: "another version of simkit")
     assert compiled.start_up_message("duel") == (
         "compiling the duel engine: simkit changed since its last compile, which took 47 s on this machine..."

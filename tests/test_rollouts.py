@@ -85,7 +85,14 @@ def test_rollouts_agree_with_exact_enumeration_of_late_positions(rules, seeds):
         r = df.loc[code]
         half = (r.mean_high - r.mean_low) / 2
         # a 99.9% interval (3.29 standard errors) on a fixed seed: every action's exact value is inside
-        assert abs(r["mean"] - value) <= half * 3.29 / 1.96 + 1e-9, (rules, str(pos), action_text(code, -1, get_rules(rules)), r["mean"], value, n_completions)
+        assert abs(r["mean"] - value) <= half * 3.29 / 1.96 + 1e-9, (
+            rules,
+            str(pos),
+            action_text(code, -1, get_rules(rules)),
+            r["mean"],
+            value,
+            n_completions,
+        )
 
 
 def test_rollouts_are_reproducible_whatever_the_thread_count():
@@ -102,11 +109,28 @@ def test_rollouts_are_reproducible_whatever_the_thread_count():
 def test_table_columns_and_pairing():
     pos = simkit.Position.from_string("douque: hand 1112345678m9p13z3z; drawn 3z; dealer")
     df = rollouts(pos, n=3000, seed=1)
-    assert list(df.columns) == ["action", "code", "rollouts", "win_rate", "self_draw_rate", "deal_in_rate", "draw_rate",
-                                "mean", "mean_low", "mean_high", "diff", "diff_low", "diff_high"]
+    assert list(df.columns) == [
+        "action",
+        "code",
+        "rollouts",
+        "win_rate",
+        "self_draw_rate",
+        "deal_in_rate",
+        "draw_rate",
+        "mean",
+        "mean_low",
+        "mean_high",
+        "diff",
+        "diff_low",
+        "diff_high",
+    ]
     assert df["mean"].is_monotonic_decreasing and df["diff"].iloc[0] == 0
-    assert set(df["action"]) == {f"discard {t}" for t in ("1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9p", "1z", "3z")}
-    assert ((df["self_draw_rate"] <= df["win_rate"]) & (df["win_rate"] + df["deal_in_rate"] + df["draw_rate"] <= 1)).all()
+    assert set(df["action"]) == {
+        f"discard {t}" for t in ("1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9p", "1z", "3z")
+    }
+    assert (
+        (df["self_draw_rate"] <= df["win_rate"]) & (df["win_rate"] + df["deal_in_rate"] + df["draw_rate"] <= 1)
+    ).all()
     # common random numbers: a difference is known better than either mean
     second = df.iloc[1]
     assert (second.diff_high - second.diff_low) < (second.mean_high - second.mean_low)
@@ -168,8 +192,28 @@ def test_advise_and_hand_commands(capsys):
     assert main(["advise", "1112345678m9p13z", "--on-discard", "9p", "-n", "200"]) == 0
     out = capsys.readouterr().out
     assert "pass" in out
-    assert main(["advise", "1112345678m9p13z3z", "--dealer", "-n", "200", "--to", "match", "--hand-number", "3",
-                 "--dealerships", "2", "--score", "50", "--opp-score", "-50"]) == 0
+    assert (
+        main(
+            [
+                "advise",
+                "1112345678m9p13z3z",
+                "--dealer",
+                "-n",
+                "200",
+                "--to",
+                "match",
+                "--hand-number",
+                "3",
+                "--dealerships",
+                "2",
+                "--score",
+                "50",
+                "--opp-score",
+                "-50",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "hand_number 3; dealerships 2; score 50; opponent_score -50" in out and "end of the match" in out
     with pytest.raises(SystemExit) as info:
@@ -179,7 +223,10 @@ def test_advise_and_hand_commands(capsys):
     assert "tiles_left is 50" in capsys.readouterr().err
     assert main(["hand", "1112345678m9p13z3z"]) == 0
     out = capsys.readouterr().out
-    assert "discard  shanten after   live improving tiles" in out and "9p                   1                     31" in out
+    assert (
+        "discard  shanten after   live improving tiles" in out
+        and "9p                   1                     31" in out
+    )
 
 
 def test_advise_on_a_discard_takes_the_river_with_or_without_it_and_times_the_rollouts_alone(capsys):
@@ -241,10 +288,19 @@ def test_to_the_end_of_the_match():
     rates = ["action", "win_rate", "self_draw_rate", "deal_in_rate", "draw_rate"]
     by_action = hand.set_index("action")[rates[1:]].sort_index()
     assert by_action.equals(match.set_index("action")[rates[1:]].sort_index())
-    assert not np.allclose(hand.set_index("action")["mean"].sort_index(), match.set_index("action")["mean"].sort_index())
+    assert not np.allclose(
+        hand.set_index("action")["mean"].sort_index(), match.set_index("action")["mean"].sort_index()
+    )
     assert match.attrs["to"] == "match" and "end of the match" in match.attrs["value"]
-    assert match.equals(rollouts(text + "; hand_number 2; dealerships 1; score 120; opponent_score -120", n=400, seed=3,
-                                 to="match", threads=1))
+    assert match.equals(
+        rollouts(
+            text + "; hand_number 2; dealerships 1; score 120; opponent_score -120",
+            n=400,
+            seed=3,
+            to="match",
+            threads=1,
+        )
+    )
     from simkit.engine.rulesets import engine_spec
 
     last = engine_spec(get_rules("douque")).game.match_hands - 1
@@ -254,11 +310,22 @@ def test_to_the_end_of_the_match():
 
 
 def test_match_context_of_a_position_is_validated_and_kept_in_its_notation():
-    text = ("douque: hand 1112345678m9p13z3z; drawn 3z; opponent_river 4z; not_dealer; streak 2; seat_wind W; prevailing_wind S; "
-            "hand_number 5; dealerships 3; score -40.5; opponent_score 40.5")
+    text = (
+        "douque: hand 1112345678m9p13z3z; drawn 3z; opponent_river 4z; not_dealer; streak 2; seat_wind W; prevailing_wind S; "
+        "hand_number 5; dealerships 3; score -40.5; opponent_score 40.5"
+    )
     pos = simkit.Position.from_string(text)
     again = simkit.Position.from_string(str(pos))
-    for name in ("streak", "seat_wind", "prevailing_wind", "hand_number", "dealerships", "score", "opponent_score", "dealer"):
+    for name in (
+        "streak",
+        "seat_wind",
+        "prevailing_wind",
+        "hand_number",
+        "dealerships",
+        "score",
+        "opponent_score",
+        "dealer",
+    ):
         assert getattr(again, name) == getattr(pos, name), name
     assert pos != simkit.Position.from_string(text.replace("streak 2", "streak 1"))
     with pytest.raises(simkit.SimkitError, match="dealerships must be below the 8 deals of a douque match"):

@@ -222,7 +222,10 @@ def test_four_concealed_pungs_with_all_pungs_and_concealed_hand():
 
 def test_all_pungs_with_claimed_melds():
     # 55m 99m waiting 5m/9m, wins on 5m
-    assert items("555m99m", "5m", [("pung", "1p"), ("pung", "3m"), ("pung", "7z")]) == {"all_pungs": 4, "dragon_pung": 1}
+    assert items("555m99m", "5m", [("pung", "1p"), ("pung", "3m"), ("pung", "7z")]) == {
+        "all_pungs": 4,
+        "dragon_pung": 1,
+    }
 
 
 def test_half_flush_characters_and_honors():
@@ -260,8 +263,13 @@ def test_dragon_specials_do_not_replace_wind_items():
 
 def test_little_four_winds_replaces_seat_and_prevailing_wind():
     r = items("123m111z222z333z44z", "3m", seat_wind="E", prevailing_wind="S")
-    assert r == {"little_four_winds": 8, "half_flush": 4, "concealed_hand": 1, "three_concealed_pungs": 2,
-                 "single_wait": 1}
+    assert r == {
+        "little_four_winds": 8,
+        "half_flush": 4,
+        "concealed_hand": 1,
+        "three_concealed_pungs": 2,
+        "single_wait": 1,
+    }
 
 
 def test_big_four_winds_replaces_seat_and_prevailing_wind():
@@ -271,8 +279,15 @@ def test_big_four_winds_replaces_seat_and_prevailing_wind():
 
 def test_big_three_dragons_keeps_seat_and_prevailing_wind():
     r = items("555z666z777z99p", "9p", [("pung", "3z")], seat_wind="W", prevailing_wind="W")
-    assert r == {"big_three_dragons": 8, "seat_wind": 1, "prevailing_wind": 1, "single_wait": 1,
-                 "all_pungs": 4, "three_concealed_pungs": 2, "half_flush": 4}
+    assert r == {
+        "big_three_dragons": 8,
+        "seat_wind": 1,
+        "prevailing_wind": 1,
+        "single_wait": 1,
+        "all_pungs": 4,
+        "three_concealed_pungs": 2,
+        "half_flush": 4,
+    }
 
 
 def test_all_honors_alone_replaces_all_pungs_half_flush_dragon_and_winds():
@@ -304,8 +319,18 @@ def test_all_honors_merged_items(hand, win, melds, merged, tai):
     assert r[merged] == tai
     merged_items = [n for n in rs.ITEM_NAMES if n.startswith("all_honors_")]
     assert [n for n in r if n.startswith("all_honors")] == [merged]
-    for replaced in ("all_honors", "little_three_dragons", "big_three_dragons", "little_four_winds",
-                     "big_four_winds", "all_pungs", "half_flush", "dragon_pung", "seat_wind", "prevailing_wind"):
+    for replaced in (
+        "all_honors",
+        "little_three_dragons",
+        "big_three_dragons",
+        "little_four_winds",
+        "big_four_winds",
+        "all_pungs",
+        "half_flush",
+        "dragon_pung",
+        "seat_wind",
+        "prevailing_wind",
+    ):
         assert replaced not in r, replaced
     assert merged in merged_items
 
@@ -314,8 +339,13 @@ def test_all_honors_big_four_winds_28():
     r = items("111z222z333z55z", "5z", [("kong", "4z")], seat_wind="E", prevailing_wind="E")
     assert r == {"all_honors_big_four_winds": 28, "single_wait": 1, "three_concealed_pungs": 2}
     r = items("111z222z333z444z55z", "4z", self_drawn=True)  # concealed: + four concealed pungs
-    assert r == {"all_honors_big_four_winds": 28, "four_concealed_pungs": 5, "concealed_hand": 1,
-                 "self_drawn": 4, "fully_concealed": 1}
+    assert r == {
+        "all_honors_big_four_winds": 28,
+        "four_concealed_pungs": 5,
+        "concealed_hand": 1,
+        "self_drawn": 4,
+        "fully_concealed": 1,
+    }
 
 
 def test_heavenly_hand_replaces_concealed_self_drawn_fully_concealed_and_single_wait():
@@ -334,8 +364,9 @@ def test_heavenly_hand_replaces_concealed_self_drawn_fully_concealed_and_single_
 
 def test_heavenly_hand_score_does_not_depend_on_the_named_winning_tile():
     c = P("111222333m555z99p")
-    scores = {rs.ref_score(c, t, first_turn="heavenly", dealer=True, self_drawn=True)["hand_tai"]
-              for t in range(34) if c[t]}
+    scores = {
+        rs.ref_score(c, t, first_turn="heavenly", dealer=True, self_drawn=True)["hand_tai"] for t in range(34) if c[t]
+    }
     assert scores == {34}
 
 
@@ -443,8 +474,9 @@ def test_exclusion_migi_vs_declare_ready():
 
 @pytest.mark.parametrize("tai", [24, 16])
 def test_option_heavenly_tai(tai):
-    r = score("123456789m111p99p", "6m", first_turn="heavenly", dealer=True, self_drawn=True,
-              options={"heavenly_tai": tai})
+    r = score(
+        "123456789m111p99p", "6m", first_turn="heavenly", dealer=True, self_drawn=True, options={"heavenly_tai": tai}
+    )
     assert r["items"] == {"heavenly_hand": tai}
 
 
@@ -484,7 +516,9 @@ def test_option_base_and_tai_value(base, tai_value):
     assert r["total_tai"] == pytest.approx(base / tai_value + 9)
 
 
-@pytest.mark.parametrize("opts", [{"skipped_pung": "hand"}, {"skipped_pung": "turn"}, {"streak_cap": 4}, {"streak_cap": 100}])
+@pytest.mark.parametrize(
+    "opts", [{"skipped_pung": "hand"}, {"skipped_pung": "turn"}, {"streak_cap": 4}, {"streak_cap": 100}]
+)
 def test_options_that_do_not_affect_scoring(opts):
     assert score("123456789m111p99p", "6m", self_drawn=True, streak=4, options=opts) == score(
         "123456789m111p99p", "6m", self_drawn=True, streak=4
@@ -504,8 +538,15 @@ def test_dealer_tai_ignores_dealer_flag_and_is_not_capped():
 def test_best_split_pungs_over_chows_self_drawn():
     r = score("111222333m999m55z", "5z", self_drawn=True)
     assert r["split"] == (("pair", K("5z")), ("pung", 0), ("pung", 1), ("pung", 2), ("pung", 8))
-    assert r["items"] == {"self_drawn": 4, "concealed_hand": 1, "fully_concealed": 1, "single_wait": 1,
-                          "four_concealed_pungs": 5, "all_pungs": 4, "half_flush": 4}
+    assert r["items"] == {
+        "self_drawn": 4,
+        "concealed_hand": 1,
+        "fully_concealed": 1,
+        "single_wait": 1,
+        "four_concealed_pungs": 5,
+        "all_pungs": 4,
+        "half_flush": 4,
+    }
 
 
 def test_best_split_pungs_over_chows_when_the_discard_completes_a_pung():
@@ -600,17 +641,53 @@ def test_item_names_are_unique_snake_case_and_cover_the_table():
 
 EXCLUSIVE = [
     {"three_concealed_pungs", "four_concealed_pungs"},
-    {"half_flush", "full_flush", "all_honors", "all_honors_little_three_dragons", "all_honors_big_three_dragons",
-     "all_honors_little_four_winds", "all_honors_big_four_winds"},
-    {"little_three_dragons", "big_three_dragons", "dragon_pung", "all_honors", "all_honors_little_three_dragons",
-     "all_honors_big_three_dragons", "all_honors_little_four_winds", "all_honors_big_four_winds"},
-    {"little_four_winds", "big_four_winds", "all_honors", "all_honors_little_three_dragons",
-     "all_honors_big_three_dragons", "all_honors_little_four_winds", "all_honors_big_four_winds", "seat_wind"},
-    {"little_four_winds", "big_four_winds", "all_honors", "all_honors_little_three_dragons",
-     "all_honors_big_three_dragons", "all_honors_little_four_winds", "all_honors_big_four_winds",
-     "prevailing_wind"},
-    {"all_pungs", "all_honors", "all_honors_little_three_dragons", "all_honors_big_three_dragons",
-     "all_honors_little_four_winds", "all_honors_big_four_winds"},
+    {
+        "half_flush",
+        "full_flush",
+        "all_honors",
+        "all_honors_little_three_dragons",
+        "all_honors_big_three_dragons",
+        "all_honors_little_four_winds",
+        "all_honors_big_four_winds",
+    },
+    {
+        "little_three_dragons",
+        "big_three_dragons",
+        "dragon_pung",
+        "all_honors",
+        "all_honors_little_three_dragons",
+        "all_honors_big_three_dragons",
+        "all_honors_little_four_winds",
+        "all_honors_big_four_winds",
+    },
+    {
+        "little_four_winds",
+        "big_four_winds",
+        "all_honors",
+        "all_honors_little_three_dragons",
+        "all_honors_big_three_dragons",
+        "all_honors_little_four_winds",
+        "all_honors_big_four_winds",
+        "seat_wind",
+    },
+    {
+        "little_four_winds",
+        "big_four_winds",
+        "all_honors",
+        "all_honors_little_three_dragons",
+        "all_honors_big_three_dragons",
+        "all_honors_little_four_winds",
+        "all_honors_big_four_winds",
+        "prevailing_wind",
+    },
+    {
+        "all_pungs",
+        "all_honors",
+        "all_honors_little_three_dragons",
+        "all_honors_big_three_dragons",
+        "all_honors_little_four_winds",
+        "all_honors_big_four_winds",
+    },
     {"heavenly_hand", "earthly_hand", "human_hand", "concealed_hand"},
     {"heavenly_hand", "earthly_hand", "self_drawn"},
     {"heavenly_hand", "earthly_hand", "fully_concealed"},
@@ -663,8 +740,16 @@ def test_random_cases_invariants():
 def test_random_cases_self_draw_never_scores_less_pattern_tai_than_discard():
     """Same tiles won by self-draw vs on a discard: concealed pungs can only grow, so the
     split-dependent items (everything but the win-type items) never score less."""
-    win_type = {"self_drawn", "fully_concealed", "fully_melded", "single_wait", "robbing_the_kong",
-                "replacement_tile", "last_tile_draw", "concealed_hand"}
+    win_type = {
+        "self_drawn",
+        "fully_concealed",
+        "fully_melded",
+        "single_wait",
+        "robbing_the_kong",
+        "replacement_tile",
+        "last_tile_draw",
+        "concealed_hand",
+    }
     rng = random.Random(7)
     for _ in range(1500):
         case = rs.random_case(rng)

@@ -90,11 +90,27 @@ def test_score_wrapper_agrees_with_reference():
 @pytest.mark.parametrize(
     "hand, win, melds, kw, expected",
     [
-        ("11122233344455z", "5z", [], dict(self_drawn=True),
-         {"self_drawn": 4, "concealed_hand": 1, "fully_concealed": 1, "single_wait": 1,
-          "four_concealed_pungs": 5, "all_honors_big_four_winds": 28}),
-        ("44m", "4m", ["pung 111z", "pung 222z", "pung 333z", "kong 4444z"], {},
-         {"fully_melded": 2, "single_wait": 1, "big_four_winds": 16, "all_pungs": 4, "half_flush": 4}),
+        (
+            "11122233344455z",
+            "5z",
+            [],
+            dict(self_drawn=True),
+            {
+                "self_drawn": 4,
+                "concealed_hand": 1,
+                "fully_concealed": 1,
+                "single_wait": 1,
+                "four_concealed_pungs": 5,
+                "all_honors_big_four_winds": 28,
+            },
+        ),
+        (
+            "44m",
+            "4m",
+            ["pung 111z", "pung 222z", "pung 333z", "kong 4444z"],
+            {},
+            {"fully_melded": 2, "single_wait": 1, "big_four_winds": 16, "all_pungs": 4, "half_flush": 4},
+        ),
     ],
 )
 def test_rare_items(hand, win, melds, kw, expected):

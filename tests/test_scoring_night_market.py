@@ -231,8 +231,13 @@ def test_the_big_patterns_stack_with_zi_yi_se_and_si_an_ke():
 def test_best_split_prefers_more_fan():
     # 111222333m: three pungs (Three concealed pungs 16, Peng Peng Hu 6) or three 123m chows
     r = score("111222333m99m", "9m", ["pung 555z"], self_drawn=True)
-    assert r["items"] == {"self_drawn": 1, "pair_wait": 1, "all_pungs": 6, "one_type_but_one_set": 6,
-                          "three_concealed_pungs": 16}
+    assert r["items"] == {
+        "self_drawn": 1,
+        "pair_wait": 1,
+        "all_pungs": 6,
+        "one_type_but_one_set": 6,
+        "three_concealed_pungs": 16,
+    }
 
 
 @pytest.mark.parametrize("base, fan_value", [(50, 100), (10, 20), (0.5, 7.5)])

@@ -71,7 +71,12 @@ def test_night_market_payment():
 
 @pytest.mark.parametrize(
     "cap, expected",
-    [(32, [1, 2, 4, 8, 16, 32, 32, 32]), (5, [1, 2, 4, 5, 5, 5, 5, 5]), (1, [1] * 8), (1000, [1, 2, 4, 8, 16, 32, 64, 1000])],
+    [
+        (32, [1, 2, 4, 8, 16, 32, 32, 32]),
+        (5, [1, 2, 4, 5, 5, 5, 5, 5]),
+        (1, [1] * 8),
+        (1000, [1, 2, 4, 8, 16, 32, 64, 1000]),
+    ],
 )
 def test_duel_win_multiple(cap, expected):
     p = duel.params_of(simkit.get_rules("duel", multiple_cap=cap, stake=0.5))
@@ -88,8 +93,12 @@ def test_duel_kong_payments_and_fee():
     assert duel.kong_units(melds[2:], 1) == 1 and duel.kong_units(melds[3:], 1) == 4
     assert duel.kong_payment(melds, 4, p) == 21.0
     assert duel.receiver_fee(40.0, p) == pytest.approx(2.0)
-    assert reference_scoring_duel.ref_kong_payment([("pung", 27), ("kong", 28), ("added_kong", 29),
-                                                    ("concealed_kong", 30)], 3) == 21.0
+    assert (
+        reference_scoring_duel.ref_kong_payment(
+            [("pung", 27), ("kong", 28), ("added_kong", 29), ("concealed_kong", 30)], 3
+        )
+        == 21.0
+    )
 
 
 def test_for_two_payment_and_fold():
@@ -114,8 +123,16 @@ def test_night_market_flag_checks():
     for flag in ("robbing_kong", "replacement", "dealer"):
         with pytest.raises(simkit.ScoreError, match=f"{flag}=True is not a win flag of rule set 'night_market'"):
             simkit.score("22456789m555z", "6m", PUNG_E, rules="night_market", **{flag: True})
-    for flag, value in (("first_turn", "heavenly"), ("declared", "ready"), ("seat_wind", "E"), ("streak", 1), ("bid", 2)):
-        with pytest.raises(simkit.ScoreError, match=f"{flag}=.* 'night_market' takes: self_drawn, last_tile, last_discard"):
+    for flag, value in (
+        ("first_turn", "heavenly"),
+        ("declared", "ready"),
+        ("seat_wind", "E"),
+        ("streak", 1),
+        ("bid", 2),
+    ):
+        with pytest.raises(
+            simkit.ScoreError, match=f"{flag}=.* 'night_market' takes: self_drawn, last_tile, last_discard"
+        ):
             simkit.score("22456789m555z", "6m", PUNG_E, rules="night_market", **{flag: value})
     with pytest.raises(simkit.TileNotationError):
         simkit.score("22456789p555z", "6p", PUNG_E, rules="night_market")
@@ -127,7 +144,9 @@ def test_night_market_flag_checks():
 
 def test_duel_flag_checks():
     hand = "123456789m11155z"
-    with pytest.raises(simkit.ScoreError, match="first_turn='human' is not allowed; allowed: None, 'heavenly', 'earthly'"):
+    with pytest.raises(
+        simkit.ScoreError, match="first_turn='human' is not allowed; allowed: None, 'heavenly', 'earthly'"
+    ):
         simkit.score(hand, "5z", rules="duel", first_turn="human")
     with pytest.raises(simkit.ScoreError, match="heavenly hand: the dealer"):
         simkit.score(hand, "5z", rules="duel", first_turn="heavenly", self_drawn=True)
@@ -183,8 +202,13 @@ def test_night_market_score_fields_and_table():
 
 
 def test_duel_score_fields_and_table():
-    r = simkit.score("44z555z666z", "5z", ["concealed_kong 1111z", "pung 777z"], self_drawn=True,
-                     rules=simkit.get_rules("duel", stake=2))
+    r = simkit.score(
+        "44z555z666z",
+        "5z",
+        ["concealed_kong 1111z", "pung 777z"],
+        self_drawn=True,
+        rules=simkit.get_rules("duel", stake=2),
+    )
     assert (r.fan, r.multiple, r.win_payment, r.kong_payment, r.points) == (22, 32, 64.0, 8.0, 72.0)
     assert r.fee == pytest.approx(3.6) and r.rules == "duel(stake=2)" and r.rule_set == "duel"
     assert "32 x 2 stake + kongs 4 x 2 stake = 72 points" in r.table()
@@ -201,7 +225,9 @@ def test_for_two_score_fields_and_table():
     r = simkit.score("123m222p333s444z55z", "2m", rules="for_two", bid=3, self_drawn=True)
     assert (r.combination_points, r.bid, r.points, r.fan) == (4, 3, 24.0, None)
     assert "bid 3 x 1 stake x 4 points x 2 (self-drawn) = 24 points" in r.table()
-    r = simkit.score("123m222p333s444z55z", "2m", rules=simkit.get_rules("for_two", combination_points=(5, 4.5, 3, 2, 1)))
+    r = simkit.score(
+        "123m222p333s444z55z", "2m", rules=simkit.get_rules("for_two", combination_points=(5, 4.5, 3, 2, 1))
+    )
     assert r.items == {"three_pungs_one_chow": 4.5} and r.combination_points == 4.5 and r.bid == 1
 
 
@@ -211,7 +237,14 @@ def test_for_two_score_fields_and_table():
 def test_score_batch_every_rule_set():
     cases = {
         "night_market": ("12345688m555z", "3m", [(0, 27)], {}, {"edge_wait": 1}, 1),
-        "duel": ("123456789m11155z", "5z", [], {"self_drawn": True}, {"win": 1, "self_drawn": 1, "concealed_hand": 1}, 3),
+        "duel": (
+            "123456789m11155z",
+            "5z",
+            [],
+            {"self_drawn": True},
+            {"win": 1, "self_drawn": 1, "concealed_hand": 1},
+            3,
+        ),
         "for_two": ("123m222p333s444z55z", "2m", [], {}, {"three_pungs_one_chow": 4}, 4),
     }
     for name, (hand, win, melds, kw, expected, value) in cases.items():
@@ -230,7 +263,9 @@ def test_score_batch_every_rule_set():
 
 def test_score_batch_rejects_flags_the_rule_set_does_not_take():
     counts = np.array([simkit.parse_tiles("123m222p333s444z55z")])
-    with pytest.raises(simkit.ScoreError, match=r"last_tile \(an array with values on\) is not a win flag of rule set 'for_two'"):
+    with pytest.raises(
+        simkit.ScoreError, match=r"last_tile \(an array with values on\) is not a win flag of rule set 'for_two'"
+    ):
         simkit.score_batch(counts, [1], rules="for_two", last_tile=np.array([True]))
     with pytest.raises(simkit.ScoreError, match="seat_wind=27 is not a win flag of rule set 'duel'"):
         simkit.score_batch(counts, [1], rules="duel", seat_wind=27)
@@ -242,33 +277,100 @@ def test_score_batch_rejects_flags_the_rule_set_does_not_take():
 
 
 def test_cli_night_market(capsys):
-    code = main(["score", "123456789m11555z", "--win", "1m", "--self-drawn", "--last-tile", "--rules", "night_market",
-                 "--option", "fan_value=10"])
+    code = main(
+        [
+            "score",
+            "123456789m11555z",
+            "--win",
+            "1m",
+            "--self-drawn",
+            "--last-tile",
+            "--rules",
+            "night_market",
+            "--option",
+            "fan_value=10",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0 and "fully_concealed" in out and "last_tile_draw" in out and "50 + 10 x 12 fan = 170" in out
-    assert main(["score", "22456789m555z", "--win", "6m", "--melds", "pung 111z", "--rules", "night_market",
-                 "--last-discard"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "22456789m555z",
+                "--win",
+                "6m",
+                "--melds",
+                "pung 111z",
+                "--rules",
+                "night_market",
+                "--last-discard",
+            ]
+        )
+        == 0
+    )
     assert "He Di" in capsys.readouterr().out
     assert main(["score", "22456789m555z", "--win", "6m", "--rules", "night_market", "--robbing-kong"]) == 2
     assert "robbing_kong" in capsys.readouterr().err
 
 
 def test_cli_duel(capsys):
-    argv = ["score", "44z555z666z", "--win", "5z", "--melds", "concealed_kong 1111z", "pung 777z", "--self-drawn",
-            "--rules", "duel"]
+    argv = [
+        "score",
+        "44z555z666z",
+        "--win",
+        "5z",
+        "--melds",
+        "concealed_kong 1111z",
+        "pung 777z",
+        "--self-drawn",
+        "--rules",
+        "duel",
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "big_three_dragons" in out and "32 x 1 stake + kongs 4 x 1 stake = 36 points" in out
-    assert main(["score", "123456789m11155z", "--win", "5z", "--self-drawn", "--first-turn", "heavenly", "--dealer",
-                 "--rules", "duel"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "123456789m11155z",
+                "--win",
+                "5z",
+                "--self-drawn",
+                "--first-turn",
+                "heavenly",
+                "--dealer",
+                "--rules",
+                "duel",
+            ]
+        )
+        == 0
+    )
     assert "heavenly_hand" in capsys.readouterr().out
     assert main(["score", "123456789m11155z", "--win", "5z", "--rules", "duel", "--streak", "2"]) == 2
     assert "streak=2 is not a win flag of rule set 'duel'" in capsys.readouterr().err
 
 
 def test_cli_for_two(capsys):
-    assert main(["score", "123m222p333s444z55z", "--win", "2m", "--rules", "for_two", "--bid", "2", "--self-drawn",
-                 "--option", "combination_points=5,4,3,2,1"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "123m222p333s444z55z",
+                "--win",
+                "2m",
+                "--rules",
+                "for_two",
+                "--bid",
+                "2",
+                "--self-drawn",
+                "--option",
+                "combination_points=5,4,3,2,1",
+            ]
+        )
+        == 0
+    )
     assert "bid 2 x 1 stake x 4 points x 2 (self-drawn) = 16 points" in capsys.readouterr().out
     assert main(["score", "123m222p333s444z55z", "--win", "2m", "--rules", "for_two", "--bid", "5"]) == 2
     assert main(["score", "123m222p333s444z55z", "--win", "2m", "--rules", "douque", "--bid", "2"]) == 2

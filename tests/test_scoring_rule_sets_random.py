@@ -54,8 +54,13 @@ def _payment(name, module, p, value, case, melds, n_melds) -> dict:
     if name == "duel":
         win_pay = module.win_payment(value, p)
         kong_pay = module.kong_payment(melds, n_melds, p)
-        return {"multiple": module.win_multiple(value, p), "win_payment": win_pay, "kong_payment": kong_pay,
-                "points": win_pay + kong_pay, "fee": module.receiver_fee(win_pay + kong_pay, p)}
+        return {
+            "multiple": module.win_multiple(value, p),
+            "win_payment": win_pay,
+            "kong_payment": kong_pay,
+            "points": win_pay + kong_pay,
+            "fee": module.receiver_fee(win_pay + kong_pay, p),
+        }
     return {"points": module.payment(value, case.get("bid", 1), case.get("self_drawn", False), p)}
 
 

@@ -51,7 +51,11 @@ def test_base_run_layout_and_manifest(base_run):
     out, result = base_run
     assert result.matches == 60 and result.shards == 3 and result.computed_chunks == 3
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [
-        io.COMMON_METADATA, io.MANIFEST, "part-000000.parquet", "part-000001.parquet", "part-000002.parquet",
+        io.COMMON_METADATA,
+        io.MANIFEST,
+        "part-000000.parquet",
+        "part-000001.parquet",
+        "part-000002.parquet",
     ]
     manifest = io.read_manifest(out)
     assert manifest["status"] == "complete" and manifest["rows"] == result.rows
@@ -147,7 +151,18 @@ def test_rows_replay(base_run):
         row = df.loc[i]
         record = run.replay(row)
         rec = record.row
-        for name in ("match", "hand", "dealer", "streak", "winner", "payer", "hand_tai", "dealer_tai", "turns", "tiles_left"):
+        for name in (
+            "match",
+            "hand",
+            "dealer",
+            "streak",
+            "winner",
+            "payer",
+            "hand_tai",
+            "dealer_tai",
+            "turns",
+            "tiles_left",
+        ):
             assert rec[name] == row[name], (i, name)
         assert rec["points"] == row["points"]
         assert io.WIN_TYPES[rec["win_type"]] == row["win_type"]
@@ -244,8 +259,23 @@ def test_killed_subprocess_resumes_to_the_uninterrupted_result(tmp_path):
     """`python -m simkit simulate` interrupted by Ctrl-C, then SIGKILLed, then resumed: the same
     shard files as a clean run. (Slow: each subprocess compiles the engine first.)"""
     out = tmp_path / "killed"
-    argv = [sys.executable, "-m", "simkit", "simulate", "--out", str(out), "--matches", "1500", "--seed", "9",
-            "--chunk-matches", "15", "--policies", "greedy,greedy", "--quiet"]
+    argv = [
+        sys.executable,
+        "-m",
+        "simkit",
+        "simulate",
+        "--out",
+        str(out),
+        "--matches",
+        "1500",
+        "--seed",
+        "9",
+        "--chunk-matches",
+        "15",
+        "--policies",
+        "greedy,greedy",
+        "--quiet",
+    ]
     # Ctrl-C: complete shards kept, no temporary files, exit 130 and a hint to resume
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _wait_for_shard(proc, out)
@@ -256,7 +286,9 @@ def test_killed_subprocess_resumes_to_the_uninterrupted_result(tmp_path):
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
     # SIGKILL, at whatever point the run has reached: only complete shards are visible
     n_before = len(list(out.glob("part-*.parquet")))
-    proc = subprocess.Popen(argv[:-1] + ["--resume", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        argv[:-1] + ["--resume", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     t0 = time.time()
     while len(list(out.glob("part-*.parquet"))) <= n_before and time.time() - t0 < 600 and proc.poll() is None:
         time.sleep(0.005)
@@ -268,8 +300,12 @@ def test_killed_subprocess_resumes_to_the_uninterrupted_result(tmp_path):
     for p in shards:  # every visible shard is complete
         assert pq.ParquetFile(p).metadata.num_rows == io.shard_metadata(p)["rows"]
     # resume with only --out: the settings come from the manifest
-    done = subprocess.run([sys.executable, "-m", "simkit", "simulate", "--out", str(out), "--resume", "--quiet"],
-                          capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [sys.executable, "-m", "simkit", "simulate", "--out", str(out), "--resume", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr
     assert io.read_manifest(out)["status"] == "complete" and len(io.read_manifest(out)["invocations"]) == 3
     clean = simulate(tmp_path / "clean", policies=GG, matches=1500, seed=9, chunk_matches=15)
@@ -286,8 +322,17 @@ def test_default_run_and_summarize(tmp_path, monkeypatch, capsys):
     assert default_out(io.read_manifest(path)["spec"]) == path
     assert main(["summarize", str(path)]) == 0
     text = capsys.readouterr().out
-    for words in ("rows", "2,000 matches", "player 0 wins", "dealer wins", "exhaustive draws", "mean hand tai",
-                  "payment (points)", "clustered by match", "most frequent items"):
+    for words in (
+        "rows",
+        "2,000 matches",
+        "player 0 wins",
+        "dealer wins",
+        "exhaustive draws",
+        "mean hand tai",
+        "payment (points)",
+        "clustered by match",
+        "most frequent items",
+    ):
         assert words in text, words
     assert len([line for line in text.splitlines() if line.startswith("  ") and "%" in line and "   " in line]) >= 10
     summary = summarize(path)
@@ -378,8 +423,15 @@ def test_a_dataset_keeps_the_result_columns_of_its_rule_set(tmp_path, rules):
     assert particular <= set(RESULT_FIELDS) | set(FLOAT_FIELDS)
     assert names & particular == own
     assert {"balance_0", "balance_1"} <= names
-    assert own == {"douque": set(), "night_market": {"fan"}, "for_two": {"bid", "combination_points"},
-                   "duel": {"fan", "multiple", "kong_payment_0", "kong_payment_1", "fee_0", "fee_1"}}[rules]
+    assert (
+        own
+        == {
+            "douque": set(),
+            "night_market": {"fan"},
+            "for_two": {"bid", "combination_points"},
+            "duel": {"fan", "multiple", "kong_payment_0", "kong_payment_1", "fee_0", "fee_1"},
+        }[rules]
+    )
 
 
 def test_resume_keeps_the_columns_of_a_run_begun_by_an_earlier_version(tmp_path, monkeypatch):

@@ -47,7 +47,11 @@ def _swapped(old, new):
         (np.arange(34, 106), TileCountError, "the wall's kinds must be 0-33, got 105"),
         (_wall() - 1, TileCountError, "the wall's kinds must be 0-33, got -1"),
         (_wall() + 256, TileCountError, "kinds must be 0-33"),  # the same wall after an int8 cast
-        (_wall()[:-1], TileCountError, "exactly the 72 tiles of rule set 'douque' (4 of each of its kinds), got 71 tiles"),
+        (
+            _wall()[:-1],
+            TileCountError,
+            "exactly the 72 tiles of rule set 'douque' (4 of each of its kinds), got 71 tiles",
+        ),
         (np.concatenate([_wall(), [0]]), TileCountError, "got 73 tiles"),
         (_swapped(1, 0), TileCountError, "got 5 of 1m, 3 of 2m"),
         (_swapped(0, 10), TileCountError, "got 3 of 1m, 1 of 2p"),  # 2p is not a douque tile
@@ -123,8 +127,8 @@ def test_play_hand_refuses_a_streak_above_the_cap():
 
 @pytest.mark.parametrize("method", ["view", "policy_stream"])
 @pytest.mark.parametrize(
-    "player, error", [(2, SimkitError), (-1, SimkitError), (1.5, InputTypeError), (True, InputTypeError),
-                      ("0", InputTypeError)],
+    "player, error",
+    [(2, SimkitError), (-1, SimkitError), (1.5, InputTypeError), (True, InputTypeError), ("0", InputTypeError)],
 )
 def test_view_and_policy_stream_take_player_0_or_1(method, player, error):
     state = GameState.from_wall("douque", _wall())
@@ -171,7 +175,10 @@ def test_score_refuses_a_streak_above_the_rule_sets_cap():
     with pytest.raises(ScoreError, match=r"streak=3 cannot happen: .*streak_cap, 2 here"):
         simkit.score(HAND, "6m", self_drawn=True, streak=3, rules=simkit.get_rules("douque", streak_cap=2))
     assert simkit.score(HAND, "6m", self_drawn=True, streak=10).dealer_tai == 21
-    assert simkit.score(HAND, "6m", self_drawn=True, streak=11, rules=simkit.get_rules("douque", streak_cap=20)).dealer_tai == 23
+    assert (
+        simkit.score(HAND, "6m", self_drawn=True, streak=11, rules=simkit.get_rules("douque", streak_cap=20)).dealer_tai
+        == 23
+    )
 
 
 def test_cli_score_refuses_a_streak_above_the_cap(capsys):
@@ -229,8 +236,12 @@ def _vector_step():
 
 @pytest.mark.parametrize(
     "call, fragment",
-    [(_aec_step, "before step()"), (_aec_observe, "before observe()"), (_gym_step, "before step()"),
-     (_vector_step, "before step()")],
+    [
+        (_aec_step, "before step()"),
+        (_aec_observe, "before observe()"),
+        (_gym_step, "before step()"),
+        (_vector_step, "before step()"),
+    ],
 )
 def test_environments_used_before_reset(call, fragment):
     if call is not _vector_step:
@@ -265,8 +276,9 @@ def test_a_valid_from_wall_plays_a_hand():
     assert state.over and not state.error
     row = state.row
     assert (row["dealer"], row["streak"], row["prevailing_wind"]) == (1, 10, 28)
-    again = simkit.play_hand(wall, dealer=1, dealer_east=False, streak=10, prevailing_wind="S", seed=3,
-                             policies=("greedy", "greedy"))
+    again = simkit.play_hand(
+        wall, dealer=1, dealer_east=False, streak=10, prevailing_wind="S", seed=3, policies=("greedy", "greedy")
+    )
     assert again.row.keys() == row.keys()
     for key in row:
         np.testing.assert_array_equal(again.row[key], row[key], err_msg=key)

@@ -149,15 +149,27 @@ def test_score_batch_still_scores_and_marks_incomplete_hands():
 
 
 def test_cli_huge_streak_cap_is_one_line():
-    code, _, err = run_cli("replay", "--seed", "1", "--match", "0", "--hand", "0",
-                           "--option", "streak_cap=99999999999999999999")
+    code, _, err = run_cli(
+        "replay", "--seed", "1", "--match", "0", "--hand", "0", "--option", "streak_cap=99999999999999999999"
+    )
     assert_one_line_error(code, err, "streak_cap=", "at most 100")
 
 
 def test_cli_huge_multiple_cap_is_one_line():
     for value in ("1e20", "100000000000000000000", str(2**20 + 1)):
-        code, _, err = run_cli("replay", "--seed", "1", "--match", "0", "--hand", "0", "--rules", "duel",
-                               "--option", f"multiple_cap={value}")
+        code, _, err = run_cli(
+            "replay",
+            "--seed",
+            "1",
+            "--match",
+            "0",
+            "--hand",
+            "0",
+            "--rules",
+            "duel",
+            "--option",
+            f"multiple_cap={value}",
+        )
         assert_one_line_error(code, err, "multiple_cap=", "up to 2^20")
 
 
@@ -170,8 +182,20 @@ def test_cli_replay_huge_match_is_one_line():
 def test_cli_huge_payment_options_are_one_line():
     code, _, err = run_cli("score", HAND, "--win", "6m", "--self-drawn", "--option", "tai_value=1e308")
     assert_one_line_error(code, err, "tai_value=", "up to 1e9")
-    code, _, err = run_cli("score", "44z555z666z", "--win", "5z", "--melds", "concealed_kong 1111z", "pung 777z",
-                           "--self-drawn", "--rules", "duel", "--option", "stake=1e308")
+    code, _, err = run_cli(
+        "score",
+        "44z555z666z",
+        "--win",
+        "5z",
+        "--melds",
+        "concealed_kong 1111z",
+        "pung 777z",
+        "--self-drawn",
+        "--rules",
+        "duel",
+        "--option",
+        "stake=1e308",
+    )
     assert_one_line_error(code, err, "stake=", "up to 1e5")
 
 
@@ -195,11 +219,17 @@ def test_cli_counts_and_seeds_below_2_63():
 @pytest.mark.parametrize(
     "name, key, value",
     [
-        ("douque", "tai_value", 1e308), ("douque", "base", 1e308), ("douque", "streak_cap", 10**30),
+        ("douque", "tai_value", 1e308),
+        ("douque", "base", 1e308),
+        ("douque", "streak_cap", 10**30),
         ("douque", "tai_value", 10**400),
-        ("night_market", "fan_value", 1e308), ("night_market", "base", 1e10),
-        ("duel", "stake", 1e308), ("duel", "multiple_cap", 10**20),
-        ("for_two", "stake", 1e308), ("for_two", "self_drawn_multiplier", 1e3), ("for_two", "fold_payment", 1e300),
+        ("night_market", "fan_value", 1e308),
+        ("night_market", "base", 1e10),
+        ("duel", "stake", 1e308),
+        ("duel", "multiple_cap", 10**20),
+        ("for_two", "stake", 1e308),
+        ("for_two", "self_drawn_multiplier", 1e3),
+        ("for_two", "fold_payment", 1e300),
         ("for_two", "combination_points", (5, 4, 3, 2, 1e300)),
     ],
 )
@@ -209,14 +239,20 @@ def test_payment_options_beyond_the_arithmetic_are_refused(name, key, value):
 
 
 LARGEST = {
-    "douque": dict(base=douque_rules.MAX_BASE, tai_value=douque_rules.MAX_TAI_VALUE,
-                   streak_cap=douque_rules.MAX_STREAK_CAP),
-    "night_market": dict(base=night_market_rules.MAX_BASE, fan_value=night_market_rules.MAX_FAN_VALUE,
-                         match_hands=10_000),
+    "douque": dict(
+        base=douque_rules.MAX_BASE, tai_value=douque_rules.MAX_TAI_VALUE, streak_cap=douque_rules.MAX_STREAK_CAP
+    ),
+    "night_market": dict(
+        base=night_market_rules.MAX_BASE, fan_value=night_market_rules.MAX_FAN_VALUE, match_hands=10_000
+    ),
     "duel": dict(stake=duel_rules.MAX_STAKE, multiple_cap=duel_rules.MAX_MULTIPLE_CAP, match_hands=10_000),
-    "for_two": dict(stake=for_two_rules.MAX_STAKE, combination_points=(for_two_rules.MAX_POINTS,) * 5,
-                    self_drawn_multiplier=for_two_rules.MAX_SELF_DRAWN_MULTIPLIER,
-                    fold_payment=for_two_rules.MAX_FOLD_PAYMENT, match_hands=10_000),
+    "for_two": dict(
+        stake=for_two_rules.MAX_STAKE,
+        combination_points=(for_two_rules.MAX_POINTS,) * 5,
+        self_drawn_multiplier=for_two_rules.MAX_SELF_DRAWN_MULTIPLIER,
+        fold_payment=for_two_rules.MAX_FOLD_PAYMENT,
+        match_hands=10_000,
+    ),
 }
 
 
@@ -234,8 +270,14 @@ def test_largest_options_keep_a_match_of_largest_payments_exact(name):
         exact = 10**9 + 10**8 * r.fan
         hands = 10_000
     elif name == "duel":
-        r = simkit.score("55z", "5z", ["concealed_kong 1111z", "concealed_kong 2222z", "concealed_kong 3333z",
-                                       "concealed_kong 4444z"], self_drawn=True, replacement=True, rules=rules)
+        r = simkit.score(
+            "55z",
+            "5z",
+            ["concealed_kong 1111z", "concealed_kong 2222z", "concealed_kong 3333z", "concealed_kong 4444z"],
+            self_drawn=True,
+            replacement=True,
+            rules=rules,
+        )
         exact = 10**5 * (min(2 ** (r.fan - 1), 2**20) + 16)
         hands = 10_000
     else:
@@ -244,8 +286,12 @@ def test_largest_options_keep_a_match_of_largest_payments_exact(name):
         hands = 10_000
     assert r.points == exact and np.isfinite(r.points)
     # the largest payment the bounds allow (max items everywhere), times the hands of a match
-    largest = {"douque": 10**9 + 10**9 * (190 + 201), "night_market": 10**9 + 10**8 * 543,
-               "duel": 10**5 * (2**20 + 32), "for_two": 3 * 10**6 * 10**4 * 10}[name]
+    largest = {
+        "douque": 10**9 + 10**9 * (190 + 201),
+        "night_market": 10**9 + 10**8 * 543,
+        "duel": 10**5 * (2**20 + 32),
+        "for_two": 3 * 10**6 * 10**4 * 10,
+    }[name]
     assert r.points <= largest and largest * hands < 2**53
 
 
@@ -361,9 +407,14 @@ def test_samplers_and_masks():
 
 def test_wrong_types_are_simkit_errors():
     """TypeErrors of the API are InputTypeErrors: ``except SimkitError`` catches every bad input."""
-    for call in (lambda: simkit.parse_tiles(5), lambda: simkit.tile_name(1.0), lambda: simkit.get_rules(3),
-                 lambda: simkit.is_win(None), lambda: simkit.is_win("11m", melds=True),
-                 lambda: simkit.deal_hands("3")):
+    for call in (
+        lambda: simkit.parse_tiles(5),
+        lambda: simkit.tile_name(1.0),
+        lambda: simkit.get_rules(3),
+        lambda: simkit.is_win(None),
+        lambda: simkit.is_win("11m", melds=True),
+        lambda: simkit.deal_hands("3"),
+    ):
         with pytest.raises(InputTypeError):
             call()
     assert issubclass(InputTypeError, TypeError) and issubclass(InputTypeError, SimkitError)

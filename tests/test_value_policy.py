@@ -12,8 +12,19 @@ from simkit.engine import actions as A
 from simkit.engine.matches import simulate_matches
 from simkit.engine.policy_spec import Param, as_policy, policy
 from simkit.engine.routes import (
-    ALL_PUNGS, FAR, FULL_FLUSH, HALF_FLUSH, N_ROUTES, N_VALUES, PLAIN, SEVEN_PAIRS, VALUE_FIELDS, meld_flags,
-    route_distances, route_values, value_index,
+    ALL_PUNGS,
+    FAR,
+    FULL_FLUSH,
+    HALF_FLUSH,
+    N_ROUTES,
+    N_VALUES,
+    PLAIN,
+    SEVEN_PAIRS,
+    VALUE_FIELDS,
+    meld_flags,
+    route_distances,
+    route_values,
+    value_index,
 )
 from simkit.hand.tables import hand_tables
 from simkit.melds import MELD_CHOW, MELD_CONCEALED_KONG, MELD_PUNG
@@ -110,7 +121,7 @@ def test_the_policy_receives_its_rule_sets_values_after_its_parameters():
         params = p.engine_params(get_rules(name))
         assert len(params) == len(p.params) + N_VALUES
         assert params[0] == 0.5
-        assert np.array_equal(params[len(p.params):], route_values(get_rules(name)))
+        assert np.array_equal(params[len(p.params) :], route_values(get_rules(name)))
     assert p.record()["params"] == [float(x) for x in p.params]  # the manifest keeps the named values only
 
 
@@ -157,8 +168,15 @@ def test_a_rule_option_changes_values_play_not_only_the_accounting():
 def test_value_beats_greedy_in_duplicate_play(rules, tmp_path):
     from simkit.analysis import compare
 
-    run = simkit.simulate(tmp_path / "run", rules=rules, policies=("value", "greedy"), matches=600, seed=21,
-                          duplicate=True, progress=False)
+    run = simkit.simulate(
+        tmp_path / "run",
+        rules=rules,
+        policies=("value", "greedy"),
+        matches=600,
+        seed=21,
+        duplicate=True,
+        progress=False,
+    )
     c = compare(run.path)
     assert c.per_hand[1] > 0, c.per_hand
 

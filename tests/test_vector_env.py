@@ -68,7 +68,9 @@ def test_the_compiled_observation_is_the_reference_for_both_players():
         if s.over:
             break
         for p in (0, 1):
-            assert np.array_equal(E.encode_observation(s.table, p, p == s.player), reference_observation(s.table, p, p == s.player))
+            assert np.array_equal(
+                E.encode_observation(s.table, p, p == s.player), reference_observation(s.table, p, p == s.player)
+            )
         s.apply(int(rng.choice(s.legal_actions())))
     L = state_layout(len(s.table.wall))
     assert L["back"].stop == state_size(len(s.table.wall))
@@ -109,6 +111,7 @@ def test_reproducible_per_table_whatever_the_batch_and_threads():
 def reproducible_per_table(rules):
     """3 tables on one thread and 7 on two: the first 3 tables' observations, rewards and ends agree
     step by step."""
+
     def run(n, threads):
         env = E.VectorEnv(rules, n, seed=2, episode="match", threads=threads)
         obs, masks, _ = env.reset()

@@ -117,5 +117,9 @@ def test_legal_after_draw_marks_discards_and_concealed_kongs_as_the_counts_say()
 
 
 @numba.njit
-def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_win, last, drawn, phase, lb, can_declare, swork, t):
-    return fill_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_win, last, drawn, phase, lb, can_declare, swork, t)
+def _legal_after_draw(
+    legal, hand, melds, n_melds, meld_counts, declared, skip_win, last, drawn, phase, lb, can_declare, swork, t
+):
+    return fill_after_draw(
+        legal, hand, melds, n_melds, meld_counts, declared, skip_win, last, drawn, phase, lb, can_declare, swork, t
+    )

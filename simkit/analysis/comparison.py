@@ -113,11 +113,15 @@ class Comparison:
         """The comparison as a readable text table."""
         what = "result" if self.value == "result" else self.value
         if self.across_runs:
-            head = (f"run a: {self.a}\nrun b: {self.b}\n{what}, run a - run b: {self.matches:,} matches on the same "
-                    f"deals, {self.rows:,} hands in each run (deal {self.deal}, wall {self.wall})")
+            head = (
+                f"run a: {self.a}\nrun b: {self.b}\n{what}, run a - run b: {self.matches:,} matches on the same "
+                f"deals, {self.rows:,} hands in each run (deal {self.deal}, wall {self.wall})"
+            )
         else:
-            head = (f"{self.a} vs {self.b}: {self.matches:,} matches played in both seatings, {self.rows:,} hands "
-                    f"(deal {self.deal}, wall {self.wall})")
+            head = (
+                f"{self.a} vs {self.b}: {self.matches:,} matches played in both seatings, {self.rows:,} hands "
+                f"(deal {self.deal}, wall {self.wall})"
+            )
         a, b = ("a", "b") if self.across_runs else (self.a, self.b)
         paired = "paired, luck corrected" if self.luck_corrected else "paired"
         width = max(34, len(f"{a} - {b} per match, {paired}") + 2)
@@ -206,8 +210,20 @@ def compare(a, b=None, *, value=None, correct_luck=False):
 
 
 def _result_columns(rules, names):
-    return ["deal_id", "copy", "seed", "match", "hand", "dealer", "policy_0", "policy_1", "score_0", "score_1",
-            "fee_0", "fee_1"]
+    return [
+        "deal_id",
+        "copy",
+        "seed",
+        "match",
+        "hand",
+        "dealer",
+        "policy_0",
+        "policy_1",
+        "score_0",
+        "score_1",
+        "fee_0",
+        "fee_1",
+    ]
 
 
 def _compare_copies(df, correct_luck=False):
@@ -258,32 +274,61 @@ def _compare_copies(df, correct_luck=False):
     per_match = _interval(match_totals.mean(), match_totals.var(ddof=1) / len(match_totals))
     per_match_unpaired = _interval(game_totals.mean(), game_totals.var(ddof=1) / len(game_totals))
     seed = df["seed"].to_numpy() if "seed" in df.columns else np.zeros(len(df), np.int64)
-    frame = pd.DataFrame({"_cl": inv, "seed": seed, "match": df["match"].to_numpy(), "hand": df["hand"].to_numpy(),
-                          "deal_id": df["deal_id"].to_numpy(), "copy": copy, "diff": diff,
-                          "dealer": df["dealer"].to_numpy()})
-    wide = frame.pivot_table(index=["_cl", "seed", "match", "hand", "deal_id"], columns="copy",
-                             values=["diff", "dealer"], aggfunc="first", observed=True, sort=True)
+    frame = pd.DataFrame(
+        {
+            "_cl": inv,
+            "seed": seed,
+            "match": df["match"].to_numpy(),
+            "hand": df["hand"].to_numpy(),
+            "deal_id": df["deal_id"].to_numpy(),
+            "copy": copy,
+            "diff": diff,
+            "dealer": df["dealer"].to_numpy(),
+        }
+    )
+    wide = frame.pivot_table(
+        index=["_cl", "seed", "match", "hand", "deal_id"],
+        columns="copy",
+        values=["diff", "dealer"],
+        aggfunc="first",
+        observed=True,
+        sort=True,
+    )
     wide = wide.dropna()
     if not len(wide):
         raise InputValueError("no deal was played in both copies")
     keys = wide.index.to_frame(index=False)
-    deals = pd.DataFrame({
-        "match": keys["match"].to_numpy(),
-        "hand": keys["hand"].to_numpy(),
-        "deal_id": keys["deal_id"].to_numpy(),
-        "a_side": wide[("diff", 0)].to_numpy(),
-        "b_side": wide[("diff", 1)].to_numpy(),
-    })
+    deals = pd.DataFrame(
+        {
+            "match": keys["match"].to_numpy(),
+            "hand": keys["hand"].to_numpy(),
+            "deal_id": keys["deal_id"].to_numpy(),
+            "a_side": wide[("diff", 0)].to_numpy(),
+            "b_side": wide[("diff", 1)].to_numpy(),
+        }
+    )
     if "seed" in df.columns and df["seed"].nunique() > 1:
         deals.insert(0, "seed", keys["seed"].to_numpy())
     deals["difference"] = (deals["a_side"] + deals["b_side"]) / 2
     deals["same_dealer"] = wide[("dealer", 0)].to_numpy() == wide[("dealer", 1)].to_numpy()
     return Comparison(
-        a=a, b=b, value="result", per_hand=per_hand, per_hand_unpaired=per_hand_unpaired,
-        per_hand_variance_reduction=_reduction(per_hand_unpaired, per_hand), per_match=per_match,
-        per_match_unpaired=per_match_unpaired, per_match_variance_reduction=_reduction(per_match_unpaired, per_match),
-        deals=deals, a_mean=clustered(a_res, inv), b_mean=clustered(b_res, inv), rows=len(df),
-        matches=int(inv.max()) + 1 if len(inv) else 0, deal=deal, wall=wall, luck_corrected=correct_luck,
+        a=a,
+        b=b,
+        value="result",
+        per_hand=per_hand,
+        per_hand_unpaired=per_hand_unpaired,
+        per_hand_variance_reduction=_reduction(per_hand_unpaired, per_hand),
+        per_match=per_match,
+        per_match_unpaired=per_match_unpaired,
+        per_match_variance_reduction=_reduction(per_match_unpaired, per_match),
+        deals=deals,
+        a_mean=clustered(a_res, inv),
+        b_mean=clustered(b_res, inv),
+        rows=len(df),
+        matches=int(inv.max()) + 1 if len(inv) else 0,
+        deal=deal,
+        wall=wall,
+        luck_corrected=correct_luck,
     )
 
 
@@ -309,14 +354,19 @@ def _compare_runs(run_a, run_b, value, correct_luck=False):
     for which, run in (("run a", run_a), ("run b", run_b)):
         df = run if not _is_path(run) else load(run)
         if "manifest" not in df.attrs:
-            raise InputValueError(f"cannot tell the seed and wall design of {which}: give a run directory or a DataFrame "
-                              "from simkit.analysis.load")
+            raise InputValueError(
+                f"cannot tell the seed and wall design of {which}: give a run directory or a DataFrame "
+                "from simkit.analysis.load"
+            )
         frames.append(df)
     da, db = frames
     sa, sb = da.attrs["manifest"]["spec"], db.attrs["manifest"]["spec"]
-    for what, x, y in (("seed", sa["seed"], sb["seed"]), ("wall design", _design_of(da), _design_of(db)),
-                       ("duplicate setting", bool(sa["duplicate"]), bool(sb["duplicate"])),
-                       ("rule set", sa["rules"]["name"], sb["rules"]["name"])):
+    for what, x, y in (
+        ("seed", sa["seed"], sb["seed"]),
+        ("wall design", _design_of(da), _design_of(db)),
+        ("duplicate setting", bool(sa["duplicate"]), bool(sb["duplicate"])),
+        ("rule set", sa["rules"]["name"], sb["rules"]["name"]),
+    ):
         if x != y:
             raise InputValueError(f"runs on different deals cannot be paired: {what} {x!r} (run a) vs {y!r} (run b)")
     if value is None:
@@ -325,8 +375,9 @@ def _compare_runs(run_a, run_b, value, correct_luck=False):
     if not isinstance(value, str):
         raise InputValueError(f"value must be 'result_0', 'result_1' or a numeric column; got {value!r}")
     if correct_luck and value not in ("result_0", "result_1"):
-        raise InputValueError(f"correct_luck across runs corrects a player's result: value 'result_0' or 'result_1', "
-                          f"not {value!r}")
+        raise InputValueError(
+            f"correct_luck across runs corrects a player's result: value 'result_0' or 'result_1', not {value!r}"
+        )
     sides = []
     for df in (da, db):
         if value in ("result_0", "result_1"):
@@ -346,13 +397,24 @@ def _compare_runs(run_a, run_b, value, correct_luck=False):
             corrected = v - draw_luck(df, value=value)
         else:
             corrected = v
-        sides.append(pd.DataFrame({"match": df["match"].to_numpy().astype(np.int64), "copy": copy,
-                                   "hand": df["hand"].to_numpy(), "deal_id": df["deal_id"].to_numpy(),
-                                   "dealer": df["dealer"].to_numpy(), "v": corrected, "raw": v}))
+        sides.append(
+            pd.DataFrame(
+                {
+                    "match": df["match"].to_numpy().astype(np.int64),
+                    "copy": copy,
+                    "hand": df["hand"].to_numpy(),
+                    "deal_id": df["deal_id"].to_numpy(),
+                    "dealer": df["dealer"].to_numpy(),
+                    "v": corrected,
+                    "raw": v,
+                }
+            )
+        )
     common = np.intersect1d(sides[0]["match"].unique(), sides[1]["match"].unique())
     if len(common) < 2:
-        raise InputValueError(f"the runs have {len(common)} match{'es' if len(common) != 1 else ''} in common; "
-                          "pairing needs two or more")
+        raise InputValueError(
+            f"the runs have {len(common)} match{'es' if len(common) != 1 else ''} in common; pairing needs two or more"
+        )
     sides = [s[s["match"].isin(common)] for s in sides]
     n_copies = 2 if sa["duplicate"] else 1
     # paired estimates from the (corrected) values "v", unpaired ones and each run's mean from "raw"
@@ -388,9 +450,22 @@ def _compare_runs(run_a, run_b, value, correct_luck=False):
         la, lb = da.attrs.get("path", "run a"), db.attrs.get("path", "run b")
     deal, wall = _design_of(da)
     return Comparison(
-        a=la, b=lb, value=value, per_hand=per_hand, per_hand_unpaired=per_hand_unpaired,
-        per_hand_variance_reduction=_reduction(per_hand_unpaired, per_hand), per_match=per_match,
-        per_match_unpaired=per_match_unpaired, per_match_variance_reduction=_reduction(per_match_unpaired, per_match),
-        deals=deals, a_mean=raw_means[0], b_mean=raw_means[1], rows=int(min(len(sides[0]), len(sides[1]))),
-        matches=m, deal=deal, wall=wall, across_runs=True, luck_corrected=correct_luck,
+        a=la,
+        b=lb,
+        value=value,
+        per_hand=per_hand,
+        per_hand_unpaired=per_hand_unpaired,
+        per_hand_variance_reduction=_reduction(per_hand_unpaired, per_hand),
+        per_match=per_match,
+        per_match_unpaired=per_match_unpaired,
+        per_match_variance_reduction=_reduction(per_match_unpaired, per_match),
+        deals=deals,
+        a_mean=raw_means[0],
+        b_mean=raw_means[1],
+        rows=int(min(len(sides[0]), len(sides[1]))),
+        matches=m,
+        deal=deal,
+        wall=wall,
+        across_runs=True,
+        luck_corrected=correct_luck,
     )

@@ -147,13 +147,15 @@ def item_frequencies(df, by=None):
         sizes = pd.concat([hands.rename("hands"), wins.rename("wins")], axis=1).reset_index()
         out = sizes.merge(out, on=keys, how="right")[[*keys, "item", "hands", "wins", "count", "value_sum"]]
     else:
-        out = pd.DataFrame({
-            "item": items,
-            "hands": len(df),
-            "wins": int(won.sum()),
-            "count": scored.sum().to_numpy(),
-            "value_sum": total.sum().to_numpy(),
-        })
+        out = pd.DataFrame(
+            {
+                "item": items,
+                "hands": len(df),
+                "wins": int(won.sum()),
+                "count": scored.sum().to_numpy(),
+                "value_sum": total.sum().to_numpy(),
+            }
+        )
     out["item"] = out["item"].str.removeprefix("item_")
     out["count"] = out["count"].astype(np.int64)
     _wilson_columns(out, "count", "hands", "per_hand")
@@ -211,4 +213,6 @@ def item_pairs(df, by=None, top=10):
             lo, hi = wilson_interval(int(pair[j]), n)
             lift = pair[j] * n / (single[a] * single[c])
             rows.append((*gkey, names[a], names[c], n, int(pair[j]), pair[j] / n, lo, hi, float(lift)))
-    return pd.DataFrame(rows, columns=[*keys, "item_a", "item_b", "wins", "count", "share", "share_low", "share_high", "lift"])
+    return pd.DataFrame(
+        rows, columns=[*keys, "item_a", "item_b", "wins", "count", "share", "share_low", "share_high", "lift"]
+    )

@@ -32,12 +32,16 @@ def clustered_mean(sums, counts) -> tuple[float, float, float]:
     except (TypeError, ValueError):
         raise InputValueError(f"sums and counts are arrays of numbers, got {show(sums)} and {show(counts)}") from None
     if sums.ndim != 1 or counts.ndim != 1 or len(sums) != len(counts):
-        raise InputValueError(f"sums and counts are 1-D arrays of one length (one entry per cluster), got shapes "
-                            f"{sums.shape} and {counts.shape}")
+        raise InputValueError(
+            f"sums and counts are 1-D arrays of one length (one entry per cluster), got shapes "
+            f"{sums.shape} and {counts.shape}"
+        )
     if not (np.isfinite(sums).all() and np.isfinite(counts).all()):
         raise InputValueError("sums and counts must be finite")
     if len(counts) and (counts.min() < 1 or not (counts == np.round(counts)).all()):
-        raise InputValueError(f"counts are the rows of each cluster: whole numbers of at least 1, got {show(counts.tolist())}")
+        raise InputValueError(
+            f"counts are the rows of each cluster: whole numbers of at least 1, got {show(counts.tolist())}"
+        )
     return _clustered_mean(sums, counts)
 
 

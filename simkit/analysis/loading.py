@@ -43,7 +43,11 @@ def _filter_columns(filters) -> list[str]:
             "filters must be a list of (column, op, value) tuples, a list of such lists (OR of ANDs), "
             f"or a pyarrow.compute.Expression; got {type(filters).__name__}"
         )
-    groups = filters if filters and all(isinstance(f, (list, tuple)) and f and isinstance(f[0], (list, tuple)) for f in filters) else [filters]
+    groups = (
+        filters
+        if filters and all(isinstance(f, (list, tuple)) and f and isinstance(f[0], (list, tuple)) for f in filters)
+        else [filters]
+    )
     cols = []
     for group in groups:
         for term in group:
@@ -116,8 +120,10 @@ def load(path, columns=None, filters=None, table="hands"):
     if columns is not None:
         wanted = []
         for pattern in _as_list(columns, "columns"):
-            hits = [n for n in names if fnmatch.fnmatchcase(n, pattern)] if any(c in pattern for c in "*?[") else (
-                [pattern] if pattern in names else []
+            hits = (
+                [n for n in names if fnmatch.fnmatchcase(n, pattern)]
+                if any(c in pattern for c in "*?[")
+                else ([pattern] if pattern in names else [])
             )
             if not hits:
                 raise _unknown([pattern], names)
@@ -267,7 +273,9 @@ def _data(data, needed):
         cols = [c for c in needed(run.spec["rules"]["name"], names) if c in names]
         return load(data, columns=cols)
     if not isinstance(data, pd.DataFrame):
-        raise InputValueError(f"expected a DataFrame from simkit.analysis.load or a run directory, got {type(data).__name__}")
+        raise InputValueError(
+            f"expected a DataFrame from simkit.analysis.load or a run directory, got {type(data).__name__}"
+        )
     return data
 
 

@@ -71,23 +71,36 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
     df = load(df) if _is_path(df) else df
     manifest = df.attrs.get("manifest")
     if manifest is None:
-        raise InputValueError("the luck of the draw needs the run's seed, rules and policies: give a run directory or a "
-                          "DataFrame from simkit.analysis.load")
+        raise InputValueError(
+            "the luck of the draw needs the run's seed, rules and policies: give a run directory or a "
+            "DataFrame from simkit.analysis.load"
+        )
     spec_record = manifest["spec"]
     fees = [f for f in ("fee_0", "fee_1") if f in manifest.get("columns", ())]  # a result is score - fee
-    _require(df, "match", "hand", "policy_0", "policy_1", "score_0", "score_1", *fees,
-             *(("copy",) if spec_record.get("duplicate") else ()))
+    _require(
+        df,
+        "match",
+        "hand",
+        "policy_0",
+        "policy_1",
+        "score_0",
+        "score_1",
+        *fees,
+        *(("copy",) if spec_record.get("duplicate") else ()),
+    )
     if value is None and not spec_record.get("duplicate"):
-        raise InputValueError("the luck of a - b is measured in a --duplicate run; in another run give "
-                          "value='result_0' or 'result_1'")
+        raise InputValueError(
+            "the luck of a - b is measured in a --duplicate run; in another run give value='result_0' or 'result_1'"
+        )
     if value not in (None, "result_0", "result_1"):
         raise InputValueError(f"value must be None (a - b in a duplicate run), 'result_0' or 'result_1'; got {value!r}")
     if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
         raise InputValueError(f"folds must be an integer of at least 2 (cross-fitting), got {show(folds)}")
     n_matches = int(df["match"].nunique())
     if folds > max(2, n_matches):  # the folds split the matches: more would be empty (and cost memory)
-        raise InputValueError(f"folds must be at most the data's {n_matches:,} matches (each fold holds whole matches), "
-                          f"got {folds:,}")
+        raise InputValueError(
+            f"folds must be at most the data's {n_matches:,} matches (each fold holds whole matches), got {folds:,}"
+        )
     from ..engine.runtime import resolve_policy
     from ..engine.policy_spec import from_record
     from ..engine.rulesets import engine_spec
@@ -98,8 +111,9 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
     spec = engine_spec(rules, design["deal"], design["wall"])
     seed = int(spec_record["seed"])
     if "seed" in df.columns and len(df) and not (df["seed"].to_numpy() == seed).all():
-        raise InputValueError(f"the data holds rows of seeds other than its run's ({seed}): the luck of the draw is "
-                          "measured run by run")
+        raise InputValueError(
+            f"the data holds rows of seeds other than its run's ({seed}): the luck of the draw is measured run by run"
+        )
     records = {p["label"]: p for p in spec_record["policies"]}
     copy = df["copy"].to_numpy().astype(np.int64) if "copy" in df.columns else np.zeros(len(df), np.int64)
     p0, p1 = df["policy_0"].astype(str).to_numpy(), df["policy_1"].astype(str).to_numpy()
@@ -130,8 +144,11 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
     sorted_matches = matches[order]
     match_ids = np.unique(matches)
     breaks = np.flatnonzero(np.diff(match_ids) != 1) + 1
-    blocks = [(int(r[i]), min(BLOCK_MATCHES, len(r) - i)) for r in np.split(match_ids, breaks)
-              for i in range(0, len(r), BLOCK_MATCHES)]
+    blocks = [
+        (int(r[i]), min(BLOCK_MATCHES, len(r) - i))
+        for r in np.split(match_ids, breaks)
+        for i in range(0, len(r), BLOCK_MATCHES)
+    ]
     keep_records = len(match_ids) * len(seatings) <= KEEP_RECORDS_UP_TO
     n_context = 2 * 2 * 2 * 4 * TILES_LEFT_BUCKETS
     n_cells = n_context * N_DRAW_CLASSES
@@ -169,7 +186,9 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
             if keep_records:
                 kept.append((rows, cells, counts))
     # each fold's table from the other folds' draws (cross-fitting)
-    tables = [_value_table(sums.sum(axis=0) - sums[f], hands_in.sum(axis=0) - hands_in[f], n_context) for f in range(folds)]
+    tables = [
+        _value_table(sums.sum(axis=0) - sums[f], hands_in.sum(axis=0) - hands_in[f], n_context) for f in range(folds)
+    ]
     luck = np.zeros(len(df), np.float64)
     parts = iter(kept) if keep_records else (block_records(start, n, c) for start, n in blocks for c in seatings)
     for rows, cells, counts in parts:  # pass 2: the luck terms
@@ -192,7 +211,9 @@ def _context(recs, focus_draws) -> np.ndarray:
 
     opp = np.minimum(recs[:, L_OPP_SHANTEN].astype(np.int64), 3)
     left = np.minimum(recs[:, L_TILES_LEFT].astype(np.int64) // TILES_LEFT_STEP, TILES_LEFT_BUCKETS - 1)
-    return (((focus_draws * 2 + recs[:, L_DECLARED]) * 2 + recs[:, L_OPP_DECLARED]) * 4 + opp) * TILES_LEFT_BUCKETS + left
+    return (
+        ((focus_draws * 2 + recs[:, L_DECLARED]) * 2 + recs[:, L_OPP_DECLARED]) * 4 + opp
+    ) * TILES_LEFT_BUCKETS + left
 
 
 def _value_table(sums, hands, n_context) -> np.ndarray:
@@ -217,8 +238,11 @@ def _check_replay(out, results, at, start, copy) -> None:
     missing = np.nonzero((at >= 0) & ~played)[0]
     if len(bad) or len(missing):
         k = bad[0] if len(bad) else None
-        where = (f"match {start + int(i[k])} (copy {copy}, hand {int(h[k])})" if k is not None
-                 else f"match {start + int(missing[0])} (copy {copy})")
+        where = (
+            f"match {start + int(i[k])} (copy {copy}, hand {int(h[k])})"
+            if k is not None
+            else f"match {start + int(missing[0])} (copy {copy})"
+        )
         raise InputValueError(
             f"replaying {where} does not give the run's hands: the run was played by other policies or another "
             "version of the engine, so its draws cannot be measured"

@@ -102,7 +102,18 @@ def expected_payment(df, by=None, value=None):
         full = pd.Series(sums, index=part["_c"].to_numpy()).reindex(clusters, fill_value=0.0).to_numpy()
         pm, pm_lo, pm_hi = clustered_mean(full, games)
         rows.append((*gkey, value, int(sizes.sum()), n_games, mean, lo, hi, pm, pm_lo, pm_hi))
-    columns = [*keys, "value", "hands", "matches", "mean", "low", "high", "per_match", "per_match_low", "per_match_high"]
+    columns = [
+        *keys,
+        "value",
+        "hands",
+        "matches",
+        "mean",
+        "low",
+        "high",
+        "per_match",
+        "per_match_low",
+        "per_match_high",
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -145,11 +156,25 @@ def deal_value(df, by=None):
 
     keys = [k for k in _keys(by) if k != "streak"]
     if "role" in keys:
-        raise InputValueError("deal_value is the dealer's: by='role' has one value (dealer); group by policy, player or seat_wind")
+        raise InputValueError(
+            "deal_value is the dealer's: by='role' has one value (dealer); group by policy, player or seat_wind"
+        )
 
     def needed(rules, names):
-        return ["run", "seed", "match", "copy", "hand", "dealer", "streak", "score_0", "score_1", "fee_0", "fee_1",
-                *(c for c in _key_columns(keys) if c != "winner")]
+        return [
+            "run",
+            "seed",
+            "match",
+            "copy",
+            "hand",
+            "dealer",
+            "streak",
+            "score_0",
+            "score_1",
+            "fee_0",
+            "fee_1",
+            *(c for c in _key_columns(keys) if c != "winner"),
+        ]
 
     df = _data(df, needed)
     _require(df, "match", "hand", "dealer", "streak", "score_0", "score_1")
@@ -158,7 +183,9 @@ def deal_value(df, by=None):
     game_cols = [c for c in ("run", "seed", "match", "copy") if c in df.columns]
     game = np.zeros(n, np.int64)
     if n:
-        game_frame = pd.DataFrame({c: df[c].to_numpy() if c != "run" else df[c].astype(str).to_numpy() for c in game_cols})
+        game_frame = pd.DataFrame(
+            {c: df[c].to_numpy() if c != "run" else df[c].astype(str).to_numpy() for c in game_cols}
+        )
         game = game_frame.groupby(game_cols, sort=True).ngroup().to_numpy().astype(np.int64)
     hand = df["hand"].to_numpy().astype(np.int64)
     order = np.lexsort((hand, game))
@@ -190,10 +217,15 @@ def deal_value(df, by=None):
             cols[k] = _pick(v0, v1, df["dealer"].to_numpy() == 0)[order]
         else:
             cols[k] = df[k].array[order]
-    frame = pd.DataFrame({**cols, "streak": df["streak"].to_numpy()[order], "_v": rest, "_h": hands_left, "_c": cluster})
+    frame = pd.DataFrame(
+        {**cols, "streak": df["streak"].to_numpy()[order], "_v": rest, "_h": hands_left, "_c": cluster}
+    )
     group = [*keys, "streak"]
-    agg = frame.groupby([*group, "_c"], observed=True, sort=True).agg(
-        s=("_v", "sum"), h=("_h", "sum"), n=("_v", "size")).reset_index()
+    agg = (
+        frame.groupby([*group, "_c"], observed=True, sort=True)
+        .agg(s=("_v", "sum"), h=("_h", "sum"), n=("_v", "size"))
+        .reset_index()
+    )
     rows = []
     for gkey, part in agg.groupby(group, observed=True, sort=True):
         gkey = gkey if isinstance(gkey, tuple) else (gkey,)

@@ -58,8 +58,11 @@ def _fit_title(ax, fontsize=None):
     ax._simkit_title = " ".join(title.get_text().split())
     fig = ax.figure
     # a helper's title as it set it (wrapped or not); a title set afterwards by the user is left alone
-    fitted = [a for a in fig.axes
-              if getattr(a, "_simkit_title", "") and " ".join(a.title.get_text().split()) == a._simkit_title]
+    fitted = [
+        a
+        for a in fig.axes
+        if getattr(a, "_simkit_title", "") and " ".join(a.title.get_text().split()) == a._simkit_title
+    ]
     for a in fitted:  # the panels' widths without the titles: a title that overflows widens the margins
         a.title.set_text("")
     engine = fig.get_layout_engine()
@@ -97,8 +100,10 @@ def _dist_groups(part, keys, groups):
     wanted = [str(g) for g in groups]
     missing = [g for g in wanted if g not in labels]
     if missing:
-        raise InputValueError(f"no group {', '.join(repr(m) for m in missing)} in the distribution (its groups: "
-                          f"{', '.join(repr(lbl) for lbl in labels) or 'none'})")
+        raise InputValueError(
+            f"no group {', '.join(repr(m) for m in missing)} in the distribution (its groups: "
+            f"{', '.join(repr(lbl) for lbl in labels) or 'none'})"
+        )
     return [found[labels.index(g)] for g in wanted]
 
 
@@ -182,8 +187,15 @@ def plot_tai_distribution(dist, measure=None, ax=None, max_value=None, kind="sha
             rows.append((x, d, d - np.hypot(pa - la_, ub - pb), d + np.hypot(ua - pa, pb - lb_)))
         r = np.array(rows, np.float64).reshape(-1, 4)
         r = r[keep(r[:, 0])]
-        ax.errorbar(r[:, 0], r[:, 1], yerr=np.vstack([r[:, 1] - r[:, 2], r[:, 3] - r[:, 1]]), fmt="o", ms=4,
-                    capsize=2, elinewidth=0.8)
+        ax.errorbar(
+            r[:, 0],
+            r[:, 1],
+            yerr=np.vstack([r[:, 1] - r[:, 2], r[:, 3] - r[:, 1]]),
+            fmt="o",
+            ms=4,
+            capsize=2,
+            elinewidth=0.8,
+        )
         ax.axhline(0, color="0.4", linewidth=0.8)
         ax.set_ylabel(f"share of wins: {la} - {lb}")
         ax.set_title(f"{name} per win, {la} ({na:,} wins) - {lb} ({nb:,} wins); 95% Newcombe intervals")
@@ -323,8 +335,14 @@ def _plot_means(table, keys, x, m, lo, hi, ax, zero):
             pos = g[x].to_numpy(np.float64) if numeric else np.array([cats.index(c) for c in g[x]], np.float64)
             pos = pos + (i - (len(groups) - 1) / 2) * 0.1
             mean = g[m].to_numpy()
-            ax.errorbar(pos, mean, yerr=[mean - g[lo].to_numpy(), g[hi].to_numpy() - mean], fmt="o-" if numeric else "o",
-                        capsize=3, label=label or None)
+            ax.errorbar(
+                pos,
+                mean,
+                yerr=[mean - g[lo].to_numpy(), g[hi].to_numpy() - mean],
+                fmt="o-" if numeric else "o",
+                capsize=3,
+                label=label or None,
+            )
         if not numeric:
             ax.set_xticks(range(len(cats)), [str(c) for c in cats])
         ax.set_xlabel(x.replace("_", " "))
@@ -354,8 +372,13 @@ def plot_comparison(cmp, axes=None, bins=60):
     d = cmp.deals["difference"].to_numpy()
     same = cmp.deals["same_dealer"].to_numpy()
     edges = np.histogram_bin_edges(d, bins=bins)
-    h.hist([d[same], d[~same]], bins=edges, stacked=True, color=["C0", "C7"],
-           label=[f"same dealer seat ({same.sum():,})", f"other dealer seat ({(~same).sum():,})"])
+    h.hist(
+        [d[same], d[~same]],
+        bins=edges,
+        stacked=True,
+        color=["C0", "C7"],
+        label=[f"same dealer seat ({same.sum():,})", f"other dealer seat ({(~same).sum():,})"],
+    )
     h.axvline(0, color="0.3", linewidth=0.8)
     a, b = ("run a", "run b") if cmp.across_runs else (cmp.a, cmp.b)
     unit = "points" if cmp.value in ("result", "points") or cmp.value.startswith("result_") else cmp.value

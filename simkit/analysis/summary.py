@@ -74,7 +74,9 @@ class Summary:
             "payment_tai_per_hand": list(self.payment_tai) or None,
             "player_0_result_per_hand": list(self.score_0),
             "result_per_hand_by_policy": {label: list(m) for label, m in self.by_policy.items()},
-            "items": {name: {"wins": int(c), "tai": int(self.item_tai[name])} for name, c in self.item_count.items() if c},
+            "items": {
+                name: {"wins": int(c), "tai": int(self.item_tai[name])} for name, c in self.item_count.items() if c
+            },
             **({"by": {"key": self.by, "groups": self.group_rows()}} if self.by else {}),
         }
 
@@ -90,14 +92,16 @@ class Summary:
             k, n = (g["wins"], g["hands"]) if self.by != "win_type" else (g["hands"], max(self.rows, 1))
             lo, hi = wilson_interval(int(k), int(n))
             rate = {"count": int(k), "rate": int(k) / n if n else float("nan"), "low": lo, "high": hi}
-            out.append({
-                self.by: g["label"],
-                "hands": int(g["hands"]),
-                "wins": int(g["wins"]),
-                ("share_of_hands" if self.by == "win_type" else "win_rate"): rate,
-                f"mean_{g['measure']}_per_win": g["measure_sum"] / g["wins"] if g["wins"] else None,
-                ("payment_per_hand" if self.by == "win_type" else "result_per_hand"): list(g["mean"]),
-            })
+            out.append(
+                {
+                    self.by: g["label"],
+                    "hands": int(g["hands"]),
+                    "wins": int(g["wins"]),
+                    ("share_of_hands" if self.by == "win_type" else "win_rate"): rate,
+                    f"mean_{g['measure']}_per_win": g["measure_sum"] / g["wins"] if g["wins"] else None,
+                    ("payment_per_hand" if self.by == "win_type" else "result_per_hand"): list(g["mean"]),
+                }
+            )
         return out
 
     @property
@@ -136,7 +140,9 @@ class Summary:
         if spec.get("decisions", False):
             shards = self.manifest.get("shards") or []
             k = sum(e["decisions"]["rows"] for e in shards if isinstance(e, dict) and e.get("decisions"))
-            lines.append(f"  decisions  {k:,} ({k / max(n, 1):.2f} per hand): simkit.analysis.load(path, table=\"decisions\")")
+            lines.append(
+                f'  decisions  {k:,} ({k / max(n, 1):.2f} per hand): simkit.analysis.load(path, table="decisions")'
+            )
         lines += [
             "",
             f"  {'outcome (share of hands)':<34}{'rate':>9}   95% interval",
@@ -192,8 +198,10 @@ class Summary:
         rate_head = "share of hands" if hand_key else "win rate"
         mean_head = "payment per hand" if hand_key else "result per hand"
         width = max([34] + [len(str(r[self.by])) + 4 for r in rows])
-        lines = [f"  {'by ' + self.by.replace('_', ' '):<{width}}{'hands':>9}{'wins':>9}   {rate_head + ' [95%]':<27}"
-                 f"{measure + ' per win':>17}   {mean_head} [95%, clustered by match]"]
+        lines = [
+            f"  {'by ' + self.by.replace('_', ' '):<{width}}{'hands':>9}{'wins':>9}   {rate_head + ' [95%]':<27}"
+            f"{measure + ' per win':>17}   {mean_head} [95%, clustered by match]"
+        ]
         for r in rows:
             rate = r["share_of_hands" if hand_key else "win_rate"]
             per_win = r[f"mean_{self.groups[0]['measure']}_per_win"]
@@ -248,13 +256,32 @@ def summarize(path, by=None) -> Summary:
     cluster_rows, cluster_points, cluster_tai, cluster_s0 = [], [], [], []
     cluster_policy = {label: ([], []) for label in labels} if compare else {}
     has_tai = "payment_tai" in run.schema.names
-    columns = ["match", "winner", "dealer", "win_type", "hand_tai", "dealer_tai", "points", "score_0", "score_1",
-               "policy_0", "policy_1"] + (["payment_tai"] if has_tai else []) + items
+    columns = (
+        [
+            "match",
+            "winner",
+            "dealer",
+            "win_type",
+            "hand_tai",
+            "dealer_tai",
+            "points",
+            "score_0",
+            "score_1",
+            "policy_0",
+            "policy_1",
+        ]
+        + (["payment_tai"] if has_tai else [])
+        + items
+    )
     measure = WIN_VALUES.get(spec["rules"]["name"], ("hand_tai",))[0]
     fees = [f"fee_{p}" for p in (0, 1) if f"fee_{p}" in run.schema.names]
     if by is not None:
         columns += [c for c in (measure, *fees) if c not in columns]
-        names = {"policy": list(dict.fromkeys(labels)), "role": ["dealer", "non-dealer"], "win_type": list(io.WIN_TYPES)}[by]
+        names = {
+            "policy": list(dict.fromkeys(labels)),
+            "role": ["dealer", "non-dealer"],
+            "win_type": list(io.WIN_TYPES),
+        }[by]
         acc = {g: {"sums": [], "counts": [], "wins": 0, "measure_sum": 0.0} for g in names}
     for shard in run.shards:
         t = run.read_shard(shard, columns=columns)  # the manifest's checksums and the page checksums verified
@@ -313,8 +340,16 @@ def summarize(path, by=None) -> Summary:
             seen = counts > 0  # the matches in which the group occurs are its clusters
             if not seen.any():
                 continue
-            out.groups.append({"label": label, "hands": int(counts.sum()), "wins": int(a["wins"]), "measure": measure,
-                               "measure_sum": float(a["measure_sum"]), "mean": clustered_mean(sums[seen], counts[seen])})
+            out.groups.append(
+                {
+                    "label": label,
+                    "hands": int(counts.sum()),
+                    "wins": int(a["wins"]),
+                    "measure": measure,
+                    "measure_sum": float(a["measure_sum"]),
+                    "mean": clustered_mean(sums[seen], counts[seen]),
+                }
+            )
     return out
 
 

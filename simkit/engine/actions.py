@@ -90,7 +90,15 @@ PHASE_ROB = 3  #: on the opponent's added-kong tile
 PHASE_BID = 4  #: the banker, after the deal: bid 1, 2 or 3
 PHASE_FOLLOW = 5  #: the opponent, after the bid: follow or fold
 PHASE_OVER = 6  #: the hand is over: no decision (the state's phase, never a view's)
-PHASE_NAMES = ("after a draw", "after a claim", "on the opponent's discard", "on the opponent's added kong", "bid", "follow or fold", "hand over")
+PHASE_NAMES = (
+    "after a draw",
+    "after a claim",
+    "on the opponent's discard",
+    "on the opponent's added kong",
+    "bid",
+    "follow or fold",
+    "hand over",
+)
 
 
 class View(NamedTuple):
@@ -182,12 +190,23 @@ def action_name(action: int) -> str:
     from ..tiles import tile_name
 
     action = int(action)
-    for base, label in ((DISCARD, "discard"), (DECLARE, "declare + discard"), (CONCEALED_KONG, "concealed kong"), (ADDED_KONG, "added kong")):
+    for base, label in (
+        (DISCARD, "discard"),
+        (DECLARE, "declare + discard"),
+        (CONCEALED_KONG, "concealed kong"),
+        (ADDED_KONG, "added kong"),
+    ):
         if base <= action < base + 34:
             return f"{label} {tile_name(action - base)}"
     names = {
-        WIN: "win", PUNG: "pung", KONG: "kong", PASS: "pass", FOLLOW: "follow", FOLD: "fold",
-        CHOW: "chow (claimed tile lowest)", CHOW + 1: "chow (claimed tile in the middle)",
+        WIN: "win",
+        PUNG: "pung",
+        KONG: "kong",
+        PASS: "pass",
+        FOLLOW: "follow",
+        FOLD: "fold",
+        CHOW: "chow (claimed tile lowest)",
+        CHOW + 1: "chow (claimed tile in the middle)",
         CHOW + 2: "chow (claimed tile highest)",
     }
     if BID <= action < BID + 3:

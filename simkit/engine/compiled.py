@@ -58,9 +58,17 @@ from .policies import greedy_policy
 from .rulesets import engine_spec
 
 __all__ = [
-    "engine_of", "prepared", "function_pointer", "compile_ahead", "also_first", "ahead_of_the_engine", "first_of_the_engine",
-    "cache_root", "source_hash",
-    "start_up_message", "record_start_up",
+    "engine_of",
+    "prepared",
+    "function_pointer",
+    "compile_ahead",
+    "also_first",
+    "ahead_of_the_engine",
+    "first_of_the_engine",
+    "cache_root",
+    "source_hash",
+    "start_up_message",
+    "record_start_up",
 ]
 
 _TEMPLATE = Path(__file__).with_name("play.py")
@@ -211,8 +219,30 @@ def policy_type(spec):
         hand, melds = np.zeros(34, np.uint8), np.zeros((4, 2), np.int8)
         river, counters = np.zeros(game.MAX_RIVER, np.int8), np.zeros(game.N_COUNTERS, np.float64)
         view = View(
-            0, 0, hand, melds, 0, melds, 0, river, 0, river, 0, 0, 0, 0, 27, 27, True, 0, 0,
-            hand_tables_stand_in(spec.rules), 0, counters, 0, 0,
+            0,
+            0,
+            hand,
+            melds,
+            0,
+            melds,
+            0,
+            river,
+            0,
+            river,
+            0,
+            0,
+            0,
+            0,
+            27,
+            27,
+            True,
+            0,
+            0,
+            hand_tables_stand_in(spec.rules),
+            0,
+            counters,
+            0,
+            0,
         )
         _policy_types[name] = nb_types.FunctionType(
             nb_types.int64(numba.typeof(view), nb_types.bool_[::1], nb_types.float64[::1], nb_types.uint64[::1])
@@ -264,7 +294,17 @@ def _engine_pieces(rules_name: str, greedy: bool) -> tuple[list, list]:
     t = ty(hand_tables_stand_in(spec.rules))  # (the tables themselves may not be built yet)
     row, table, scratch, game_t, sp = ty(T.hand[0]), ty(T), ty(T.swork), ty(spec.game), ty(spec.sp)
     settle_args = (  # settle(T, winner, win_type, win_tile, replacement, last_tile, last_discard, t, sp, row, floats)
-        table, i, i, i, b, b, b, t, sp, ty(T.row), ty(T.row_floats),
+        table,
+        i,
+        i,
+        i,
+        b,
+        b,
+        b,
+        t,
+        sp,
+        ty(T.row),
+        ty(T.row_floats),
     )
     engine = engine_of(spec.settle)  # the instance (a module) of the engine about to compile
     helper = [
@@ -282,10 +322,22 @@ def _engine_pieces(rules_name: str, greedy: bool) -> tuple[list, list]:
         helper.append(("greedy", greedy_policy, policy_type(spec).signature.args))
     here = [
         ("apply", engine._apply, (table, t, game_t, i)),
-        ("record_decision", engine._record_decision, (
-            ty(T.sc), ty(T.ids), ty(T.hand), ty(T.n_melds), ty(T.legal), ty(T.counters), ty(T.decisions),
-            ty(T.decision_counters), t, i,
-        )),
+        (
+            "record_decision",
+            engine._record_decision,
+            (
+                ty(T.sc),
+                ty(T.ids),
+                ty(T.hand),
+                ty(T.n_melds),
+                ty(T.legal),
+                ty(T.counters),
+                ty(T.decisions),
+                ty(T.decision_counters),
+                t,
+                i,
+            ),
+        ),
     ]
     return helper, here
 
@@ -345,7 +397,6 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False, prepare=None):
     ``NUMBA_DISABLE_JIT``, or when numba's internals differ (then the context does nothing).
     """
 
-
     if os.environ.get("SIMKIT_COMPILE_AHEAD", "1") == "0" or (os.cpu_count() or 1) < 2 or numba.config.DISABLE_JIT:
         return contextlib.nullcontext()
     with _lock:
@@ -365,8 +416,12 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False, prepare=None):
         env["PYTHONPATH"] = os.pathsep.join([str(_PACKAGE.parent), *filter(None, [env.get("PYTHONPATH")])])
         try:
             helper = subprocess.Popen(
-                [sys.executable, "-c", _AHEAD, rules_name, "greedy" if greedy else "-"], env=env,
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                [sys.executable, "-c", _AHEAD, rules_name, "greedy" if greedy else "-"],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
             )
         except OSError:
             return contextlib.nullcontext()
@@ -383,6 +438,7 @@ def compile_ahead(kernel, rules_name: str, greedy: bool = False, prepare=None):
         threading.Thread(target=listen, daemon=True).start()
         hooks = {}
         for name, cache in caches.items():
+
             def load_after_helper(sig, target_context, _event=done[name], _load=cache.load_overload):
                 _event.wait()
                 return _load(sig, target_context)
@@ -456,13 +512,17 @@ def start_up_message(rules_name: str) -> str:
     compile took on this machine (:func:`record_start_up` keeps the measurements)."""
     record = _start_up_records().get(rules_name)
     if record is None:
-        return (f"compiling the {rules_name} engine (numba compiles it once per rule set and simkit version, "
-                "then loads it from its cache)...")
+        return (
+            f"compiling the {rules_name} engine (numba compiles it once per rule set and simkit version, "
+            "then loads it from its cache)..."
+        )
     took = f"{record['compile_seconds']:.0f} s"
     if record.get("source") == source_hash():
         return f"loading the {rules_name} engine from the cache (compiling it took {took} on this machine)..."
-    return (f"compiling the {rules_name} engine: simkit changed since its last compile, which took {took} "
-            "on this machine...")
+    return (
+        f"compiling the {rules_name} engine: simkit changed since its last compile, which took {took} "
+        "on this machine..."
+    )
 
 
 def record_start_up(rules_name: str, seconds: float) -> None:
@@ -472,8 +532,11 @@ def record_start_up(rules_name: str, seconds: float) -> None:
     if seconds < COMPILED_AFTER_SECONDS:
         return  # loaded from the cache
     records = _start_up_records()
-    records[rules_name] = {"compile_seconds": round(float(seconds), 1), "source": source_hash(),
-                           "when": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    records[rules_name] = {
+        "compile_seconds": round(float(seconds), 1),
+        "source": source_hash(),
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
     try:
         root = cache_root()
         root.mkdir(parents=True, exist_ok=True)

@@ -74,7 +74,9 @@ CHUNK = 256  #: deals per work unit of the batch kernels (scratch allocated once
 
 
 @pjit
-def deal_check_kernel(seed, start, n, template, t, with_shanten, win, wait_kinds, shanten_d, shanten_o):  # pragma: no cover
+def deal_check_kernel(
+    seed, start, n, template, t, with_shanten, win, wait_kinds, shanten_d, shanten_o
+):  # pragma: no cover
     """Deal ``n`` hands; check the dealer's 14 tiles for a win and the opponent's 13 for waits.
 
     Outputs (length n): ``win`` bool, ``wait_kinds`` int8 (number of winning kinds of the
@@ -142,5 +144,7 @@ def _alloc(n: int, shapes_dtypes):
         return tuple(np.empty((n,) + shape, dtype) for shape, dtype in shapes_dtypes)
     except MemoryError:
         size = n * sum(int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize for shape, dtype in shapes_dtypes)
-        raise ValueError(f"n={n} hands need {size / 2**30:,.1f} GiB of arrays, more than this machine gives; "
-                         "deal fewer at a time (start= continues a sequence)") from None
+        raise ValueError(
+            f"n={n} hands need {size / 2**30:,.1f} GiB of arrays, more than this machine gives; "
+            "deal fewer at a time (start= continues a sequence)"
+        ) from None

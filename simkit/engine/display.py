@@ -116,7 +116,13 @@ def event_table(record):
             last = _apply(seats, name, p, tile, extra, last)
         text = texts[text_i] if text_i < len(texts) else ""
         text_i += 1 if name != "deal" or step == 0 else 0
-        row = {"step": step, "event": name, "player": p, "tile": tile_name(tile) if tile >= 0 and name not in ("bid", "follow", "fold") else "", "text": text}
+        row = {
+            "step": step,
+            "event": name,
+            "player": p,
+            "tile": tile_name(tile) if tile >= 0 and name not in ("bid", "follow", "fold") else "",
+            "text": text,
+        }
         for q in (0, 1):
             s = seats[q]
             sh, w = _analysis(s, rules)
@@ -192,17 +198,27 @@ def render_html(record, title: str | None = None, standalone: bool = True) -> st
             river_svg = _tiles_svg([_kinds_of(t.rstrip("*"))[0] for t in river], [t.endswith("*") for t in river])
             sh = getattr(r, f"shanten_{q}")
             waits = getattr(r, f"waits_{q}")
-            info = "" if sh is None or sh != sh else f'shanten {int(sh)}' + (f", waits {html.escape(waits)}" if waits else "")
+            info = (
+                ""
+                if sh is None or sh != sh
+                else f"shanten {int(sh)}" + (f", waits {html.escape(waits)}" if waits else "")
+            )
             cells.append(
                 f'<td class="p{q}"><div>{hand} {meld_svg}</div><div class="river">{river_svg}</div>'
                 f'<div class="info">{info}</div></td>'
             )
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    tail = "".join(f"<li>{html.escape(ln)}</li>" for ln in lines if ln.startswith(("items:", "hand tai", "fan", "scores", "payment", "combination", "not played", "fees", "kong")))
+    tail = "".join(
+        f"<li>{html.escape(ln)}</li>"
+        for ln in lines
+        if ln.startswith(
+            ("items:", "hand tai", "fan", "scores", "payment", "combination", "not played", "fees", "kong")
+        )
+    )
     body = (
         f'<div class="simkit-hand"><h3>{head}</h3>'
-        f'<table><thead><tr><th>#</th><th>event</th><th>player 0</th><th>player 1</th></tr></thead>'
-        f'<tbody>{"".join(rows)}</tbody></table><ul>{tail}</ul></div>'
+        f"<table><thead><tr><th>#</th><th>event</th><th>player 0</th><th>player 1</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table><ul>{tail}</ul></div>"
     )
     style = (
         "<style>.simkit-hand table{border-collapse:collapse;font-family:sans-serif;font-size:12px}"
@@ -213,6 +229,6 @@ def render_html(record, title: str | None = None, standalone: bool = True) -> st
     if not standalone:
         return style + body
     return (
-        f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{head}</title>{style}</head>"
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{head}</title>{style}</head>'
         f"<body>{body}</body></html>"
     )

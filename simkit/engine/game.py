@@ -188,7 +188,9 @@ OP_NEXT_HAND = 3  #: after a settled hand: go on to the match's next hand (False
 OP_ADVANCE = 4  #: resolve a pending turn (a position after a draw or a claim)
 OP_REACT = 5  #: S_PLAYER decides on S_TILE, the opponent's last discard (a position)
 # wall designs (Table.sc[S_WALL], Game.wall): how the shuffled wall becomes the players' tiles
-WALL_DEALER_FIRST = 0  #: deal "dealer": the dealer takes the wall's first 14 tiles, draws from the front (the original deal)
+WALL_DEALER_FIRST = (
+    0  #: deal "dealer": the dealer takes the wall's first 14 tiles, draws from the front (the original deal)
+)
 WALL_SEAT_SHARED = 1  #: deal "seat", wall "shared": each seat's tiles from its own stream, one wall drawn in turn
 WALL_SEAT_STABLE = 2  #: deal "seat", wall "stable": each seat deals and draws from its own stream only
 SHANTEN_UNKNOWN = -9  #: no bound known (a meld changed the hand); also "shanten not computed"
@@ -236,8 +238,23 @@ EV_DEAL, EV_DRAW, EV_REPLACEMENT, EV_DISCARD, EV_DECLARE, EV_PUNG, EV_KONG = ran
 EV_CONCEALED_KONG, EV_ADDED_KONG, EV_SKIP_WIN, EV_SKIP_PUNG, EV_WIN, EV_DRAW_GAME = range(7, 13)
 EV_CHOW, EV_BID, EV_FOLLOW, EV_FOLD = range(13, 17)
 EVENT_NAMES = (
-    "deal", "draw", "replacement", "discard", "declare", "pung", "kong", "concealed kong", "added kong",
-    "skipped win", "skipped pung", "win", "exhaustive draw", "chow", "bid", "follow", "fold",
+    "deal",
+    "draw",
+    "replacement",
+    "discard",
+    "declare",
+    "pung",
+    "kong",
+    "concealed kong",
+    "added kong",
+    "skipped win",
+    "skipped pung",
+    "win",
+    "exhaustive draw",
+    "chow",
+    "bid",
+    "follow",
+    "fold",
 )
 
 # result columns (int64), one row per hand
@@ -247,22 +264,59 @@ R_DECLARED0, R_DECLARED1, R_SKIPS0, R_SKIPS1, R_FIRST_DEALER_OF_ROUND = range(16
 R_FAN, R_MULTIPLE, R_BID = range(21, 24)
 N_RESULT_INT = 24
 RESULT_FIELDS = (
-    "match", "hand", "prevailing_wind", "dealer", "streak", "seat_wind_0", "winner", "payer", "win_type",
-    "win_tile", "hand_tai", "dealer_tai", "turns", "tiles_left", "kongs_0", "kongs_1", "declared_0",
-    "declared_1", "skipped_wins_0", "skipped_wins_1", "dealer_turn", "fan", "multiple", "bid",
+    "match",
+    "hand",
+    "prevailing_wind",
+    "dealer",
+    "streak",
+    "seat_wind_0",
+    "winner",
+    "payer",
+    "win_type",
+    "win_tile",
+    "hand_tai",
+    "dealer_tai",
+    "turns",
+    "tiles_left",
+    "kongs_0",
+    "kongs_1",
+    "declared_0",
+    "declared_1",
+    "skipped_wins_0",
+    "skipped_wins_1",
+    "dealer_turn",
+    "fan",
+    "multiple",
+    "bid",
 )
 # result columns (float64), one row per hand
 F_POINTS, F_SCORE0, F_SCORE1, F_KONG0, F_KONG1, F_FEE0, F_FEE1, F_BALANCE0, F_BALANCE1, F_COMBINATION = range(10)
 N_RESULT_FLOAT = 10
 FLOAT_FIELDS = (
-    "points", "score_0", "score_1", "kong_payment_0", "kong_payment_1", "fee_0", "fee_1", "balance_0",
-    "balance_1", "combination_points",
+    "points",
+    "score_0",
+    "score_1",
+    "kong_payment_0",
+    "kong_payment_1",
+    "fee_0",
+    "fee_1",
+    "balance_0",
+    "balance_1",
+    "combination_points",
 )
 # decision log (int64), one row per decision taken when sc[S_DECISIONS] is 1 (Table.decisions)
 D_MATCH, D_HAND, D_PLAYER, D_PHASE, D_TILE, D_ACTION, D_N_LEGAL, D_SHANTEN_BEFORE, D_SHANTEN_AFTER = range(9)
 N_DECISION_INT = 9
 DECISION_FIELDS = (
-    "match", "hand", "player", "phase", "tile", "action", "n_legal", "shanten_before", "shanten_after",
+    "match",
+    "hand",
+    "player",
+    "phase",
+    "tile",
+    "action",
+    "n_legal",
+    "shanten_before",
+    "shanten_after",
 )
 N_COUNTERS = 4  #: user counters a policy can set per decision (View.counters)
 
@@ -273,7 +327,9 @@ class Game(NamedTuple):
     kept_back: int  #: tiles at the end of the wall never drawn
     claim_chow: bool  #: chows may be claimed from the opponent's discard
     robbing: bool  #: the opponent may win on the tile of an added kong
-    declare: bool  #: Declare Ready / MIGI (docs/rules/douque.md, Declare Ready and MIGI): declare actions and locked hands
+    declare: (
+        bool  #: Declare Ready / MIGI (docs/rules/douque.md, Declare Ready and MIGI): declare actions and locked hands
+    )
     skipped_win: bool  #: Skipped Win (docs/rules/douque.md, Skipped Win and Skipped Pung): declining a win forbids winning until lifted
     skipped_pung: int  #: Skipped Pung: 0 none, 1 for the rest of the hand, 2 until the player's next turn
     bidding: bool  #: for_two: the banker bids, the opponent follows or folds
@@ -328,7 +384,9 @@ class Table(NamedTuple):
     row_hand: np.ndarray  #: uint8[34], the winner's concealed tiles (zeros without a winner)
     row_melds: np.ndarray  #: int8[4, 2], the winner's melds (-1 when unused)
     ids: np.ndarray  #: uint64[2], the match's seed and index (its random streams' keys)
-    counters: np.ndarray  #: float64[2, N_COUNTERS], each player's user counters (View.counters), zeroed before each decision
+    counters: (
+        np.ndarray
+    )  #: float64[2, N_COUNTERS], each player's user counters (View.counters), zeroed before each decision
     decisions: np.ndarray  #: int64[capacity, N_DECISION_INT], the decision log (D_* columns; capacity 0: none)
     decision_counters: np.ndarray  #: float64[capacity, N_COUNTERS], the counters of each logged decision
 
@@ -395,8 +453,9 @@ def new_tables(n, n_tiles, items_proto):
     def stack(a):
         return np.repeat(np.asarray(a)[np.newaxis], n, axis=0)
 
-    fields = [ScoreWork(*(stack(x) for x in T.work)) if name == "work" else stack(getattr(T, name))
-              for name in Table._fields]
+    fields = [
+        ScoreWork(*(stack(x) for x in T.work)) if name == "work" else stack(getattr(T, name)) for name in Table._fields
+    ]
     return Table(*fields)
 
 
@@ -406,17 +465,47 @@ def table_of(B, i):  # pragma: no cover - compiled
     (no reference counting, see :func:`simkit._jit.borrow`)."""
     w = B.work
     return Table(
-        borrow(B.wall[i]), borrow(B.hand[i]), borrow(B.meld_counts[i]), borrow(B.melds[i]), borrow(B.n_melds[i]),
-        borrow(B.river[i]), borrow(B.claimed[i]), borrow(B.n_river[i]), borrow(B.declared[i]), borrow(B.skip_win[i]),
-        borrow(B.skip_pung[i]), borrow(B.seat[i]), borrow(B.acted[i]), borrow(B.kongs[i]), borrow(B.skips[i]),
-        borrow(B.sc[i]), borrow(B.legal[i]), borrow(B.rng[i]),
+        borrow(B.wall[i]),
+        borrow(B.hand[i]),
+        borrow(B.meld_counts[i]),
+        borrow(B.melds[i]),
+        borrow(B.n_melds[i]),
+        borrow(B.river[i]),
+        borrow(B.claimed[i]),
+        borrow(B.n_river[i]),
+        borrow(B.declared[i]),
+        borrow(B.skip_win[i]),
+        borrow(B.skip_pung[i]),
+        borrow(B.seat[i]),
+        borrow(B.acted[i]),
+        borrow(B.kongs[i]),
+        borrow(B.skips[i]),
+        borrow(B.sc[i]),
+        borrow(B.legal[i]),
+        borrow(B.rng[i]),
         ScoreWork(
-            borrow(w.splits[i]), borrow(w.cand[i]), borrow(w.ready[i]), borrow(w.meld_counts[i]), borrow(w.choice[i]),
+            borrow(w.splits[i]),
+            borrow(w.cand[i]),
+            borrow(w.ready[i]),
+            borrow(w.meld_counts[i]),
+            borrow(w.choice[i]),
             borrow(w.split_scratch[i]),
         ),
-        borrow(B.items[i]), borrow(B.tmp[i]), borrow(B.log[i]), borrow(B.swork[i]), borrow(B.locked[i]),
-        borrow(B.purse[i]), borrow(B.money[i]), borrow(B.policy_legal[i]), borrow(B.row[i]), borrow(B.row_floats[i]),
-        borrow(B.row_hand[i]), borrow(B.row_melds[i]), borrow(B.ids[i]), borrow(B.counters[i]), borrow(B.decisions[i]),
+        borrow(B.items[i]),
+        borrow(B.tmp[i]),
+        borrow(B.log[i]),
+        borrow(B.swork[i]),
+        borrow(B.locked[i]),
+        borrow(B.purse[i]),
+        borrow(B.money[i]),
+        borrow(B.policy_legal[i]),
+        borrow(B.row[i]),
+        borrow(B.row_floats[i]),
+        borrow(B.row_hand[i]),
+        borrow(B.row_melds[i]),
+        borrow(B.ids[i]),
+        borrow(B.counters[i]),
+        borrow(B.decisions[i]),
         borrow(B.decision_counters[i]),
     )
 
@@ -426,17 +515,48 @@ def borrowed_table(T):  # pragma: no cover - compiled
     """``T`` with every array borrowed (no reference counting): see :func:`simkit._jit.borrow`."""
     w = T.work
     return Table(
-        borrow(T.wall), borrow(T.hand), borrow(T.meld_counts), borrow(T.melds), borrow(T.n_melds), borrow(T.river),
-        borrow(T.claimed), borrow(T.n_river), borrow(T.declared), borrow(T.skip_win), borrow(T.skip_pung),
-        borrow(T.seat), borrow(T.acted), borrow(T.kongs), borrow(T.skips), borrow(T.sc), borrow(T.legal),
+        borrow(T.wall),
+        borrow(T.hand),
+        borrow(T.meld_counts),
+        borrow(T.melds),
+        borrow(T.n_melds),
+        borrow(T.river),
+        borrow(T.claimed),
+        borrow(T.n_river),
+        borrow(T.declared),
+        borrow(T.skip_win),
+        borrow(T.skip_pung),
+        borrow(T.seat),
+        borrow(T.acted),
+        borrow(T.kongs),
+        borrow(T.skips),
+        borrow(T.sc),
+        borrow(T.legal),
         borrow(T.rng),
         ScoreWork(
-            borrow(w.splits), borrow(w.cand), borrow(w.ready), borrow(w.meld_counts), borrow(w.choice),
+            borrow(w.splits),
+            borrow(w.cand),
+            borrow(w.ready),
+            borrow(w.meld_counts),
+            borrow(w.choice),
             borrow(w.split_scratch),
         ),
-        borrow(T.items), borrow(T.tmp), borrow(T.log), borrow(T.swork), borrow(T.locked), borrow(T.purse),
-        borrow(T.money), borrow(T.policy_legal), borrow(T.row), borrow(T.row_floats), borrow(T.row_hand),
-        borrow(T.row_melds), borrow(T.ids), borrow(T.counters), borrow(T.decisions), borrow(T.decision_counters),
+        borrow(T.items),
+        borrow(T.tmp),
+        borrow(T.log),
+        borrow(T.swork),
+        borrow(T.locked),
+        borrow(T.purse),
+        borrow(T.money),
+        borrow(T.policy_legal),
+        borrow(T.row),
+        borrow(T.row_floats),
+        borrow(T.row_hand),
+        borrow(T.row_melds),
+        borrow(T.ids),
+        borrow(T.counters),
+        borrow(T.decisions),
+        borrow(T.decision_counters),
     )
 
 
@@ -582,14 +702,37 @@ def _check(T, p_holding, expect_extra):  # pragma: no cover - compiled
 
 
 @jit(inline="always")
-def _view(hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p, phase, tile, t, counters):  # pragma: no cover
+def _view(
+    hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p, phase, tile, t, counters
+):  # pragma: no cover
     """The :class:`~simkit.engine.actions.View` of player ``p`` (arguments: the Table's arrays, or for
     a policy called through its pointer, copies of them: :func:`copy_for_view`)."""
     q = 1 - p
     return A.View(
-        phase, tile, hand[p], melds[p], n_melds[p], melds[q], n_melds[q], river[p], n_river[p], river[q], n_river[q],
-        declared[p], declared[q], _tiles_left(sc), seat[p], sc[S_PREVAILING], sc[S_DEALER] == p, sc[S_STREAK],
-        skip_win[p], t, sc[S_BID], counters[p], sc[S_DECLARED_AT + p], sc[S_DECLARED_AT + q],
+        phase,
+        tile,
+        hand[p],
+        melds[p],
+        n_melds[p],
+        melds[q],
+        n_melds[q],
+        river[p],
+        n_river[p],
+        river[q],
+        n_river[q],
+        declared[p],
+        declared[q],
+        _tiles_left(sc),
+        seat[p],
+        sc[S_PREVAILING],
+        sc[S_DEALER] == p,
+        sc[S_STREAK],
+        skip_win[p],
+        t,
+        sc[S_BID],
+        counters[p],
+        sc[S_DECLARED_AT + p],
+        sc[S_DECLARED_AT + q],
     )
 
 
@@ -665,7 +808,9 @@ def decision_stats(hand, n_melds, phase, tile, action, legal, t, scratch, work):
 
 
 @jit(inline="always")
-def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_win, last, drawn, phase, lb, can_declare, swork, t):  # pragma: no cover
+def _legal_after_draw(
+    legal, hand, melds, n_melds, meld_counts, declared, skip_win, last, drawn, phase, lb, can_declare, swork, t
+):  # pragma: no cover
     """Fill ``legal`` for a player holding 14 - 3k tiles (drawn tile ``drawn``, -1 if none).
 
     ``hand``/``melds``/``meld_counts`` are the player's rows; ``last``: no drawable tile is left;
@@ -724,7 +869,9 @@ def _legal_after_draw(legal, hand, melds, n_melds, meld_counts, declared, skip_w
 
 
 @jit(inline="always")
-def _legal_react(legal, hand, meld_counts, n_melds, declared, skip_win, skip_pung, last, x, robbing, chow, lb, t):  # pragma: no cover
+def _legal_react(
+    legal, hand, meld_counts, n_melds, declared, skip_win, skip_pung, last, x, robbing, chow, lb, t
+):  # pragma: no cover
     """Fill ``legal`` for a player (rows ``hand``, ...) facing the opponent's discard ``x`` (or added
     tile when ``robbing``); ``last``: no drawable tile is left; ``chow``: the rule set claims chows;
     ``lb``: a lower bound on the player's shanten (no win is possible unless it is 0 or less).
@@ -876,7 +1023,7 @@ def dealt_hands(wall, dealer: int, design: int) -> np.ndarray:
     n = len(wall)
     if design == WALL_SEAT_STABLE:
         front = 14 if dealer == 0 else 13
-        parts = (wall[:front], wall[n - (27 - front):])
+        parts = (wall[:front], wall[n - (27 - front) :])
     else:
         parts = (wall[:14], wall[14:27]) if dealer == 0 else (wall[14:27], wall[:14])
     return np.array([np.bincount(part, minlength=34) for part in parts], np.uint8)
@@ -998,7 +1145,12 @@ def _pay_chips(money, purse, sc, receiver, payer, game, check, out):  # pragma: 
     out[F_BALANCE1] = purse[P_BALANCE1]
     if check:
         if (
-            sc[S_CHIPS0] < 0 or sc[S_CHIPS1] < 0 or fee0 < 0 or fee1 < 0 or fee0 > to0 or fee1 > to1
+            sc[S_CHIPS0] < 0
+            or sc[S_CHIPS1] < 0
+            or fee0 < 0
+            or fee1 < 0
+            or fee0 > to0
+            or fee1 > to1
             or before - (sc[S_CHIPS0] + sc[S_CHIPS1]) != fee0 + fee1
         ):
             sc[S_ERROR] = ERR_PAYMENT

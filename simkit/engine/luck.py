@@ -114,8 +114,10 @@ def draw_records(spec, call0, call1, seed: int, start: int, n_matches: int, prog
 
     (f0, p0), (f1, p1) = call0, call1
     if not (is_jitted(f0) and is_jitted(f1)):
-        raise InputValueError("the luck of the draw is measured by replaying the run in the compiled engine: "
-                          "its policies must be jitted (a plain-Python policy cannot be replayed there)")
+        raise InputValueError(
+            "the luck of the draw is measured by replaying the run in the compiled engine: "
+            "its policies must be jitted (a plain-Python policy cannot be replayed there)"
+        )
     engine = engine_for(spec)
     kinds, fn0, fn1 = policy_calls(f0, f1)
     template, tables = wall_template(spec.rules), hand_tables(spec.rules)
@@ -127,9 +129,27 @@ def draw_records(spec, call0, call1, seed: int, start: int, n_matches: int, prog
 
     def args_of(a, b, capacity):
         table = G.new_table(len(template), spec.items_proto)
-        return (table, np.uint64(seed), int(start + a), int(b - a), template, tables, spec.game, spec.sp, kinds, fn0,
-                fn1, p0, p1, np.zeros((capacity, N_DRAW_COLUMNS), np.int32), np.zeros(1, np.int64), results[a:b],
-                n_hands[a:b], errors[a:b], error_legal[a:b])
+        return (
+            table,
+            np.uint64(seed),
+            int(start + a),
+            int(b - a),
+            template,
+            tables,
+            spec.game,
+            spec.sp,
+            kinds,
+            fn0,
+            fn1,
+            p0,
+            p1,
+            np.zeros((capacity, N_DRAW_COLUMNS), np.int32),
+            np.zeros(1, np.int64),
+            results[a:b],
+            n_hands[a:b],
+            errors[a:b],
+            error_legal[a:b],
+        )
 
     kernel = prepared(engine.draw_luck_kernel, args_of(0, 1, 1), (9, 10), policy_type(spec))
 
@@ -158,6 +178,15 @@ def draw_records(spec, call0, call1, seed: int, start: int, n_matches: int, prog
     bad = np.flatnonzero(errors[:, 0])
     if len(bad):
         code, action, player, phase, tile = (int(v) for v in errors[bad[0]])
-        raise EngineError(error_text(code, action, f"match {start + int(bad[0])} of seed {seed} (replayed for its draws)",
-                                      player, phase, tile, error_legal[bad[0]]))
+        raise EngineError(
+            error_text(
+                code,
+                action,
+                f"match {start + int(bad[0])} of seed {seed} (replayed for its draws)",
+                player,
+                phase,
+                tile,
+                error_legal[bad[0]],
+            )
+        )
     return DrawRecords(np.concatenate(parts), results, n_hands)

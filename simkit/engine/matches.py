@@ -13,14 +13,33 @@ from ..errors import InputValueError, check_flag, check_int, show
 from . import game as eng
 from .position import WIND_LETTERS
 from .runtime import (
-    EngineError, HandRecord, PolicyCompileError, compile_policy, decision_columns, engine_for, hand_record, is_jitted,
-    prepare_match, raise_first_error, resolve_policy, result_buffers, result_columns, run_matches,
+    EngineError,
+    HandRecord,
+    PolicyCompileError,
+    compile_policy,
+    decision_columns,
+    engine_for,
+    hand_record,
+    is_jitted,
+    prepare_match,
+    raise_first_error,
+    resolve_policy,
+    result_buffers,
+    result_columns,
+    run_matches,
 )
 from .state import GameState, streak_limit, wall_kinds
 
 __all__ = [
-    "EngineError", "PolicyCompileError", "simulate_matches", "resolve_policy", "compile_policy", "replay",
-    "play_hand", "HandRecord", "engine_for",
+    "EngineError",
+    "PolicyCompileError",
+    "simulate_matches",
+    "resolve_policy",
+    "compile_policy",
+    "replay",
+    "play_hand",
+    "HandRecord",
+    "engine_for",
 ]
 
 
@@ -115,8 +134,14 @@ def simulate_matches(
     """
     spec, f0, p0, f1, p1 = prepare_match(rules, policies, deal, wall)
     for name, value in (("n_matches", n_matches), ("seed", seed), ("start", start)):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < (1 if name == "n_matches" else 0):
-            raise InputValueError(f"{name} must be {'a positive' if name == 'n_matches' else 'a non-negative'} integer, got {show(value)}")
+        if (
+            isinstance(value, (bool, np.bool_))
+            or not isinstance(value, (int, np.integer))
+            or value < (1 if name == "n_matches" else 0)
+        ):
+            raise InputValueError(
+                f"{name} must be {'a positive' if name == 'n_matches' else 'a non-negative'} integer, got {show(value)}"
+            )
     _check_ids(seed, start, n_matches)
     check_flag(check, "check")
     if not isinstance(duplicate, (bool, np.bool_)):
@@ -125,8 +150,10 @@ def simulate_matches(
     _check_memory(spec, n_matches * (2 if duplicate else 1))
     if not duplicate:
         return _simulate_copy(spec, (f0, p0), (f1, p1), n_matches, seed, start, check, decisions)
-    copies = [_simulate_copy(spec, *calls, n_matches, seed, start, check, decisions)
-              for calls in (((f0, p0), (f1, p1)), ((f1, p1), (f0, p0)))]
+    copies = [
+        _simulate_copy(spec, *calls, n_matches, seed, start, check, decisions)
+        for calls in (((f0, p0), (f1, p1)), ((f1, p1), (f0, p0)))
+    ]
     logs = [rows.pop("decisions") for rows in copies] if decisions else None
     out = _interleave_copies(copies)
     if decisions:
@@ -139,8 +166,13 @@ def _interleave_copies(copies) -> dict:
     original) order."""
     for c, rows in enumerate(copies):
         rows["copy"] = np.full(len(rows["match"]), c, np.int8)
-    order = np.lexsort((np.concatenate([np.arange(len(r["match"])) for r in copies]),
-                        np.concatenate([r["copy"] for r in copies]), np.concatenate([r["match"] for r in copies])))
+    order = np.lexsort(
+        (
+            np.concatenate([np.arange(len(r["match"])) for r in copies]),
+            np.concatenate([r["copy"] for r in copies]),
+            np.concatenate([r["match"] for r in copies]),
+        )
+    )
     return {name: np.concatenate([r[name] for r in copies])[order] for name in copies[0]}
 
 
@@ -214,7 +246,9 @@ def _simulate_in_python(spec, call0, call1, n_matches, seed, start, check, decis
                     state._play_out_with(call0, call1)
             except EngineError as exc:
                 h = int(state._T.sc[eng.S_HAND_NUMBER])
-                raise EngineError(str(exc).replace("this state", f"match {start + i}, hand {h} (seed {seed})")) from None
+                raise EngineError(
+                    str(exc).replace("this state", f"match {start + i}, hand {h} (seed {seed})")
+                ) from None
             rows.append(state.result_arrays())
             if not state.next_hand():
                 break
@@ -231,8 +265,16 @@ def _simulate_in_python(spec, call0, call1, n_matches, seed, start, check, decis
     return out
 
 
-def replay(seed: int, match: int, hand: int, rules="douque", policies: Sequence = ("greedy", "greedy"), *,
-           deal: str | None = None, wall: str | None = None) -> HandRecord:
+def replay(
+    seed: int,
+    match: int,
+    hand: int,
+    rules="douque",
+    policies: Sequence = ("greedy", "greedy"),
+    *,
+    deal: str | None = None,
+    wall: str | None = None,
+) -> HandRecord:
     """Replay hand ``hand`` of match ``match`` of a run with ``seed``: its row and every event.
 
     The result is identical to what :func:`simulate_matches` did (same rules, wall design, streams
@@ -249,8 +291,9 @@ def replay(seed: int, match: int, hand: int, rules="douque", policies: Sequence 
     raise_first_error(errors, error_legal, n_hands, match, seed)
     if n_hands[0] <= hand:
         n = int(n_hands[0])
-        raise InputValueError(f"match {match} of seed {seed} has {n} hand{'s' if n != 1 else ''} (0 to {n - 1}); "
-                          f"there is no hand {hand}")
+        raise InputValueError(
+            f"match {match} of seed {seed} has {n} hand{'s' if n != 1 else ''} (0 to {n - 1}); there is no hand {hand}"
+        )
     return hand_record(spec, *(b[hand] for b in bufs), log, n_log, wall)
 
 
@@ -286,8 +329,14 @@ def play_hand(
     check_flag(check, "check")
     seed = check_int(seed, "seed", 0, 2**63 - 1)
     state = GameState.from_wall(
-        spec, kinds, dealer=int(dealer), dealer_east=bool(dealer_east), streak=int(streak), prevailing=prevailing,
-        seed=seed, check=check,
+        spec,
+        kinds,
+        dealer=int(dealer),
+        dealer_east=bool(dealer_east),
+        streak=int(streak),
+        prevailing=prevailing,
+        seed=seed,
+        check=check,
     )
     if state.error:
         raise EngineError(state.error_text("the hand from the given wall"))

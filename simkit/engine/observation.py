@@ -44,11 +44,30 @@ __all__ = [
 ]
 
 _PARTS = (
-    ("hand", 34), ("melds", 34), ("opp_melds", 34), ("river", 34), ("opp_river", 34), ("visible", 34),
-    ("river_order", G.MAX_RIVER), ("opp_river_order", G.MAX_RIVER), ("river_claimed", G.MAX_RIVER),
-    ("opp_river_claimed", G.MAX_RIVER), ("phase", 7), ("tile", 35), ("tiles_left", 1), ("seat_wind", 4),
-    ("prevailing_wind", 4), ("dealer", 1), ("streak", 1), ("declared", 3), ("opp_declared", 3), ("bid", 1),
-    ("score", 1), ("opp_score", 1), ("skipped_win", 34), ("river_declared", G.MAX_RIVER),
+    ("hand", 34),
+    ("melds", 34),
+    ("opp_melds", 34),
+    ("river", 34),
+    ("opp_river", 34),
+    ("visible", 34),
+    ("river_order", G.MAX_RIVER),
+    ("opp_river_order", G.MAX_RIVER),
+    ("river_claimed", G.MAX_RIVER),
+    ("opp_river_claimed", G.MAX_RIVER),
+    ("phase", 7),
+    ("tile", 35),
+    ("tiles_left", 1),
+    ("seat_wind", 4),
+    ("prevailing_wind", 4),
+    ("dealer", 1),
+    ("streak", 1),
+    ("declared", 3),
+    ("opp_declared", 3),
+    ("bid", 1),
+    ("score", 1),
+    ("opp_score", 1),
+    ("skipped_win", 34),
+    ("river_declared", G.MAX_RIVER),
     ("opp_river_declared", G.MAX_RIVER),
 )
 
@@ -74,8 +93,18 @@ _RIVER_ORDER, _OPP_RIVER_ORDER = _L["river_order"].start, _L["opp_river_order"].
 _RIVER_CLAIMED, _OPP_RIVER_CLAIMED = _L["river_claimed"].start, _L["opp_river_claimed"].start
 _PHASE, _TILE, _TILES_LEFT = _L["phase"].start, _L["tile"].start, _L["tiles_left"].start
 _SEAT_WIND, _PREVAILING_WIND = _L["seat_wind"].start, _L["prevailing_wind"].start
-_DEALER, _STREAK, _DECLARED, _OPP_DECLARED = _L["dealer"].start, _L["streak"].start, _L["declared"].start, _L["opp_declared"].start
-_BID, _SCORE, _OPP_SCORE, _SKIPPED_WIN = _L["bid"].start, _L["score"].start, _L["opp_score"].start, _L["skipped_win"].start
+_DEALER, _STREAK, _DECLARED, _OPP_DECLARED = (
+    _L["dealer"].start,
+    _L["streak"].start,
+    _L["declared"].start,
+    _L["opp_declared"].start,
+)
+_BID, _SCORE, _OPP_SCORE, _SKIPPED_WIN = (
+    _L["bid"].start,
+    _L["score"].start,
+    _L["opp_score"].start,
+    _L["skipped_win"].start,
+)
 _RIVER_DECLARED, _OPP_RIVER_DECLARED = _L["river_declared"].start, _L["opp_river_declared"].start
 
 
@@ -118,7 +147,9 @@ def encode_observation_kernel(T, p, deciding, out):  # pragma: no cover - compil
         out[_OPP_RIVER_ORDER + i] = x + 1
         out[_OPP_RIVER_CLAIMED + i] = 1.0 if T.claimed[q, i] else 0.0
     for k in range(34):
-        out[_VISIBLE + k] = out[_HAND + k] + out[_MELDS + k] + out[_OPP_MELDS + k] + out[_RIVER + k] + out[_OPP_RIVER + k]
+        out[_VISIBLE + k] = (
+            out[_HAND + k] + out[_MELDS + k] + out[_OPP_MELDS + k] + out[_RIVER + k] + out[_OPP_RIVER + k]
+        )
     phase = sc[G.S_PHASE] if deciding else A.PHASE_OVER
     out[_PHASE + min(max(phase, 0), A.PHASE_OVER)] = 1.0
     tile = sc[G.S_TILE] if deciding else -1
@@ -145,7 +176,9 @@ def encode_observation_kernel(T, p, deciding, out):  # pragma: no cover - compil
 def state_layout(wall_length: int) -> dict:
     """name -> slice of the full-information state of a rule set whose wall has ``wall_length``
     tiles (see the module docstring)."""
-    return _slices((("hand0", 34), ("hand1", 34), ("wall_counts", 34), ("wall_order", wall_length), ("front", 1), ("back", 1)))
+    return _slices(
+        (("hand0", 34), ("hand1", 34), ("wall_counts", 34), ("wall_order", wall_length), ("front", 1), ("back", 1))
+    )
 
 
 def state_size(wall_length: int) -> int:

@@ -121,8 +121,20 @@ def _to_turn(T, t, game, p, phase, drawn, replacement):  # pragma: no cover - co
     # any meld): while it is above 0 the hand cannot be ready, so no win check, no declaration
     # test; while it is 0 or more, the hand cannot be complete.
     sh = G._legal_after_draw(
-        T.legal, T.hand[p], T.melds[p], T.n_melds[p], T.meld_counts[p], T.declared[p], T.skip_win[p], last, drawn,
-        phase, sc[G.S_SHANTEN_LB + p], game.declare, T.swork, t,
+        T.legal,
+        T.hand[p],
+        T.melds[p],
+        T.n_melds[p],
+        T.meld_counts[p],
+        T.declared[p],
+        T.skip_win[p],
+        last,
+        drawn,
+        phase,
+        sc[G.S_SHANTEN_LB + p],
+        game.declare,
+        T.swork,
+        t,
     )
     if sh != G.SHANTEN_UNKNOWN:
         sc[G.S_SHANTEN_LB + p] = sh
@@ -308,8 +320,19 @@ def _after_turn(T, t, game, action):  # pragma: no cover - compiled
             if game.robbing:
                 # the opponent may rob the added tile
                 G._legal_react(
-                    legal, hand[q], T.meld_counts[q], T.n_melds[q], T.declared[q], T.skip_win[q], T.skip_pung[q],
-                    G._tiles_left(sc) <= 0, x, True, False, sc[G.S_SHANTEN_LB + q], t,
+                    legal,
+                    hand[q],
+                    T.meld_counts[q],
+                    T.n_melds[q],
+                    T.declared[q],
+                    T.skip_win[q],
+                    T.skip_pung[q],
+                    G._tiles_left(sc) <= 0,
+                    x,
+                    True,
+                    False,
+                    sc[G.S_SHANTEN_LB + q],
+                    t,
                 )
                 if legal[A.WIN]:
                     if check:
@@ -349,8 +372,19 @@ def _after_turn(T, t, game, action):  # pragma: no cover - compiled
         return
     # the opponent reacts, if they can do anything but pass
     if G._legal_react(
-        legal, hand[q], T.meld_counts[q], T.n_melds[q], T.declared[q], T.skip_win[q], T.skip_pung[q],
-        G._tiles_left(sc) <= 0, x, False, game.claim_chow, sc[G.S_SHANTEN_LB + q], t,
+        legal,
+        hand[q],
+        T.meld_counts[q],
+        T.n_melds[q],
+        T.declared[q],
+        T.skip_win[q],
+        T.skip_pung[q],
+        G._tiles_left(sc) <= 0,
+        x,
+        False,
+        game.claim_chow,
+        sc[G.S_SHANTEN_LB + q],
+        t,
     ):
         _decision(sc, q, A.PHASE_REACT, x)
     else:
@@ -491,8 +525,17 @@ def _settle_hand(T, t, game, sp):  # pragma: no cover - compiled
         money[i] = 0.0
     out = T.row
     SETTLE(
-        T, winner, win_type, sc[G.S_WIN_TILE], sc[G.S_WIN_REPLACEMENT] != 0, sc[G.S_WIN_LAST] != 0,
-        sc[G.S_WIN_LAST_DISCARD] != 0, t, sp, out, T.row_floats,
+        T,
+        winner,
+        win_type,
+        sc[G.S_WIN_TILE],
+        sc[G.S_WIN_REPLACEMENT] != 0,
+        sc[G.S_WIN_LAST] != 0,
+        sc[G.S_WIN_LAST_DISCARD] != 0,
+        t,
+        sp,
+        out,
+        T.row_floats,
     )
     receiver = winner if winner >= 0 else (sc[G.S_DEALER] if win_type == G.WIN_FOLD else -1)
     G._pay(money, T.purse, sc, receiver, payer, game, sc[G.S_CHECK] != 0, T.row_floats)
@@ -567,7 +610,12 @@ def _advance(T, t, game, sp):  # pragma: no cover - compiled
     if phase == _TURN_PENDING_DRAW or phase == _TURN_PENDING_CLAIM:
         claim = phase == _TURN_PENDING_CLAIM
         _to_turn(
-            T, t, game, sc[G.S_CURRENT], A.PHASE_PUNG if claim else A.PHASE_DRAW, sc[G.S_TILE],
+            T,
+            t,
+            game,
+            sc[G.S_CURRENT],
+            A.PHASE_PUNG if claim else A.PHASE_DRAW,
+            sc[G.S_TILE],
             sc[G.S_REPLACEMENT] != 0,
         )
     if sc[G.S_PHASE] == _SETTLE_PENDING:
@@ -724,8 +772,20 @@ def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compile
     params = params0 if p == 0 else params1
     if kind == G.POLICY_GREEDY:  # through its pointer, with the engine's arrays and mask (it only reads them)
         view = G._view(
-            T.hand, T.melds, T.n_melds, T.river, T.n_river, T.declared, T.seat, T.skip_win, sc, p, sc[G.S_PHASE],
-            sc[G.S_TILE], t, T.counters,
+            T.hand,
+            T.melds,
+            T.n_melds,
+            T.river,
+            T.n_river,
+            T.declared,
+            T.seat,
+            T.skip_win,
+            sc,
+            p,
+            sc[G.S_PHASE],
+            sc[G.S_TILE],
+            t,
+            T.counters,
         )
         if p == 0:
             return fn0(view, T.legal, params, rng)
@@ -737,8 +797,20 @@ def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compile
     river = stack_empty(_VIEW_RIVERS, np.int8)
     G.copy_for_view(T, p, hand, melds, river)
     view = G._view(
-        hand, melds, T.n_melds, river, T.n_river, T.declared, T.seat, T.skip_win, sc, p, sc[G.S_PHASE],
-        sc[G.S_TILE], t, T.counters,
+        hand,
+        melds,
+        T.n_melds,
+        river,
+        T.n_river,
+        T.declared,
+        T.seat,
+        T.skip_win,
+        sc,
+        p,
+        sc[G.S_PHASE],
+        sc[G.S_TILE],
+        t,
+        T.counters,
     )
     pl = T.policy_legal
     for a in range(A.N_ACTIONS):
@@ -751,7 +823,9 @@ def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compile
 
 
 @jit(cache=CACHE, internal=True)
-def _record_decision(sc, ids, hand, n_melds, legal, counters, decisions, decision_counters, t, action):  # pragma: no cover
+def _record_decision(
+    sc, ids, hand, n_melds, legal, counters, decisions, decision_counters, t, action
+):  # pragma: no cover
     """Log the decision the Table (its arrays: ``sc``, ``ids``, ...) stands at and the ``action``
     taken (before it is applied): a row of ``decisions`` (``T.decisions``, the D_* columns of
     :mod:`simkit.engine.game`) and the deciding player's user counters in ``decision_counters``.
@@ -797,7 +871,9 @@ def _hand_loop(T, t, game, sp, kinds, fn0, fn1, params0, params1):  # pragma: no
             return
         action = _ask(T, t, kinds, fn0, fn1, params0, params1)
         if sc[G.S_DECISIONS]:
-            _record_decision(T.sc, T.ids, T.hand, T.n_melds, T.legal, T.counters, T.decisions, T.decision_counters, t, action)
+            _record_decision(
+                T.sc, T.ids, T.hand, T.n_melds, T.legal, T.counters, T.decisions, T.decision_counters, t, action
+            )
         _apply(T, t, game, action)
         if sc[G.S_ERROR]:
             sc[G.S_PHASE] = A.PHASE_OVER
@@ -827,7 +903,27 @@ def _copy_row(T, row, items_row, floats_row, hand_row, melds_row):  # pragma: no
 
 
 @jit(inline="always", cache=CACHE)
-def _play_match(seed, m, T, template, t, game, sp, kinds, fn0, fn1, params0, params1, ints, items, floats, hands, melds, log_hand, from_state):  # pragma: no cover
+def _play_match(
+    seed,
+    m,
+    T,
+    template,
+    t,
+    game,
+    sp,
+    kinds,
+    fn0,
+    fn1,
+    params0,
+    params1,
+    ints,
+    items,
+    floats,
+    hands,
+    melds,
+    log_hand,
+    from_state,
+):  # pragma: no cover
     """Play match ``m`` into the rows of ``ints``/``items``/``floats``/``hands``/``melds`` (hand
     ``h`` into row ``h``); returns the number of hands (rows). With ``log_hand >= 0`` the events
     of that hand are recorded in ``T.log`` and the match stops after it (replay). With ``from_state`` the hand in ``T`` (standing at a
@@ -876,7 +972,34 @@ def _report(T, errors, error_legal):  # pragma: no cover - compiled
 
 
 @jit(cache=CACHE, refcounts=False)
-def play_matches_kernel(table, seed, start, n_matches, template, t, game, sp, kinds, fn0, fn1, params0, params1, log_hand, from_state, ints, items, floats, hands, melds, n_hands, errors, error_legal, wall_out, log_out, n_log):  # pragma: no cover
+def play_matches_kernel(
+    table,
+    seed,
+    start,
+    n_matches,
+    template,
+    t,
+    game,
+    sp,
+    kinds,
+    fn0,
+    fn1,
+    params0,
+    params1,
+    log_hand,
+    from_state,
+    ints,
+    items,
+    floats,
+    hands,
+    melds,
+    n_hands,
+    errors,
+    error_legal,
+    wall_out,
+    log_out,
+    n_log,
+):  # pragma: no cover
     """Play matches ``start .. start + n_matches - 1`` on the Table ``table`` (the caller's: one
     per thread; ``table.sc[S_CHECK]`` says whether to check invariants). :mod:`simkit.engine.runtime`
     runs blocks of matches in threads (the kernel releases the GIL); a match's rows depend only on
@@ -907,8 +1030,25 @@ def play_matches_kernel(table, seed, start, n_matches, template, t, game, sp, ki
     row = 0
     for i in range(n_matches):
         n = _play_match(
-            seed, start + i, T, template, tb, game, sp, kinds, fn0, fn1, params0, params1, ints[row:], items[row:],
-            floats[row:], hands[row:], melds[row:], log_hand, from_state,
+            seed,
+            start + i,
+            T,
+            template,
+            tb,
+            game,
+            sp,
+            kinds,
+            fn0,
+            fn1,
+            params0,
+            params1,
+            ints[row:],
+            items[row:],
+            floats[row:],
+            hands[row:],
+            melds[row:],
+            log_hand,
+            from_state,
         )
         n_hands[i] = n
         row += n
@@ -947,8 +1087,19 @@ def step_kernel(op, T, template, t, game, sp, action, seed, m):  # pragma: no co
         x = sc[G.S_TILE]
         sc[G.S_CURRENT] = 1 - q
         G._legal_react(
-            T.legal, T.hand[q], T.meld_counts[q], T.n_melds[q], T.declared[q], T.skip_win[q], T.skip_pung[q],
-            G._tiles_left(sc) <= 0, x, False, game.claim_chow, sc[G.S_SHANTEN_LB + q], t,
+            T.legal,
+            T.hand[q],
+            T.meld_counts[q],
+            T.n_melds[q],
+            T.declared[q],
+            T.skip_win[q],
+            T.skip_pung[q],
+            G._tiles_left(sc) <= 0,
+            x,
+            False,
+            game.claim_chow,
+            sc[G.S_SHANTEN_LB + q],
+            t,
         )
         _decision(sc, q, A.PHASE_REACT, x)
     _advance(T, t, game, sp)
@@ -993,7 +1144,30 @@ def _copy_state(src, dst):  # pragma: no cover - compiled
 
 
 @jit(cache=CACHE)
-def rollouts_kernel(base, work, unseen, n_opp, opp_ready, seed, stream, first, n, actions, t, game, sp, kinds, fn0, fn1, params0, params1, results, errors, template, to_match_end):  # pragma: no cover
+def rollouts_kernel(
+    base,
+    work,
+    unseen,
+    n_opp,
+    opp_ready,
+    seed,
+    stream,
+    first,
+    n,
+    actions,
+    t,
+    game,
+    sp,
+    kinds,
+    fn0,
+    fn1,
+    params0,
+    params1,
+    results,
+    errors,
+    template,
+    to_match_end,
+):  # pragma: no cover
     """Continuations ``first .. first + n - 1`` of the position in Table ``base`` (player 0 decides),
     each for every action in ``actions``, played to the end of the hand on the Table ``work``.
 
@@ -1074,7 +1248,27 @@ def rollouts_kernel(base, work, unseen, n_opp, opp_ready, seed, stream, first, n
 
 
 @jit(cache=CACHE)
-def draw_luck_kernel(table, seed, start, n_matches, template, t, game, sp, kinds, fn0, fn1, params0, params1, records, n_records, results, n_hands, errors, error_legal):  # pragma: no cover
+def draw_luck_kernel(
+    table,
+    seed,
+    start,
+    n_matches,
+    template,
+    t,
+    game,
+    sp,
+    kinds,
+    fn0,
+    fn1,
+    params0,
+    params1,
+    records,
+    n_records,
+    results,
+    n_hands,
+    errors,
+    error_legal,
+):  # pragma: no cover
     """Play matches ``start .. start + n_matches - 1`` as :func:`play_matches_kernel` does (the same
     games: the same streams, policies and hand loop) and record every draw: at each decision after
     a draw or a replacement (``PHASE_DRAW``), :func:`simkit.engine.luck.record_draw` fills the next
@@ -1135,7 +1329,36 @@ def _score_changes(T, b0, b1, swap, out):  # pragma: no cover - compiled
 
 
 @jit(cache=CACHE, refcounts=False)
-def vector_step_kernel(batch, start, stop, reset, actions, template, t, game, sp, kinds, fn0, fn1, params0, params1, agent_mode, match_episodes, seeds, matches, agent_episodes, seats, obs, masks, rewards, terminated, players, full_state, states, errors):  # pragma: no cover
+def vector_step_kernel(
+    batch,
+    start,
+    stop,
+    reset,
+    actions,
+    template,
+    t,
+    game,
+    sp,
+    kinds,
+    fn0,
+    fn1,
+    params0,
+    params1,
+    agent_mode,
+    match_episodes,
+    seeds,
+    matches,
+    agent_episodes,
+    seats,
+    obs,
+    masks,
+    rewards,
+    terminated,
+    players,
+    full_state,
+    states,
+    errors,
+):  # pragma: no cover
     """One step of tables ``start .. stop - 1`` of a vector environment (``batch``: the stacked
     Tables of :func:`simkit.engine.game.new_tables`, one row per environment;
     :class:`simkit.envs.VectorEnv` runs blocks in threads).

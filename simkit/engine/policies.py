@@ -55,7 +55,16 @@ from . import actions as A
 from .policy_spec import Param, policy
 from .rng import bounded
 from .toolkit import (
-    LIVE_TIES, copy_hand, discard_table, first_legal, is_bid, is_follow, is_reaction, move_chow_tiles, popcount, shanten_of,
+    LIVE_TIES,
+    copy_hand,
+    discard_table,
+    first_legal,
+    is_bid,
+    is_follow,
+    is_reaction,
+    move_chow_tiles,
+    popcount,
+    shanten_of,
     waits_after_discard,
 )
 
@@ -221,15 +230,27 @@ def bid_or_follow(view, three, two, fold_at, blind_bid, blind_fold_at):  # pragm
     return A.FOLD if sh + view.bid >= fold_at else A.FOLLOW
 
 
-def bid_params(bid3_at: int, bid2_at: int, fold_at: int, blind_bid: int = BLIND_BID, blind_fold_at: int = BLIND_FOLD_AT) -> dict:
+def bid_params(
+    bid3_at: int, bid2_at: int, fold_at: int, blind_bid: int = BLIND_BID, blind_fold_at: int = BLIND_FOLD_AT
+) -> dict:
     """The named parameters of :func:`bid_or_follow`'s thresholds, with these defaults (for a
     policy's ``@policy(...)``)."""
     return dict(
-        bid3_at=Param(bid3_at, int, low=-1, high=13, doc="for_two: bid 3 when the dealt hand's shanten is at most this"),
+        bid3_at=Param(
+            bid3_at, int, low=-1, high=13, doc="for_two: bid 3 when the dealt hand's shanten is at most this"
+        ),
         bid2_at=Param(bid2_at, int, low=-1, high=13, doc="for_two: else bid 2 when it is at most this"),
-        fold_at=Param(fold_at, int, low=0, high=20, doc="for_two: fold when the hand's shanten plus the bid reaches this"),
+        fold_at=Param(
+            fold_at, int, low=0, high=20, doc="for_two: fold when the hand's shanten plus the bid reaches this"
+        ),
         blind_bid=Param(blind_bid, int, low=1, high=3, doc="for_two, bid before the deal: the bid (1, 2 or 3)"),
-        blind_fold_at=Param(blind_fold_at, int, low=1, high=4, doc="for_two, bid before the deal: fold a bid of at least this (4: always follow)"),
+        blind_fold_at=Param(
+            blind_fold_at,
+            int,
+            low=1,
+            high=4,
+            doc="for_two, bid before the deal: fold a bid of at least this (4: always follow)",
+        ),
     )
 
 

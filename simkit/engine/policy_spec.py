@@ -88,7 +88,9 @@ class Param:
             raise PolicyError(f"a Param's kind is bool, int or float, got {self.kind!r}")
         for bound in ("low", "high"):
             value = getattr(self, bound)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value)):
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value)
+            ):
                 raise PolicyError(f"a Param's {bound} is a number or None, got {value!r}")
         self.check("default", self.default, "the declaration")
 
@@ -168,7 +170,9 @@ class PolicySpec:
                 f"policy {self.name} takes {len(self.params)} parameters ({', '.join(self.names) or 'none'}), "
                 f"got a vector of {len(v)}"
             )
-        return np.array([p.check(n, x, f"policy {self.name}") for (n, p), x in zip(self.params, v.tolist())], np.float64)
+        return np.array(
+            [p.check(n, x, f"policy {self.name}") for (n, p), x in zip(self.params, v.tolist())], np.float64
+        )
 
     def changed(self, vector) -> dict:
         """``{name: value}`` of the entries of ``vector`` that differ from the defaults, as the label shows them."""
@@ -222,6 +226,7 @@ def spec_of(fn) -> PolicySpec | None:
 
 # ---------------------------------------------------------------------------------------------
 # a policy with values and a label
+
 
 def check_policy_function(fn):
     """``fn`` if it can be a policy: callable with ``(view, legal, params, rng)`` (checked on the
@@ -294,8 +299,10 @@ class Policy:
         """``{parameter: value}`` (empty without declared parameters)."""
         if self.spec is None:
             return {}
-        return {n: (bool(x) if p.kind is bool else int(x) if p.kind is int else x)
-                for (n, p), x in zip(self.spec.params, self.params.tolist())}
+        return {
+            n: (bool(x) if p.kind is bool else int(x) if p.kind is int else x)
+            for (n, p), x in zip(self.spec.params, self.params.tolist())
+        }
 
     @property
     def built_in(self) -> bool:
@@ -345,8 +352,10 @@ class Policy:
         except (TypeError, ValueError) as exc:
             raise PolicyError(f"policy {self.label}: its rules_data does not give numbers ({exc})") from None
         if data.ndim != 1 or not np.isfinite(data).all():
-            raise PolicyError(f"policy {self.label}: its rules_data gives a 1-D array of finite numbers, got shape "
-                              f"{data.shape}" + ("" if data.ndim != 1 else " with a value that is not finite"))
+            raise PolicyError(
+                f"policy {self.label}: its rules_data gives a 1-D array of finite numbers, got shape "
+                f"{data.shape}" + ("" if data.ndim != 1 else " with a value that is not finite")
+            )
         return np.concatenate([self.params, data])
 
     def __reduce__(self):
@@ -369,8 +378,12 @@ class Policy:
         return rec
 
     def __eq__(self, other):
-        return (isinstance(other, Policy) and self.function is other.function and self.label == other.label
-                and np.array_equal(self.params, other.params))
+        return (
+            isinstance(other, Policy)
+            and self.function is other.function
+            and self.label == other.label
+            and np.array_equal(self.params, other.params)
+        )
 
     def __hash__(self):
         return hash((id(self.function), self.label, self.params.tobytes()))
@@ -471,7 +484,9 @@ def as_policy(policy, label: str | None = None) -> Policy:
             try:
                 params = np.ascontiguousarray(values, dtype=np.float64).reshape(-1)
             except (TypeError, ValueError):
-                raise PolicyError(f"a policy's params are a dict of named values or an array of numbers, got {values!r}") from None
+                raise PolicyError(
+                    f"a policy's params are a dict of named values or an array of numbers, got {values!r}"
+                ) from None
             if spec is not None:
                 params = spec.check_vector(params)
         p = _make(fn, params)
@@ -534,7 +549,9 @@ def parse_policy(text: str) -> Policy:
                 raise PolicyError(f"policy {name}: parameter {key} is given twice")
             values[key] = _value_of(value, key, name)
     if values and spec is None:
-        raise PolicyError(f"policy {name} declares no named parameters (see simkit.policy), got {{{m.group('values')}}}")
+        raise PolicyError(
+            f"policy {name} declares no named parameters (see simkit.policy), got {{{m.group('values')}}}"
+        )
     params = spec.vector(values) if spec is not None else np.zeros(0, np.float64)
     p = _make(fn, params)
     return p.with_label(m.group("label")) if m.group("label") else p
@@ -614,7 +631,7 @@ def from_record(record: dict, *, allow_changed: bool = False) -> Policy:
         # parameters declared since the run was played, appended at their defaults: a parameter is
         # only ever added with a default that plays as before under the options such a run records
         # (e.g. the blind bid's, unused when for_two bids after the deal)
-        params = np.concatenate([params, spec.defaults[len(params):]])
+        params = np.concatenate([params, spec.defaults[len(params) :]])
     if spec is not None and len(params) != len(spec.params):
         raise PolicyError(
             f"the run's policy {label!r} has {len(params)} parameters, {name} now declares {len(spec.params)}"

@@ -153,8 +153,17 @@ class Position:
                 continue
             if key not in names:
                 raise PositionError(f"unknown position field {key!r}; fields: {', '.join(sorted(names))}")
-            if key in ("declared", "opponent_declared", "declared_at", "opponent_declared_at", "tiles_left", "streak",
-                       "bid", "hand_number", "dealerships"):
+            if key in (
+                "declared",
+                "opponent_declared",
+                "declared_at",
+                "opponent_declared_at",
+                "tiles_left",
+                "streak",
+                "bid",
+                "hand_number",
+                "dealerships",
+            ):
                 try:
                     kwargs[key] = int(value)
                 except ValueError:
@@ -189,8 +198,18 @@ class Position:
         for name in ("declared_at", "opponent_declared_at"):
             if getattr(self, name) is not None:
                 parts.append(f"{name} {getattr(self, name)}")
-        defaults = {"declared": 0, "opponent_declared": 0, "streak": 0, "seat_wind": "E", "prevailing_wind": "E",
-                    "bid": 0, "hand_number": 0, "dealerships": 0, "score": 0.0, "opponent_score": 0.0}
+        defaults = {
+            "declared": 0,
+            "opponent_declared": 0,
+            "streak": 0,
+            "seat_wind": "E",
+            "prevailing_wind": "E",
+            "bid": 0,
+            "hand_number": 0,
+            "dealerships": 0,
+            "score": 0.0,
+            "opponent_score": 0.0,
+        }
         for name, default in defaults.items():
             value = getattr(self, name)
             if value != default:
@@ -242,12 +261,20 @@ class Position:
                 raise PositionError(f"{name} must be a non-negative integer, got {value!r}")
         game = spec.game
         if game.match_hands > 0 and self.hand_number >= game.match_hands:
-            raise PositionError(f"hand_number must be below the {game.match_hands} hands of a {rules.name} match, got {self.hand_number}")
+            raise PositionError(
+                f"hand_number must be below the {game.match_hands} hands of a {rules.name} match, got {self.hand_number}"
+            )
         if game.dealer_turns > 0 and self.dealerships >= game.dealer_turns:
-            raise PositionError(f"dealerships must be below the {game.dealer_turns} deals of a {rules.name} match, got {self.dealerships}")
+            raise PositionError(
+                f"dealerships must be below the {game.dealer_turns} deals of a {rules.name} match, got {self.dealerships}"
+            )
         for name in ("score", "opponent_score"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float, np.integer, np.floating))
+                or not np.isfinite(value)
+            ):
                 raise PositionError(f"{name} must be a finite number, got {value!r}")
             if abs(value) > MAX_SCORE:  # beyond it a hand's payments vanish in its rounding
                 raise PositionError(f"{name} must be at most {MAX_SCORE:g} in size, got {value!r}")
@@ -348,15 +375,19 @@ class Position:
         if self.phase == "claim":
             last = rivers[1]
             if not last[0] or not last[1][-1] or not any(m.code in (0, 4) for m in melds[0]):
-                raise PositionError("phase 'claim' needs the opponent's last discard claimed ('*') by a pung or chow of the viewer's")
+                raise PositionError(
+                    "phase 'claim' needs the opponent's last discard claimed ('*') by a pung or chow of the viewer's"
+                )
             if self.declared:
                 raise PositionError("a declared player cannot claim")
         n = 4 * len(rules.kinds)
         if n - kongs - tiles_left - kept < 27:
             raise PositionError(f"{kongs} kong replacement(s) but fewer tiles drawn from the wall than that")
         declared_at = []
-        for name, declared, (kinds, _) in (("declared_at", self.declared, rivers[0]),
-                                           ("opponent_declared_at", self.opponent_declared, rivers[1])):
+        for name, declared, (kinds, _) in (
+            ("declared_at", self.declared, rivers[0]),
+            ("opponent_declared_at", self.opponent_declared, rivers[1]),
+        ):
             at = getattr(self, name)
             if at is None:
                 declared_at.append(len(kinds) - 1 if declared else -1)
@@ -365,10 +396,22 @@ class Position:
             else:
                 declared_at.append(check_int(at, name, 0, max(len(kinds) - 1, 0), PositionError))
             if declared and not kinds:
-                raise PositionError(f"a declaration is made with a discard: the {'river' if name == 'declared_at' else 'opponent_river'} is empty")
+                raise PositionError(
+                    f"a declaration is made with a discard: the {'river' if name == 'declared_at' else 'opponent_river'} is empty"
+                )
         return dict(
-            rules=rules, spec=spec, hand=hand, melds=melds, mcounts=mcounts, rivers=rivers, unseen=unseen,
-            opp_concealed=opp_concealed, tiles_left=tiles_left, kongs=kongs, drawn=drawn, dealer=dealer,
+            rules=rules,
+            spec=spec,
+            hand=hand,
+            melds=melds,
+            mcounts=mcounts,
+            rivers=rivers,
+            unseen=unseen,
+            opp_concealed=opp_concealed,
+            tiles_left=tiles_left,
+            kongs=kongs,
+            drawn=drawn,
+            dealer=dealer,
             declared_at=tuple(declared_at),
         )
 
@@ -407,7 +450,9 @@ class Position:
         if opponent_hand is None:
             opp, rest = self.completion(seed)
         else:
-            opp = np.asarray(parse_tile_list(opponent_hand, rules) if isinstance(opponent_hand, str) else opponent_hand, np.int8)
+            opp = np.asarray(
+                parse_tile_list(opponent_hand, rules) if isinstance(opponent_hand, str) else opponent_hand, np.int8
+            )
             rest = np.asarray(parse_tile_list(wall, rules) if isinstance(wall, str) else wall, np.int8)
             if len(opp) != d["opp_concealed"]:
                 raise PositionError(f"opponent_hand must have {d['opp_concealed']} tiles, got {len(opp)}")
@@ -475,7 +520,9 @@ class Position:
         T.purse[eng.P_BALANCE0], T.purse[eng.P_BALANCE0 + 1] = float(self.score), float(self.opponent_score)
         state = GameState(spec, T, _private=True)
         if check and self.phase == "discard" and not eng._check(T, -1, False):
-            raise PositionError(f"the completed position breaks an engine invariant: {eng.ERROR_MESSAGES[int(sc[eng.S_ERROR])]}")
+            raise PositionError(
+                f"the completed position breaks an engine invariant: {eng.ERROR_MESSAGES[int(sc[eng.S_ERROR])]}"
+            )
         if self.phase == "discard":
             sc[eng.S_PLAYER] = 0
             sc[eng.S_TILE] = d["rivers"][1][0][-1]
@@ -487,7 +534,9 @@ class Position:
             sc[eng.S_REPLACEMENT] = 1 if self.replacement else 0
             state._call(eng.OP_ADVANCE)
         if state.error:
-            raise PositionError(f"the completed position breaks an engine invariant: {state.error_text('the position')}")
+            raise PositionError(
+                f"the completed position breaks an engine invariant: {state.error_text('the position')}"
+            )
         return state
 
 
@@ -499,7 +548,9 @@ def position_of(state: GameState) -> Position:
     T, sc = state._dealt(), state._T.sc
     phase = {A.PHASE_DRAW: "draw", A.PHASE_PUNG: "claim", A.PHASE_REACT: "discard"}.get(state.phase)
     if phase is None:
-        raise PositionError(f"a position is after a draw, after a claim or on a discard, not {A.PHASE_NAMES[state.phase]}")
+        raise PositionError(
+            f"a position is after a draw, after a claim or on a discard, not {A.PHASE_NAMES[state.phase]}"
+        )
     p = state.player
     winds = {kind: letter for letter, kind in WIND_LETTERS.items()}
 
@@ -512,20 +563,30 @@ def position_of(state: GameState) -> Position:
 
     def river_of(q):
         return " ".join(
-            format_tile_list([int(k)]) + ("*" if c else "") for k, c in zip(T.river[q, : T.n_river[q]], T.claimed[q, : T.n_river[q]])
+            format_tile_list([int(k)]) + ("*" if c else "")
+            for k, c in zip(T.river[q, : T.n_river[q]], T.claimed[q, : T.n_river[q]])
         )
 
     return Position(
-        state.rules, hand=T.hand[p].astype(np.int64), melds=melds_of(p), opponent_melds=melds_of(1 - p),
-        river=river_of(p), opponent_river=river_of(1 - p), declared=int(T.declared[p]),
+        state.rules,
+        hand=T.hand[p].astype(np.int64),
+        melds=melds_of(p),
+        opponent_melds=melds_of(1 - p),
+        river=river_of(p),
+        opponent_river=river_of(1 - p),
+        declared=int(T.declared[p]),
         opponent_declared=int(T.declared[1 - p]),
         declared_at=int(sc[eng.S_DECLARED_AT + p]) if T.declared[p] else None,
         opponent_declared_at=int(sc[eng.S_DECLARED_AT + 1 - p]) if T.declared[1 - p] else None,
         tiles_left=int(sc[eng.S_BACK] - sc[eng.S_FRONT] + 1 - sc[eng.S_KEPT_BACK]),
-        dealer=bool(sc[eng.S_DEALER] == p), streak=int(sc[eng.S_STREAK]), seat_wind=winds[int(T.seat[p])],
-        prevailing_wind=winds[int(sc[eng.S_PREVAILING])], phase=phase,
+        dealer=bool(sc[eng.S_DEALER] == p),
+        streak=int(sc[eng.S_STREAK]),
+        seat_wind=winds[int(T.seat[p])],
+        prevailing_wind=winds[int(sc[eng.S_PREVAILING])],
+        phase=phase,
         drawn=int(state.tile) if phase == "draw" and state.tile >= 0 else None,
-        replacement=bool(sc[eng.S_REPLACEMENT]) if phase == "draw" and state.tile >= 0 else False, bid=int(sc[eng.S_BID]),
+        replacement=bool(sc[eng.S_REPLACEMENT]) if phase == "draw" and state.tile >= 0 else False,
+        bid=int(sc[eng.S_BID]),
         stable_wall=bool(sc[eng.S_WALL] == eng.WALL_SEAT_STABLE),
     )
 

@@ -54,8 +54,12 @@ def action_text(action: int, tile: int, rules) -> str:
     ``concealed kong 5m``, ``added kong 2z``, ``win``, ``pung``, ``kong``, ``pass``, ``chow 345m``
     (the run the claimed ``tile`` completes), ``bid 2``, ``follow``, ``fold``."""
     a = int(action)
-    for base, label in ((A.DISCARD, "discard"), (A.DECLARE, "declare"), (A.CONCEALED_KONG, "concealed kong"),
-                        (A.ADDED_KONG, "added kong")):
+    for base, label in (
+        (A.DISCARD, "discard"),
+        (A.DECLARE, "declare"),
+        (A.CONCEALED_KONG, "concealed kong"),
+        (A.ADDED_KONG, "added kong"),
+    ):
         if base <= a < base + 34:
             return f"{label} {format_tile_list([a - base])}"
     if A.CHOW <= a < A.CHOW + 3:
@@ -97,7 +101,12 @@ def parse_action(text, tile: int, rules) -> int:
             return A.CHOW + (tile - kinds[0])
         if len(kinds) != 1:
             raise RolloutError(f"action {text!r}: name one tile")
-        base = {"discard": A.DISCARD, "declare": A.DECLARE, "concealed kong": A.CONCEALED_KONG, "added kong": A.ADDED_KONG}[what]
+        base = {
+            "discard": A.DISCARD,
+            "declare": A.DECLARE,
+            "concealed kong": A.CONCEALED_KONG,
+            "added kong": A.ADDED_KONG,
+        }[what]
         return base + kind
     raise RolloutError(
         f"cannot read action {text!r}: expected e.g. 'discard 6z', 'declare 3m', 'win', 'pung', 'kong', 'pass', "
@@ -109,8 +118,16 @@ def parse_action(text, tile: int, rules) -> int:
 # the rollouts
 
 
-def rollouts(position, n: int = 10_000, policies=("greedy", "greedy"), actions=None, seed: int = 0, *,
-             to: str = "hand", threads: int | None = None):
+def rollouts(
+    position,
+    n: int = 10_000,
+    policies=("greedy", "greedy"),
+    actions=None,
+    seed: int = 0,
+    *,
+    to: str = "hand",
+    threads: int | None = None,
+):
     """Expected result of each action at ``position`` by ``n`` paired continuations per action.
 
     Parameters
@@ -196,15 +213,36 @@ def rollouts(position, n: int = 10_000, policies=("greedy", "greedy"), actions=N
     results = np.empty((n, len(codes), 4), np.float64)
     errors = np.zeros((n, 5), np.int64)
 
-
     tables = hand_tables(rules)
     template = wall_template(rules)
     template_len = len(T.wall)
 
     def args_of(a: int, b: int) -> tuple:
         work = eng.new_table(template_len, spec.items_proto)
-        return (T, work, unseen, n_opp, opp_ready, np.uint64(seed), COMPLETION_STREAM, a, b - a, codes_arr, tables,
-                spec.game, spec.sp, kinds, fn0, fn1, p0, p1, results[a:b], errors[a:b], template, to == "match")
+        return (
+            T,
+            work,
+            unseen,
+            n_opp,
+            opp_ready,
+            np.uint64(seed),
+            COMPLETION_STREAM,
+            a,
+            b - a,
+            codes_arr,
+            tables,
+            spec.game,
+            spec.sp,
+            kinds,
+            fn0,
+            fn1,
+            p0,
+            p1,
+            results[a:b],
+            errors[a:b],
+            template,
+            to == "match",
+        )
 
     kernel = prepared(engine.rollouts_kernel, args_of(0, 1), (14, 15), policy_type(spec))
     n_threads = threads or thread_count()
@@ -224,8 +262,11 @@ def rollouts(position, n: int = 10_000, policies=("greedy", "greedy"), actions=N
     bad = np.flatnonzero(errors[:, 0])
     if len(bad):
         code, action, player, phase, tl = (int(v) for v in errors[bad[0]])
-        raise EngineError(error_text(code, action, f"rollout {int(bad[0])} (seed {seed})", player, phase, tl,
-                                      np.zeros(A.N_ACTIONS, np.bool_)))
+        raise EngineError(
+            error_text(
+                code, action, f"rollout {int(bad[0])} (seed {seed})", player, phase, tl, np.zeros(A.N_ACTIONS, np.bool_)
+            )
+        )
     return _table(results, codes, tile, rules, position, policies, seed, n, to, pd)
 
 
@@ -238,27 +279,37 @@ def _table(results, codes, tile, rules, position, policies, seed, n, to, pd):
     diff = value - value[:, [best]]
     dmean = diff.mean(axis=0)
     dhalf = 1.959963984540054 * diff.std(axis=0, ddof=1) / math.sqrt(n) if n > 1 else np.full(len(codes), np.nan)
-    df = pd.DataFrame({
-        "action": [action_text(c, tile, rules) for c in codes],
-        "code": codes,
-        "rollouts": n,
-        "win_rate": (winner == 0).mean(axis=0),
-        "self_draw_rate": ((winner == 0) & (win_type == eng.WIN_SELF)).mean(axis=0),
-        "deal_in_rate": ((winner == 1) & (payer == 0) & (win_type != eng.WIN_SELF)).mean(axis=0),
-        "draw_rate": (winner < 0).mean(axis=0),
-        "mean": mean,
-        "mean_low": mean - half,
-        "mean_high": mean + half,
-        "diff": dmean,
-        "diff_low": dmean - dhalf,
-        "diff_high": dmean + dhalf,
-    })
+    df = pd.DataFrame(
+        {
+            "action": [action_text(c, tile, rules) for c in codes],
+            "code": codes,
+            "rollouts": n,
+            "win_rate": (winner == 0).mean(axis=0),
+            "self_draw_rate": ((winner == 0) & (win_type == eng.WIN_SELF)).mean(axis=0),
+            "deal_in_rate": ((winner == 1) & (payer == 0) & (win_type != eng.WIN_SELF)).mean(axis=0),
+            "draw_rate": (winner < 0).mean(axis=0),
+            "mean": mean,
+            "mean_low": mean - half,
+            "mean_high": mean + half,
+            "diff": dmean,
+            "diff_low": dmean - dhalf,
+            "diff_high": dmean + dhalf,
+        }
+    )
     df = df.sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
     df.attrs.update(
-        rules=rules.name, options=rules.to_dict(), position=str(position), seed=seed, n=n, to=to,
+        rules=rules.name,
+        options=rules.to_dict(),
+        position=str(position),
+        seed=seed,
+        n=n,
+        to=to,
         policies=[_policy_text(p) for p in policies],
-        value=("the viewer's result per hand (score minus fee), in the rule set's payment unit" if to == "hand" else
-               "the viewer's change of balance from the position to the end of the match, in the rule set's payment unit"),
+        value=(
+            "the viewer's result per hand (score minus fee), in the rule set's payment unit"
+            if to == "hand"
+            else "the viewer's change of balance from the position to the end of the match, in the rule set's payment unit"
+        ),
     )
     return df
 

@@ -67,11 +67,15 @@ _HONORS = 27  #: first honor kind
 VALUE_FIELDS = tuple(
     f"{route}/{c}/{w}" for route in ROUTES for c in ("open", "concealed") for w in ("discard", "self")
 ) + (
-    "declare_ready/discard", "declare_ready/self",  # douque: Declare Ready won, over the same hand undeclared
-    "migi/discard", "migi/self",  # douque: MIGI won
+    "declare_ready/discard",
+    "declare_ready/self",  # douque: Declare Ready won, over the same hand undeclared
+    "migi/discard",
+    "migi/self",  # douque: MIGI won
     "valued_honor_pung",  # douque: a dragon pung, or a pung of the seat or prevailing wind
     "per_streak",  # douque: what one more hand of the dealer's streak adds to every payment
-    "concealed_kong", "exposed_kong", "added_kong",  # duel: the kong payments
+    "concealed_kong",
+    "exposed_kong",
+    "added_kong",  # duel: the kong payments
 )
 N_VALUES = len(VALUE_FIELDS)
 
@@ -130,7 +134,9 @@ def route_values(rules) -> np.ndarray:
         concealed, open_hand, melds, win = spec[tiles] if isinstance(spec, dict) else spec
         for c, (hand, ms) in enumerate(((open_hand, melds), (concealed, []))):
             for w in (0, 1):
-                out[value_index(r, bool(c), bool(w))] = math.nan if hand is None else _points(hand, ms, win, rules, bool(w))
+                out[value_index(r, bool(c), bool(w))] = (
+                    math.nan if hand is None else _points(hand, ms, win, rules, bool(w))
+                )
     plain = out[[value_index(PLAIN, c, w) for c in (0, 1) for w in (0, 1)]]
     for r in range(1, N_ROUTES):  # a route the rule set cannot score (e.g. seven pairs in douque): -1
         for c in (0, 1):
@@ -145,11 +151,13 @@ def route_values(rules) -> np.ndarray:
             undeclared = out[value_index(PLAIN, True, bool(w))]
             out[base + w] = _points(hand, [], win, rules, bool(w), declared="ready") - undeclared
             out[base + 2 + w] = _points(hand, [], win, rules, bool(w), declared="migi") - undeclared
-        out[base + 4] = _points(_VALUED_HONOR[0], [], _VALUED_HONOR[1], rules, False) - out[value_index(PLAIN, True, False)]
+        out[base + 4] = (
+            _points(_VALUED_HONOR[0], [], _VALUED_HONOR[1], rules, False) - out[value_index(PLAIN, True, False)]
+        )
         out[base + 5] = _points(hand, [], win, rules, False, streak=1) - out[value_index(PLAIN, True, False)]
     if rules.name == "duel":
         stake = float(rules.options.stake)
-        out[N_ROUTES * 4 + 6: N_ROUTES * 4 + 9] = (4 * stake, 2 * stake, 1 * stake)
+        out[N_ROUTES * 4 + 6 : N_ROUTES * 4 + 9] = (4 * stake, 2 * stake, 1 * stake)
     if np.isnan(plain).any():
         raise ValueError(f"route_values: the rule set {rules.name} could not score a plain hand")
     return out

@@ -90,7 +90,9 @@ _NO_CHIPS = dict(money_unit=0, chips=0, fee_numerator=0, fee_denominator=1)
 
 
 @jit
-def settle_douque(T, winner, win_type, win_tile, replacement, last_tile, last_discard, t, sp, row, floats):  # pragma: no cover
+def settle_douque(
+    T, winner, win_type, win_tile, replacement, last_tile, last_discard, t, sp, row, floats
+):  # pragma: no cover
     """docs/rules/douque.md, Tai items: hand tai (first-turn hands from the table state), dealer tai ``1 + 2 x
     streak``, payment ``base + tai_value x (hand tai + dealer tai)``."""
     row[R_HAND_TAI] = 0
@@ -112,8 +114,22 @@ def settle_douque(T, winner, win_type, win_tile, replacement, last_tile, last_di
         replacement = False
         last_tile = False
     hand_tai = sc_douque.score_kernel(
-        T.hand[winner], win_tile, T.melds[winner], T.n_melds[winner], self_drawn, robbing, replacement, last_tile,
-        first, T.declared[winner], T.seat[winner], T.sc[S_PREVAILING], t, sp, T.work, T.items,
+        T.hand[winner],
+        win_tile,
+        T.melds[winner],
+        T.n_melds[winner],
+        self_drawn,
+        robbing,
+        replacement,
+        last_tile,
+        first,
+        T.declared[winner],
+        T.seat[winner],
+        T.sc[S_PREVAILING],
+        t,
+        sp,
+        T.work,
+        T.items,
     )
     dealer_tai = 1 + 2 * T.sc[S_STREAK]
     row[R_HAND_TAI] = hand_tai
@@ -122,15 +138,26 @@ def settle_douque(T, winner, win_type, win_tile, replacement, last_tile, last_di
 
 
 @jit
-def settle_night_market(T, winner, win_type, win_tile, replacement, last_tile, last_discard, t, sp, row, floats):  # pragma: no cover
+def settle_night_market(
+    T, winner, win_type, win_tile, replacement, last_tile, last_discard, t, sp, row, floats
+):  # pragma: no cover
     """night_market.md: the fan of the best split (Hai Di Lao Yue on the last tile, He Di Lao Yu on
     the last discard), payment ``base + fan_value x fan``."""
     row[R_FAN] = 0
     if winner < 0:
         return
     fan = sc_night_market.score_kernel(
-        T.hand[winner], win_tile, T.melds[winner], T.n_melds[winner], win_type == WIN_SELF, last_tile, last_discard,
-        t, sp, T.work, T.items,
+        T.hand[winner],
+        win_tile,
+        T.melds[winner],
+        T.n_melds[winner],
+        win_type == WIN_SELF,
+        last_tile,
+        last_discard,
+        t,
+        sp,
+        T.work,
+        T.items,
     )
     row[R_FAN] = fan
     T.money[M_POINTS] = sc_night_market.payment(fan, sp)
@@ -151,7 +178,9 @@ def _no_call(T):  # pragma: no cover - compiled
 
 
 @jit
-def settle_duel(T, winner, win_type, win_tile, replacement, last_tile, last_discard, t, sp, row, floats):  # pragma: no cover
+def settle_duel(
+    T, winner, win_type, win_tile, replacement, last_tile, last_discard, t, sp, row, floats
+):  # pragma: no cover
     """duel.md: the fan (Heavenly / Earthly Hand from the table state), the multiple, the win
     payment ``multiple x stake``, and both players' kong payments (whoever wins, and on a draw; a
     robbed added kong is a pung again and earns nothing). In coins, or with chips in whole money
@@ -170,8 +199,19 @@ def settle_duel(T, winner, win_type, win_tile, replacement, last_tile, last_disc
             replacement = False
             last_tile = False
         fan = sc_duel.score_kernel(
-            T.hand[winner], win_tile, T.melds[winner], T.n_melds[winner], self_drawn, win_type == WIN_ROBBED,
-            replacement, last_tile, first, t, sp, T.work, T.items,
+            T.hand[winner],
+            win_tile,
+            T.melds[winner],
+            T.n_melds[winner],
+            self_drawn,
+            win_type == WIN_ROBBED,
+            replacement,
+            last_tile,
+            first,
+            t,
+            sp,
+            T.work,
+            T.items,
         )
         row[R_FAN] = fan
         row[R_MULTIPLE] = sc_duel.win_multiple(fan, sp)
@@ -211,7 +251,9 @@ def _joker_stands_for(T, p, t, sp):  # pragma: no cover - compiled
 
 
 @jit
-def settle_for_two(T, winner, win_type, win_tile, replacement, last_tile, last_discard, t, sp, row, floats):  # pragma: no cover
+def settle_for_two(
+    T, winner, win_type, win_tile, replacement, last_tile, last_discard, t, sp, row, floats
+):  # pragma: no cover
     """for_two.md: the combination points of the best split, payment ``bid x stake x points`` (times
     the self-draw multiplier); a fold pays ``fold_payment x stake`` to the banker. A win on an
     end-phase joker (``win_tile`` :data:`~simkit.engine.game.JOKER_TILE`) is a self-draw on the kind
@@ -226,7 +268,15 @@ def settle_for_two(T, winner, win_type, win_tile, replacement, last_tile, last_d
         win_tile = _joker_stands_for(T, winner, t, sp)
     self_drawn = win_type == WIN_SELF
     points = sc_for_two.score_kernel(
-        T.hand[winner], win_tile, T.melds[winner], T.n_melds[winner], self_drawn, t, sp, T.work, T.items,
+        T.hand[winner],
+        win_tile,
+        T.melds[winner],
+        T.n_melds[winner],
+        self_drawn,
+        t,
+        sp,
+        T.work,
+        T.items,
     )
     floats[F_COMBINATION] = points
     T.money[M_POINTS] = sc_for_two.payment(points, T.sc[S_BID], self_drawn, sp)
@@ -255,26 +305,50 @@ def game_of(rules) -> Game:
     if douque:
         cap = int(o.streak_cap)
         return Game(
-            kept_back=int(rules.kept_back), claim_chow=bool(rules.claim_chow), robbing=bool(rules.robbing_kong),
-            declare=True, skipped_win=True, skipped_pung=2 if o.skipped_pung == "turn" else 1, bidding=False,
+            kept_back=int(rules.kept_back),
+            claim_chow=bool(rules.claim_chow),
+            robbing=bool(rules.robbing_kong),
+            declare=True,
+            skipped_win=True,
+            skipped_pung=2 if o.skipped_pung == "turn" else 1,
+            bidding=False,
             fold_passes_deal=False,
-            streak_cap=cap, dealer_turns=8, match_hands=8 * (cap + 1), rounds=True, fee=0.0, **_NO_CHIPS,
+            streak_cap=cap,
+            dealer_turns=8,
+            match_hands=8 * (cap + 1),
+            rounds=True,
+            fee=0.0,
+            **_NO_CHIPS,
         )
     duel = rules.name == "duel"
     money = duel_rules.money_unit(o) if duel else None
     return Game(
-        kept_back=int(rules.kept_back), claim_chow=bool(rules.claim_chow), robbing=bool(rules.robbing_kong),
-        declare=False, skipped_win=False, skipped_pung=0, bidding=rules.name == "for_two",
+        kept_back=int(rules.kept_back),
+        claim_chow=bool(rules.claim_chow),
+        robbing=bool(rules.robbing_kong),
+        declare=False,
+        skipped_win=False,
+        skipped_pung=0,
+        bidding=rules.name == "for_two",
         fold_passes_deal=bool(o.fold_passes_deal) if rules.name == "for_two" else False,
         blind_bid=rules.name == "for_two" and o.bid_timing == "before_deal",
         end_phase=rules.name == "for_two" and o.end_phase == "ready_pick_last_8",
         end_jokers=for_two_rules.END_PHASE_JOKERS if rules.name == "for_two" else 0,
-        streak_cap=NO_STREAK_CAP, dealer_turns=0, match_hands=int(o.match_hands), rounds=False,
+        streak_cap=NO_STREAK_CAP,
+        dealer_turns=0,
+        match_hands=int(o.match_hands),
+        rounds=False,
         fee=float(o.fee) if duel else 0.0,
-        **(_NO_CHIPS if money is None else dict(
-            money_unit=money.per_coin, chips=money.chips, fee_numerator=money.fee_numerator,
-            fee_denominator=money.fee_denominator,
-        )),
+        **(
+            _NO_CHIPS
+            if money is None
+            else dict(
+                money_unit=money.per_coin,
+                chips=money.chips,
+                fee_numerator=money.fee_numerator,
+                fee_denominator=money.fee_denominator,
+            )
+        ),
     )
 
 
@@ -326,7 +400,9 @@ def wall_design(deal=None, wall=None) -> int:
     if wall is None:
         wall = "shared" if deal == "dealer" else WALLS[0]
     if (deal, wall) not in WALL_DESIGNS:
-        raise InputValueError(f"wall={wall!r} needs deal='seat' (stable walls are the seats' own streams); got deal={deal!r}")
+        raise InputValueError(
+            f"wall={wall!r} needs deal='seat' (stable walls are the seats' own streams); got deal={deal!r}"
+        )
     return WALL_DESIGNS[deal, wall]
 
 
@@ -344,6 +420,12 @@ def engine_spec(rules, deal=None, wall=None) -> EngineSpec:
     settle, module, work_dtype = _SETTLE[rules.name]
     game = game_of(rules)._replace(wall=wall_design(deal, wall))
     return EngineSpec(
-        rules, game, module.params_of(rules), settle, np.zeros(module.N_ITEMS, work_dtype), tuple(module.ITEM_NAMES),
-        module.ITEM_DTYPE, int(game.match_hands),
+        rules,
+        game,
+        module.params_of(rules),
+        settle,
+        np.zeros(module.N_ITEMS, work_dtype),
+        tuple(module.ITEM_NAMES),
+        module.ITEM_DTYPE,
+        int(game.match_hands),
     )

@@ -34,9 +34,24 @@ from .policy_spec import as_policy, where_defined
 from .rulesets import engine_spec
 
 __all__ = [
-    "resolve_policy", "compile_policy", "PolicyCompileError", "EngineError", "is_jitted", "error_text",
-    "prepare_match", "policy_calls", "engine_for", "thread_count", "match_executor", "run_matches", "result_buffers",
-    "result_columns", "decision_columns", "raise_first_error", "HandRecord", "hand_record",
+    "resolve_policy",
+    "compile_policy",
+    "PolicyCompileError",
+    "EngineError",
+    "is_jitted",
+    "error_text",
+    "prepare_match",
+    "policy_calls",
+    "engine_for",
+    "thread_count",
+    "match_executor",
+    "run_matches",
+    "result_buffers",
+    "result_columns",
+    "decision_columns",
+    "raise_first_error",
+    "HandRecord",
+    "hand_record",
 ]
 
 
@@ -53,6 +68,7 @@ def resolve_policy(policy, rules):
 
     p = as_policy(policy)
     return p.function, p.engine_params(resolve_rules(rules))
+
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -73,7 +89,9 @@ def compile_policy(fn, spec) -> None:
     except (nerrors.TypingError, nerrors.UnsupportedError, nerrors.LoweringError, nerrors.NumbaError) as exc:
         full = _ANSI.sub("", str(exc))
         logging.getLogger("simkit").debug("numba's report on policy %s:\n%s", where_defined(fn.py_func), full)
-        raise PolicyCompileError(_short_report(fn.py_func, full) + (f"\n{full}" if os.environ.get("SIMKIT_DEBUG") else "")) from None
+        raise PolicyCompileError(
+            _short_report(fn.py_func, full) + (f"\n{full}" if os.environ.get("SIMKIT_DEBUG") else "")
+        ) from None
 
     cres = fn.overloads.get(sig.args)
     if cres is not None and not isinstance(cres.signature.return_type, types.Integer):
@@ -86,8 +104,15 @@ def _short_report(py, text: str) -> str:
     """The first problem of numba's report and where it is: 'policy NAME (file:line) does not compile:
     <problem> / at file:line: <source line>'."""
     lines = [ln.rstrip() for ln in text.splitlines()]
-    body = [ln for ln in lines if ln.strip() and not ln.startswith(("Failed in", "During:", "No implementation", "- Resolution"))]
-    problem = next((ln.strip() for ln in body if not ln.lstrip().startswith(("File ", "def ", "<source", "^"))), "see numba's report")
+    body = [
+        ln
+        for ln in lines
+        if ln.strip() and not ln.startswith(("Failed in", "During:", "No implementation", "- Resolution"))
+    ]
+    problem = next(
+        (ln.strip() for ln in body if not ln.lstrip().startswith(("File ", "def ", "<source", "^"))),
+        "see numba's report",
+    )
     problem = re.sub(r"of type View\(.*", "of the View (see simkit.engine.actions.View for its fields)", problem)
     problem = re.sub(r"NamedUniTuple\(.*|HandTables\(.*", "...", problem)
     if len(problem) > 300:
@@ -190,7 +215,6 @@ def policy_calls(f0, f1):
     return kinds, (random_policy if kinds[0] == unused else f0), (random_policy if kinds[1] == unused else f1)
 
 
-
 def engine_for(spec):
     """The compiled engine instance of a rule set (:func:`simkit.engine.compiled.engine_of`)."""
     return engine_of(spec.settle)
@@ -266,9 +290,28 @@ def run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1
             table = eng.new_table(len(template), spec.items_proto)
             table.sc[eng.S_CHECK] = 1 if check else 0
         return (
-            table, np.uint64(seed), int(start + a), int(b - a), template, tables, spec.game, spec.sp, kinds, fn0, fn1,
-            p0, p1, int(log_hand), from_state, *(x[a * per_match : b * per_match] for x in bufs), n_hands[a:b], errors[a:b],
-            error_legal[a:b], wall, log, n_log,
+            table,
+            np.uint64(seed),
+            int(start + a),
+            int(b - a),
+            template,
+            tables,
+            spec.game,
+            spec.sp,
+            kinds,
+            fn0,
+            fn1,
+            p0,
+            p1,
+            int(log_hand),
+            from_state,
+            *(x[a * per_match : b * per_match] for x in bufs),
+            n_hands[a:b],
+            errors[a:b],
+            error_legal[a:b],
+            wall,
+            log,
+            n_log,
         )
 
     greedy = greedy_policy in (fn0, fn1)
@@ -276,7 +319,9 @@ def run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1
     # builds the hand tables (the helper needs only their types)
     with compile_ahead(engine.play_matches_kernel, spec.rules.name, greedy, prepare=lambda: hand_tables(spec.rules)):
         tables = hand_tables(spec.rules)
-        kernel = prepared(engine.play_matches_kernel, args_of(0, 1), (9, 10), policy_type(spec))  # compiles or loads, once
+        kernel = prepared(
+            engine.play_matches_kernel, args_of(0, 1), (9, 10), policy_type(spec)
+        )  # compiles or loads, once
         if greedy:  # greedy compiled on the other core meanwhile (on a cold start): loaded here
             greedy_policy.compile(policy_type(spec).signature.args)
 
@@ -370,8 +415,15 @@ def decision_columns(ints, counters) -> dict:
     starts = np.flatnonzero(first)
     step = np.arange(n, dtype=np.int64) - np.repeat(starts, np.diff(np.append(starts, n)))
     out = {"deal_id": deal_id, "match": match, "hand": hand.astype(np.int16), "step": step.astype(np.int16)}
-    dtypes = {"player": np.int8, "phase": np.int8, "tile": np.int8, "action": np.int16, "n_legal": np.int16,
-              "shanten_before": np.int8, "shanten_after": np.int8}
+    dtypes = {
+        "player": np.int8,
+        "phase": np.int8,
+        "tile": np.int8,
+        "action": np.int16,
+        "n_legal": np.int16,
+        "shanten_before": np.int8,
+        "shanten_after": np.int8,
+    }
     for name, dtype in dtypes.items():
         out[name] = ints[:, eng.DECISION_FIELDS.index(name)].astype(dtype)
     counters = np.asarray(counters, np.float64).reshape(-1, eng.N_COUNTERS)
@@ -394,7 +446,9 @@ def result_columns(ints, items, floats, hands, melds):
 class HandRecord:
     """One hand's result row and its events, as replayed or played from a given wall."""
 
-    row: dict  #: the hand's columns, as :func:`simulate_matches` returns them (scalars; arrays for win_hand / win_melds)
+    row: (
+        dict  #: the hand's columns, as :func:`simulate_matches` returns them (scalars; arrays for win_hand / win_melds)
+    )
     events: list  #: (event name, player, tile kind or -1, extra)
     wall: np.ndarray  #: the hand's wall as dealt (kinds; in the layout of its wall design)
     items: dict  #: the winner's scored items
@@ -505,5 +559,11 @@ def hand_record(spec, row_ints, items_row, floats_row, hand_row, melds_row, log,
     events = [(eng.EVENT_NAMES[int(k)], int(p), int(t), int(e)) for k, p, t, e in log[:n_log]]
     cast = float if np.issubdtype(spec.item_dtype, np.floating) else int
     items = {name: cast(items_row[i]) for i, name in enumerate(spec.item_names) if items_row[i]}
-    return HandRecord(row=row, events=events, wall=np.asarray(wall).copy(), items=items, rule_set=spec.rules.name,
-                      wall_design=int(spec.game.wall))
+    return HandRecord(
+        row=row,
+        events=events,
+        wall=np.asarray(wall).copy(),
+        items=items,
+        rule_set=spec.rules.name,
+        wall_design=int(spec.game.wall),
+    )

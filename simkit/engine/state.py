@@ -221,13 +221,30 @@ class GameState:
         deciding = p == self.player and not self.over
         tiles_left = int(sc[eng.S_BACK] - sc[eng.S_FRONT] + 1 - sc[eng.S_KEPT_BACK])
         return A.View(
-            self.phase if deciding else A.PHASE_OVER, self.tile if deciding else -1, T.hand[p].copy(),
-            T.melds[p].copy(), int(T.n_melds[p]), T.melds[q].copy(), int(T.n_melds[q]),
-            T.river[p].copy(), int(T.n_river[p]), T.river[q].copy(), int(T.n_river[q]),
-            int(T.declared[p]), int(T.declared[q]), tiles_left,
-            int(T.seat[p]), int(sc[eng.S_PREVAILING]), bool(sc[eng.S_DEALER] == p), int(sc[eng.S_STREAK]),
-            int(T.skip_win[p]), self._tables, int(sc[eng.S_BID]), np.zeros(eng.N_COUNTERS, np.float64),
-            int(sc[eng.S_DECLARED_AT + p]), int(sc[eng.S_DECLARED_AT + q]),
+            self.phase if deciding else A.PHASE_OVER,
+            self.tile if deciding else -1,
+            T.hand[p].copy(),
+            T.melds[p].copy(),
+            int(T.n_melds[p]),
+            T.melds[q].copy(),
+            int(T.n_melds[q]),
+            T.river[p].copy(),
+            int(T.n_river[p]),
+            T.river[q].copy(),
+            int(T.n_river[q]),
+            int(T.declared[p]),
+            int(T.declared[q]),
+            tiles_left,
+            int(T.seat[p]),
+            int(sc[eng.S_PREVAILING]),
+            bool(sc[eng.S_DEALER] == p),
+            int(sc[eng.S_STREAK]),
+            int(T.skip_win[p]),
+            self._tables,
+            int(sc[eng.S_BID]),
+            np.zeros(eng.N_COUNTERS, np.float64),
+            int(sc[eng.S_DECLARED_AT + p]),
+            int(sc[eng.S_DECLARED_AT + q]),
         )
 
     def _decision_row(self, action):
@@ -241,7 +258,14 @@ class GameState:
         T, sc = self._T, self._T.sc
         p, phase, tile = self.player, self.phase, self.tile
         n_legal, before, after = eng.decision_stats(
-            T.hand[p], int(T.n_melds[p]), phase, tile, int(action), T.legal, self._tables, np.empty(34, np.uint8),
+            T.hand[p],
+            int(T.n_melds[p]),
+            phase,
+            tile,
+            int(action),
+            T.legal,
+            self._tables,
+            np.empty(34, np.uint8),
             np.empty(20, np.int64),
         )
         row = np.zeros(eng.N_DECISION_INT, np.int64)
@@ -256,7 +280,7 @@ class GameState:
         row[eng.D_SHANTEN_AFTER] = after
         return row
 
-# position(): the Position the deciding player sees, defined in simkit.engine.position (which
+    # position(): the Position the deciding player sees, defined in simkit.engine.position (which
     # builds on this module) as GameState.position
 
     def unseen_completion(self):
@@ -346,8 +370,13 @@ class GameState:
     def error_text(self, where: str) -> str:
         sc = self._T.sc
         return error_text(
-            self.error, int(sc[eng.S_ERROR_INFO]), where, int(sc[eng.S_PLAYER]), int(sc[eng.S_ERROR_PHASE]),
-            int(sc[eng.S_TILE]), self._T.legal,
+            self.error,
+            int(sc[eng.S_ERROR_INFO]),
+            where,
+            int(sc[eng.S_PLAYER]),
+            int(sc[eng.S_ERROR_PHASE]),
+            int(sc[eng.S_TILE]),
+            self._T.legal,
         )
 
     def _illegal_text(self, action, where):
@@ -361,7 +390,9 @@ class GameState:
     def record(self):
         """The hand as a :class:`~simkit.engine.runtime.HandRecord` (row, events, wall, items)."""
         if int(self._T.sc[eng.S_PHASE]) != A.PHASE_OVER or self.error:
-            raise InputValueError("the hand is not over yet" if not self.over else "the hand stopped on an engine error")
+            raise InputValueError(
+                "the hand is not over yet" if not self.over else "the hand stopped on an engine error"
+            )
         T = self._T
         items = np.asarray(T.items, self.spec.item_dtype)
         return hand_record(
@@ -371,7 +402,13 @@ class GameState:
     def result_arrays(self):
         """The hand's row as the engine's column buffers (ints, items, floats, hand, melds)."""
         T = self._T
-        return T.row.copy(), np.array(T.items, self.spec.item_dtype), T.row_floats.copy(), T.row_hand.copy(), T.row_melds.copy()
+        return (
+            T.row.copy(),
+            np.array(T.items, self.spec.item_dtype),
+            T.row_floats.copy(),
+            T.row_hand.copy(),
+            T.row_melds.copy(),
+        )
 
     def events(self) -> list:
         """The hand's events so far: (event name, player, tile kind or -1, extra)."""
@@ -395,6 +432,13 @@ class GameState:
     def _call(self, op, action=0, seed=0, match=0):
         engine = engine_for(self.spec)
         return engine.step_kernel(
-            op, self._T, self._template, self._tables, self.spec.game, self.spec.sp, int(action), np.uint64(seed),
+            op,
+            self._T,
+            self._template,
+            self._tables,
+            self.spec.game,
+            self.spec.sp,
+            int(action),
+            np.uint64(seed),
             int(match),
         )

@@ -46,7 +46,16 @@ from .policy_spec import Param, policy, spec_of
 from ..melds import MELD_CHOW
 from .routes import FAR, N_ROUTES, PLAIN, VALUE_FIELDS, meld_flags, outside, route_distances, route_values
 from .toolkit import (
-    copy_hand, first_legal, hidden_counts, is_bid, is_follow, is_reaction, move_chow_tiles, own_meld_counts, runs_through, safe_against_discard_win,
+    copy_hand,
+    first_legal,
+    hidden_counts,
+    is_bid,
+    is_follow,
+    is_reaction,
+    move_chow_tiles,
+    own_meld_counts,
+    runs_through,
+    safe_against_discard_win,
     visible_counts,
 )
 
@@ -63,7 +72,7 @@ _V_HONOR = _V_DECLARE + 4
 _V_STREAK = _V_DECLARE + 5
 _V_KONG = _V_DECLARE + 6  #: the kong payments: concealed, exposed, added
 assert VALUE_FIELDS[_V_DECLARE] == "declare_ready/discard" and VALUE_FIELDS[_V_STREAK] == "per_streak"
-assert VALUE_FIELDS[_V_KONG: _V_KONG + 3] == ("concealed_kong", "exposed_kong", "added_kong")
+assert VALUE_FIELDS[_V_KONG : _V_KONG + 3] == ("concealed_kong", "exposed_kong", "added_kong")
 
 _DRAGONS = (31, 32, 33)
 
@@ -102,7 +111,9 @@ def _honor_bonus(hand, melds, n_melds, view, params):  # pragma: no cover - comp
 
 
 @jit
-def _worth(hand, n_melds, concealed, chow, out_m, out_mz, plain_distance, view, params, bonus, dist):  # pragma: no cover - compiled
+def _worth(
+    hand, n_melds, concealed, chow, out_m, out_mz, plain_distance, view, params, bonus, dist
+):  # pragma: no cover - compiled
     """The estimate of a concealed part of 13 - 3k tiles: max over routes of value x speed^(distance - 1)."""
     route_distances(hand, n_melds, chow, out_m, out_mz, plain_distance, view.tables, dist)
     speed = params[_SPEED]
@@ -141,7 +152,9 @@ def _danger(view, k, hidden):  # pragma: no cover - compiled
 
 
 @jit
-def _best_discard(view, legal, params, hand, n_melds, concealed, chow, out_m, out_mz, bonus, defend):  # pragma: no cover - compiled
+def _best_discard(
+    view, legal, params, hand, n_melds, concealed, chow, out_m, out_mz, bonus, defend
+):  # pragma: no cover - compiled
     """(discard kind, shanten after it, its estimate) of a 14 - 3k tile ``hand``."""
     t = view.tables
     visible = stack_empty(34, np.int64)
@@ -185,7 +198,9 @@ def _best_discard(view, legal, params, hand, n_melds, concealed, chow, out_m, ou
 
 
 @jit
-def _claim_worth(view, params, hand, n_melds, chow, out_m, out_mz, bonus, dist, sh, live):  # pragma: no cover - compiled
+def _claim_worth(
+    view, params, hand, n_melds, chow, out_m, out_mz, bonus, dist, sh, live
+):  # pragma: no cover - compiled
     """The estimate after a claim whose tiles have left ``hand`` (14 - 3k tiles with the new meld):
     its best discard's."""
     t = view.tables
@@ -319,12 +334,24 @@ def _declare(view, params, k, ev, bonus, concealed):  # pragma: no cover - compi
 @policy(
     name="value",
     rules_data=route_values,
-    speed=Param(0.4, float, low=0.0, high=1.0, doc="weight of each further tile a route needs (value x speed^(tiles - 1))"),
-    self_draw_share=Param(0.5, float, low=0.0, high=1.0, doc="share of its wins it expects to self-draw (mixes the two payments)"),
-    claim_margin=Param(0.0, float, low=-1.0, high=10.0, doc="claim when the open hand is worth (1 + this) x the concealed one"),
-    defend_at=Param(3, int, low=0, high=14, doc="against a ready-looking opponent, defend when its own shanten is at least this"),
-    threat_melds=Param(3, int, low=1, high=5, doc="an opponent with this many melds looks ready (5: only a declaration)"),
-    declare_live=Param(4, int, low=0, high=136, doc="douque: Declare Ready only when at least this many unseen tiles win (MIGI: one)"),
+    speed=Param(
+        0.4, float, low=0.0, high=1.0, doc="weight of each further tile a route needs (value x speed^(tiles - 1))"
+    ),
+    self_draw_share=Param(
+        0.5, float, low=0.0, high=1.0, doc="share of its wins it expects to self-draw (mixes the two payments)"
+    ),
+    claim_margin=Param(
+        0.0, float, low=-1.0, high=10.0, doc="claim when the open hand is worth (1 + this) x the concealed one"
+    ),
+    defend_at=Param(
+        3, int, low=0, high=14, doc="against a ready-looking opponent, defend when its own shanten is at least this"
+    ),
+    threat_melds=Param(
+        3, int, low=1, high=5, doc="an opponent with this many melds looks ready (5: only a declaration)"
+    ),
+    declare_live=Param(
+        4, int, low=0, high=136, doc="douque: Declare Ready only when at least this many unseen tiles win (MIGI: one)"
+    ),
     kong=Param(True, bool, doc="make kongs (concealed, added, exposed) when worth it; 0: never"),
     **bid_params(bid3_at=1, bid2_at=3, fold_at=7),
 )

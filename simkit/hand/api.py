@@ -247,7 +247,9 @@ def _melds_layout(n_melds, n: int, name: str) -> np.ndarray:
     try:
         return np.broadcast_to(arr, (n,))
     except ValueError:
-        raise HandError(f"{name}: n_melds must be a scalar or an array of N={n} values, got shape {arr.shape}") from None
+        raise HandError(
+            f"{name}: n_melds must be a scalar or an array of N={n} values, got shape {arr.shape}"
+        ) from None
 
 
 def _raise_melds(arr: np.ndarray, row: int, name: str):
@@ -390,8 +392,9 @@ def waits_batch(counts, n_melds=0, meld_counts=None, rules="douque") -> np.ndarr
             raise
         mc = _narrow(raw)
     out = np.empty(len(b.counts), np.int64)
-    waits_checked_kernel(b.counts, b.n_melds, b.per_row, mc, meld_counts is not None, b.outside,
-                         hand_tables(rules), out, b.first)
+    waits_checked_kernel(
+        b.counts, b.n_melds, b.per_row, mc, meld_counts is not None, b.outside, hand_tables(rules), out, b.first
+    )
     b.raise_first(mc, raw if meld_counts is not None else None)
     return out
 

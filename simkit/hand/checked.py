@@ -158,7 +158,9 @@ def _shanten_checked_rows(counts, n_melds, per_row, outside, t, out, first, c, l
 
 
 @pjit
-def waits_checked_kernel(counts, n_melds, per_row, meld_counts, has_melds, outside, t, out, first):  # pragma: no cover - compiled
+def waits_checked_kernel(
+    counts, n_melds, per_row, meld_counts, has_melds, outside, t, out, first
+):  # pragma: no cover - compiled
     """Checked batch waits: rows of ``13 - 3 * n_melds`` tiles; ``out`` int64[N] bitmasks.
 
     ``meld_counts`` uint8[N, 34] when ``has_melds``, else any uint8[1, 34] of zeros (shared by

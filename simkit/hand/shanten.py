@@ -62,8 +62,16 @@ def _suit_row(t, code):  # pragma: no cover - compiled
 def _packed_row(w):  # pragma: no cover - compiled
     """A packed suit distance row (a ``t.dist`` entry) as a tuple of its 10 entries."""
     return (
-        np.int64(0), (w >> _S1) & _M1, (w >> _S2) & _M2, (w >> _S3) & _M3, (w >> _S4) & _M4,
-        (w >> _S5) & _M5, (w >> _S6) & _M6, (w >> _S7) & _M7, (w >> _S8) & _M8, (w >> _S9) & _M9,
+        np.int64(0),
+        (w >> _S1) & _M1,
+        (w >> _S2) & _M2,
+        (w >> _S3) & _M3,
+        (w >> _S4) & _M4,
+        (w >> _S5) & _M5,
+        (w >> _S6) & _M6,
+        (w >> _S7) & _M7,
+        (w >> _S8) & _M8,
+        (w >> _S9) & _M9,
     )
 
 
@@ -72,8 +80,16 @@ def _pung_row(t, h):  # pragma: no cover - compiled
     """The pung-only group's distance row ``t.hdist[h]`` (histogram code ``h``) as a tuple."""
     r = t.hdist[h]
     return (
-        np.int64(r[0]), np.int64(r[1]), np.int64(r[2]), np.int64(r[3]), np.int64(r[4]),
-        np.int64(r[5]), np.int64(r[6]), np.int64(r[7]), np.int64(r[8]), np.int64(r[9]),
+        np.int64(r[0]),
+        np.int64(r[1]),
+        np.int64(r[2]),
+        np.int64(r[3]),
+        np.int64(r[4]),
+        np.int64(r[5]),
+        np.int64(r[6]),
+        np.int64(r[7]),
+        np.int64(r[8]),
+        np.int64(r[9]),
     )
 
 
@@ -91,7 +107,18 @@ def _row_product(a, b):  # pragma: no cover - compiled
     e6 = min(a[0] + b[6], a[2] + b[4], a[4] + b[2], a[6] + b[0])
     e7 = min(a[0] + b[7], a[1] + b[6], a[2] + b[5], a[3] + b[4], a[4] + b[3], a[5] + b[2], a[6] + b[1], a[7] + b[0])
     e8 = min(a[0] + b[8], a[2] + b[6], a[4] + b[4], a[6] + b[2], a[8] + b[0])
-    e9 = min(a[0] + b[9], a[1] + b[8], a[2] + b[7], a[3] + b[6], a[4] + b[5], a[5] + b[4], a[6] + b[3], a[7] + b[2], a[8] + b[1], a[9] + b[0])
+    e9 = min(
+        a[0] + b[9],
+        a[1] + b[8],
+        a[2] + b[7],
+        a[3] + b[6],
+        a[4] + b[5],
+        a[5] + b[4],
+        a[6] + b[3],
+        a[7] + b[2],
+        a[8] + b[1],
+        a[9] + b[0],
+    )
     return (e0, e1, e2, e3, e4, e5, e6, e7, e8, e9)
 
 
@@ -229,8 +256,18 @@ _POW5 = np.array([5**r for r in range(9)], np.int64)  #: base-5 code weight of e
 @jit(internal=True, inline_in_llvm=True)
 def _buf_row(buf, a):  # pragma: no cover - compiled
     """The 10 entries ``buf[a:a + 10]`` as a tuple."""
-    return (buf[a], buf[a + 1], buf[a + 2], buf[a + 3], buf[a + 4], buf[a + 5], buf[a + 6], buf[a + 7], buf[a + 8],
-            buf[a + 9])
+    return (
+        buf[a],
+        buf[a + 1],
+        buf[a + 2],
+        buf[a + 3],
+        buf[a + 4],
+        buf[a + 5],
+        buf[a + 6],
+        buf[a + 7],
+        buf[a + 8],
+        buf[a + 9],
+    )
 
 
 @jit(internal=True, inline_in_llvm=True)
@@ -252,17 +289,35 @@ def _reversed_at(x, top):  # pragma: no cover - compiled
 @jit(internal=True, inline_in_llvm=True)
 def _min_sum(a, b):  # pragma: no cover - compiled
     """Least ``a[j] + b[j]``: a row completed by a reversed one (:func:`_reversed_at`)."""
-    return min(a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4], a[5] + b[5], a[6] + b[6],
-               a[7] + b[7], a[8] + b[8], a[9] + b[9])
+    return min(
+        a[0] + b[0],
+        a[1] + b[1],
+        a[2] + b[2],
+        a[3] + b[3],
+        a[4] + b[4],
+        a[5] + b[5],
+        a[6] + b[6],
+        a[7] + b[7],
+        a[8] + b[8],
+        a[9] + b[9],
+    )
 
 
 @jit(internal=True, inline_in_llvm=True)
 def _equal_mask(a, b, d):  # pragma: no cover - compiled
     """Slot mask: bit ``j`` set where ``a[j] + b[j] == d``."""
-    return (np.int64(a[0] + b[0] == d) | np.int64(a[1] + b[1] == d) << 1 | np.int64(a[2] + b[2] == d) << 2
-            | np.int64(a[3] + b[3] == d) << 3 | np.int64(a[4] + b[4] == d) << 4 | np.int64(a[5] + b[5] == d) << 5
-            | np.int64(a[6] + b[6] == d) << 6 | np.int64(a[7] + b[7] == d) << 7 | np.int64(a[8] + b[8] == d) << 8
-            | np.int64(a[9] + b[9] == d) << 9)
+    return (
+        np.int64(a[0] + b[0] == d)
+        | np.int64(a[1] + b[1] == d) << 1
+        | np.int64(a[2] + b[2] == d) << 2
+        | np.int64(a[3] + b[3] == d) << 3
+        | np.int64(a[4] + b[4] == d) << 4
+        | np.int64(a[5] + b[5] == d) << 5
+        | np.int64(a[6] + b[6] == d) << 6
+        | np.int64(a[7] + b[7] == d) << 7
+        | np.int64(a[8] + b[8] == d) << 8
+        | np.int64(a[9] + b[9] == d) << 9
+    )
 
 
 @jit(internal=True, inline_in_llvm=True)
@@ -276,9 +331,17 @@ def _put_row(buf, o, e):  # pragma: no cover - compiled
 def _packed_bits(mask):  # pragma: no cover - compiled
     """Slot mask -> the lowest bit of each of its slots' fields in a packed suit row (slot 0 has no
     field: its distance is always 0, so no tile lowers it)."""
-    return (((mask >> 1) & 1) << _S1 | ((mask >> 2) & 1) << _S2 | ((mask >> 3) & 1) << _S3 | ((mask >> 4) & 1) << _S4
-            | ((mask >> 5) & 1) << _S5 | ((mask >> 6) & 1) << _S6 | ((mask >> 7) & 1) << _S7 | ((mask >> 8) & 1) << _S8
-            | ((mask >> 9) & 1) << _S9)  # branch-free: which slots are set is unpredictable
+    return (
+        ((mask >> 1) & 1) << _S1
+        | ((mask >> 2) & 1) << _S2
+        | ((mask >> 3) & 1) << _S3
+        | ((mask >> 4) & 1) << _S4
+        | ((mask >> 5) & 1) << _S5
+        | ((mask >> 6) & 1) << _S6
+        | ((mask >> 7) & 1) << _S7
+        | ((mask >> 8) & 1) << _S8
+        | ((mask >> 9) & 1) << _S9
+    )  # branch-free: which slots are set is unpredictable
 
 
 @jit(internal=True, inline_in_llvm=True)
@@ -308,8 +371,9 @@ _MAX_BEST = 160  #: room for the whole hand's least-distance slot assignments (a
 
 
 @jit(internal=True, inline_in_llvm=True, refcounts=False)
-def _best_by_targets(counts, t, visible, sh_out, live_out, live_mode, d_whole, buf, n_groups, top, d_regular, seven,
-                     pairs, odd):  # pragma: no cover - compiled
+def _best_by_targets(
+    counts, t, visible, sh_out, live_out, live_mode, d_whole, buf, n_groups, top, d_regular, seven, pairs, odd
+):  # pragma: no cover - compiled
     """:func:`discard_eval_kernel` for ``LIVE_BEST`` / ``LIVE_TIES`` when the whole hand ``H``
     (14 - 3k tiles) is ``d_whole >= 1`` tiles from complete: every held kind's shanten after its
     discard, and the live tiles of the least-shanten discards. Returns the least shanten.
@@ -435,8 +499,10 @@ def _best_by_targets(counts, t, visible, sh_out, live_out, live_mode, d_whole, b
                     ok = (b3 >= 0) & (b3 <= 9) & ((b0 & 1) + (b1 & 1) + (b2 & 1) + (b3 & 1) == 1)
                     if not ok or not (opt[3] >> b3) & 1:
                         continue
-                    if (buf[_ROWS + b0] + buf[_ROWS + 10 + b1] + buf[_ROWS + 20 + b2] + buf[_ROWS + 30 + b3]
-                            != d_regular):
+                    if (
+                        buf[_ROWS + b0] + buf[_ROWS + 10 + b1] + buf[_ROWS + 20 + b2] + buf[_ROWS + 30 + b3]
+                        != d_regular
+                    ):
                         continue
                     a_sur[n_assign] = sur[b0] | sur[10 + b1] | sur[20 + b2] | sur[30 + b3]
                     a_dfc[n_assign] = dfc[b0] | dfc[10 + b1] | dfc[20 + b2] | dfc[30 + b3]
@@ -450,8 +516,9 @@ def _best_by_targets(counts, t, visible, sh_out, live_out, live_mode, d_whole, b
     seven_best = stack_empty(5, np.int64)  # by the discard's count: 1 when it is such a discard
     seven_best[0] = 0
     for c in range(1, 5):
-        seven_best[c] = np.int64(seven and _seven_from(pairs - (c >> 1) + ((c - 1) >> 1),
-                                                       odd - (c & 1) + ((c - 1) & 1)) == d_whole)
+        seven_best[c] = np.int64(
+            seven and _seven_from(pairs - (c >> 1) + ((c - 1) >> 1), odd - (c & 1) + ((c - 1) & 1)) == d_whole
+        )
     best_kinds = np.int64(0)
     for k in range(34):
         c = np.int64(counts[k])
@@ -521,8 +588,7 @@ def _best_by_targets(counts, t, visible, sh_out, live_out, live_mode, d_whole, b
                 sev7 = tile_set if need7 > odd7 else (odd_kinds ^ bit_k)
         lowers |= sev7
         others = lowers & ~bit_k
-        live = (popcount64(others & plane1) + 2 * popcount64(others & plane2)
-                + 4 * popcount64(others & plane4))
+        live = popcount64(others & plane1) + 2 * popcount64(others & plane2) + 4 * popcount64(others & plane4)
         if lowers & bit_k and visible[k] < 4:
             live += 4 - visible[k]
         live_out[k] = live
@@ -640,8 +706,22 @@ def discard_eval_kernel(counts, n_melds, t, visible, sh_out, live_out, live_mode
         if seven:
             d_whole = min(d_whole, _seven_from(pairs, odd))
         if d_whole >= 1:
-            return _best_by_targets(counts, t, visible, sh_out, live_out, live_mode, d_whole, buf, n_groups, top,
-                                    d_regular if d_regular == d_whole else -1, seven, pairs, odd)
+            return _best_by_targets(
+                counts,
+                t,
+                visible,
+                sh_out,
+                live_out,
+                live_mode,
+                d_whole,
+                buf,
+                n_groups,
+                top,
+                d_regular if d_regular == d_whole else -1,
+                seven,
+                pairs,
+                odd,
+            )
 
     # round 1: shanten after each discard (selections below are branch-free: which kinds are held
     # is unpredictable, and mispredicted branches would dominate)

@@ -7,7 +7,6 @@ multisets of parts differ (``111222333m`` has two: three pungs, or three ``123m`
 pairs is not a split; see :func:`simkit.hand.win.is_seven_pairs`.
 """
 
-
 from .._jit import jit
 from .tables import COMPLETE
 from .win import pung_complete, pung_group, pung_has_pair, suit_code

@@ -150,8 +150,16 @@ def borrowed_hand_tables(t):  # pragma: no cover - compiled
     read-only and outlive every call, and two atomic reference-count operations per array per
     call (contended across threads) would cost more than the hand analysis itself."""
     return HandTables(
-        borrow(t.dist), borrow(t.info), borrow(t.hdist), borrow(t.kinds), borrow(t.suit_base), t.n_suits,
-        borrow(t.pung_kinds), t.n_pung, borrow(t.chow_start), t.seven_pairs,
+        borrow(t.dist),
+        borrow(t.info),
+        borrow(t.hdist),
+        borrow(t.kinds),
+        borrow(t.suit_base),
+        t.n_suits,
+        borrow(t.pung_kinds),
+        t.n_pung,
+        borrow(t.chow_start),
+        t.seven_pairs,
     )
 
 
@@ -454,7 +462,9 @@ def hand_tables_stand_in(rules) -> HandTables:
 
     rules = resolve_rules(rules)
     key = _layout_key(rules.kinds, rules.seven_pairs)
-    return _layout(key, Tables(**{field: np.zeros((0,) * len(shape), dtype) for field, (shape, dtype) in _SPECS.items()}))
+    return _layout(
+        key, Tables(**{field: np.zeros((0,) * len(shape), dtype) for field, (shape, dtype) in _SPECS.items()})
+    )
 
 
 def _layout_key(kinds, seven_pairs) -> tuple:

@@ -71,9 +71,7 @@ def rules_module(name: str) -> ModuleType:
     try:
         return _MODULES[key]
     except KeyError:
-        raise RulesError(
-            f"unknown rule set {name!r}; valid rule sets: {', '.join(RULE_SETS)}"
-        ) from None
+        raise RulesError(f"unknown rule set {name!r}; valid rule sets: {', '.join(RULE_SETS)}") from None
 
 
 def options_class(name: str) -> type[RuleOptions]:
@@ -124,9 +122,7 @@ def resolve_rules(rules: str | Rules) -> Rules:
         return rules
     if isinstance(rules, str):
         return get_rules(rules)
-    raise InputTypeError(
-        f"rules must be a rule-set name (str) or a Rules object, got {type(rules).__name__}"
-    )
+    raise InputTypeError(f"rules must be a rule-set name (str) or a Rules object, got {type(rules).__name__}")
 
 
 def parse_option(rules_name: str | Rules, key: str, text: str) -> Any:

@@ -369,9 +369,7 @@ class RuleOptions:
             try:
                 normalised = spec.check(value)
             except _Invalid:
-                raise RulesError(
-                    bad_value_message(self.RULE_SET, f.name, value, spec.allowed)
-                ) from None
+                raise RulesError(bad_value_message(self.RULE_SET, f.name, value, spec.allowed)) from None
             if normalised is not value:
                 object.__setattr__(self, f.name, normalised)
 
@@ -393,8 +391,7 @@ class RuleOptions:
             if f.name == key:
                 return f
         raise RulesError(
-            f"unknown option {key!r} for rule set {cls.RULE_SET!r}; "
-            f"valid options: {', '.join(cls.option_names())}"
+            f"unknown option {key!r} for rule set {cls.RULE_SET!r}; valid options: {', '.join(cls.option_names())}"
         )
 
     @classmethod
@@ -558,8 +555,7 @@ class Rules:
             raise RulesError(f"a rule set name is a non-empty str, got {self.name!r}")
         if not isinstance(self.options, RuleOptions) or self.options.RULE_SET != self.name:
             raise RulesError(
-                f"options of rule set {self.name!r} must be its options dataclass, "
-                f"got {type(self.options).__name__}"
+                f"options of rule set {self.name!r} must be its options dataclass, got {type(self.options).__name__}"
             )
         kinds = _kinds_tuple(self.kinds)
         object.__setattr__(self, "kinds", kinds)
@@ -648,9 +644,7 @@ class Rules:
 
         ``get_rules(d["name"], **d["options"])`` rebuilds an equal Rules.
         """
-        values = {
-            k: list(v) if isinstance(v, tuple) else v for k, v in self.option_values().items()
-        }
+        values = {k: list(v) if isinstance(v, tuple) else v for k, v in self.option_values().items()}
         return {"name": self.name, "options": values}
 
     # -- text ----------------------------------------------------------------------------------
@@ -666,16 +660,10 @@ class Rules:
             )
             if on
         ]
-        kongs = [
-            label
-            for label, on in (("concealed", self.concealed_kong), ("added", self.added_kong))
-            if on
-        ]
+        kongs = [label for label, on in (("concealed", self.concealed_kong), ("added", self.added_kong)) if on]
         kong_text = ", ".join(kongs) if kongs else "none"
         if self.added_kong:
-            kong_text += "; an added kong can be robbed" if self.robbing_kong else (
-                "; an added kong cannot be robbed"
-            )
+            kong_text += "; an added kong can be robbed" if self.robbing_kong else ("; an added kong cannot be robbed")
         lines = [
             f"rule set {self.name}" + (f": {self.title}" if self.title else ""),
             f"  tiles: {self.tiles_text} ({len(self.kinds)} kinds x {MAX_COPIES} = "
@@ -694,10 +682,7 @@ class Rules:
             else:
                 mark = f"(default {_format_value(defaults[key])})"
             spec = self.options.spec(key)
-            lines.append(
-                f"    {key} = {_format_value(value)} {mark}: {self.options.doc(key)}; "
-                f"allowed: {spec.allowed}"
-            )
+            lines.append(f"    {key} = {_format_value(value)} {mark}: {self.options.doc(key)}; allowed: {spec.allowed}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -781,8 +766,11 @@ def complete_rule_set(namespace: dict) -> None:
     if missing:
         raise TypeError(f"rule-set module {namespace.get('__name__')} does not set {', '.join(missing)}")
     name = namespace["NAME"]
-    if not (isinstance(namespace["Options"], type) and issubclass(namespace["Options"], RuleOptions)
-            and namespace["Options"].RULE_SET == name):
+    if not (
+        isinstance(namespace["Options"], type)
+        and issubclass(namespace["Options"], RuleOptions)
+        and namespace["Options"].RULE_SET == name
+    ):
         raise TypeError(f"rule-set module {namespace.get('__name__')}: Options must be {name}'s RuleOptions class")
 
     def make_rules(**options) -> Rules:

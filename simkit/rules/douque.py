@@ -15,7 +15,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from simkit.rules._options import RuleOptions, base_option, boolean, complete_rule_set, number, one_of, option, per_unit_option, tile_set
+from simkit.rules._options import (
+    RuleOptions,
+    base_option,
+    boolean,
+    complete_rule_set,
+    number,
+    one_of,
+    option,
+    per_unit_option,
+    tile_set,
+)
 from simkit.rules._options import MAX_BASE  # noqa: F401 -- the template's bound, named here too
 
 __all__ = ["DouqueOptions"]  # and the template's names (RULE_SET_EXPORTS)
@@ -57,9 +67,7 @@ class DouqueOptions(RuleOptions):
         "('turn': with two players this never matters -- the player who passes draws next, so the restriction "
         "ends before it could apply, and 'turn' plays as no restriction)",
     )
-    fully_melded_single_wait: bool = option(
-        True, boolean(), "Single Wait also scores with Fully Melded"
-    )
+    fully_melded_single_wait: bool = option(True, boolean(), "Single Wait also scores with Fully Melded")
     base: float = base_option("fixed part of every payment: payment = base + tai_value x (hand tai + dealer tai)")
     tai_value: float = per_unit_option(20, MAX_TAI_VALUE, "any positive number up to 1e9", "tai")
     streak_cap: int = option(

@@ -35,7 +35,16 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from simkit.errors import RulesError
-from simkit.rules._options import RuleOptions, complete_rule_set, match_hands_option, number, option, optional, positive, tile_set
+from simkit.rules._options import (
+    RuleOptions,
+    complete_rule_set,
+    match_hands_option,
+    number,
+    option,
+    optional,
+    positive,
+    tile_set,
+)
 
 __all__ = ["DuelOptions", "MoneyUnit", "money_unit"]  # and the template's names (RULE_SET_EXPORTS)
 
@@ -53,7 +62,7 @@ SEVEN_PAIRS = True
 #: Engine result columns particular to this rule set, kept in its datasets (the engine returns
 #: every rule set's columns, zero where they do not apply): the win's
 #: ``fan`` and ``multiple``, and each player's kong payments received and fee paid.
-RESULT_COLUMNS = ('fan', 'multiple', 'kong_payment_0', 'kong_payment_1', 'fee_0', 'fee_1')
+RESULT_COLUMNS = ("fan", "multiple", "kong_payment_0", "kong_payment_1", "fee_0", "fee_1")
 
 # Bounds of the numeric options, so that every payment and balance stays finite and exact (an
 # integer below 2**53 when stake is an integer): a hand pays at most (multiple_cap + 32) x stake
@@ -101,8 +110,7 @@ class DuelOptions(RuleOptions):
         "largest multiple 2^(fan - 1) paid for a win (kong payments are never capped)",
     )
     match_hands: int = match_hands_option(
-        "hands per match at most (docs/rules/duel.md does not say); a match also ends when a player "
-        "has no chips left",
+        "hands per match at most (docs/rules/duel.md does not say); a match also ends when a player has no chips left",
     )
 
     def __post_init__(self) -> None:

@@ -54,10 +54,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from simkit.rules._options import (
-    RuleOptions, boolean, complete_rule_set, match_hands_option, number, number_tuple, one_of, option, positive, tile_set,
+    RuleOptions,
+    boolean,
+    complete_rule_set,
+    match_hands_option,
+    number,
+    number_tuple,
+    one_of,
+    option,
+    positive,
+    tile_set,
 )
 
-__all__ = ["BIDS", "COMBINATIONS", "END_PHASE_JOKERS", "ForTwoOptions", "OPTIONS_OF_EARLIER_RECORDS"]  # and the template's names (RULE_SET_EXPORTS)
+__all__ = [
+    "BIDS",
+    "COMBINATIONS",
+    "END_PHASE_JOKERS",
+    "ForTwoOptions",
+    "OPTIONS_OF_EARLIER_RECORDS",
+]  # and the template's names (RULE_SET_EXPORTS)
 
 #: One-line description.
 TITLE = "Mahjong for 2: 136 tiles, the banker bids the stake"
@@ -75,7 +90,7 @@ CLAIM_CHOW = True
 #: Engine result columns particular to this rule set, kept in its datasets (the engine returns
 #: every rule set's columns, zero where they do not apply): the
 #: banker's ``bid`` and the win's ``combination_points``.
-RESULT_COLUMNS = ('bid', 'combination_points')
+RESULT_COLUMNS = ("bid", "combination_points")
 #: Stake multipliers the banker may bid (fixed by the rules, not an option).
 BIDS = (1, 2, 3)
 #: The five basic combinations of the source's table, in its order, as (pungs, chows);
@@ -111,8 +126,7 @@ class ForTwoOptions(RuleOptions):
         number_tuple(
             5,
             positive(MAX_POINTS, "any positive number up to 1e4"),
-            "5 positive numbers up to 1e4 each, for 4 pungs, 3 pungs + 1 chow, 2 + 2, 1 + 3, 4 chows "
-            "(e.g. 5,4,3,2,1)",
+            "5 positive numbers up to 1e4 each, for 4 pungs, 3 pungs + 1 chow, 2 + 2, 1 + 3, 4 chows (e.g. 5,4,3,2,1)",
         ),
         "points of the five basic combinations in the source's order (four pungs first)",
     )

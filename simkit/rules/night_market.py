@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from simkit.rules._options import RuleOptions, base_option, complete_rule_set, match_hands_option, per_unit_option, tile_set
+from simkit.rules._options import (
+    RuleOptions,
+    base_option,
+    complete_rule_set,
+    match_hands_option,
+    per_unit_option,
+    tile_set,
+)
 from simkit.rules._options import MAX_BASE  # noqa: F401 -- the template's bound, named here too
 
 __all__ = ["NightMarketOptions"]  # and the template's names (RULE_SET_EXPORTS)
@@ -28,7 +35,7 @@ CLAIM_CHOW = True
 #: Engine result columns particular to this rule set, kept in its datasets (the engine returns
 #: every rule set's columns, zero where they do not apply): the win's
 #: value, ``fan`` (the sum of the scored items).
-RESULT_COLUMNS = ('fan',)
+RESULT_COLUMNS = ("fan",)
 
 # Bounds of the numeric options, so that every payment and balance stays finite and exact (an
 # integer below 2**53 when base and fan_value are integers): fan is at most 543 (every pattern at

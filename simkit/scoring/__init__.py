@@ -68,8 +68,16 @@ _MODULES: dict[str, ModuleType] = {
 #: left on is an error naming the rule set.
 SCORE_FLAGS: dict[str, tuple[str, ...]] = {
     "douque": (
-        "self_drawn", "robbing_kong", "replacement", "last_tile", "first_turn", "declared", "seat_wind",
-        "prevailing_wind", "dealer", "streak",
+        "self_drawn",
+        "robbing_kong",
+        "replacement",
+        "last_tile",
+        "first_turn",
+        "declared",
+        "seat_wind",
+        "prevailing_wind",
+        "dealer",
+        "streak",
     ),
     "night_market": ("self_drawn", "last_tile", "last_discard"),
     "duel": ("self_drawn", "robbing_kong", "replacement", "last_tile", "first_turn", "dealer"),
@@ -313,9 +321,18 @@ def score(
     """
     rules = resolve_rules(rules)
     flags = dict(
-        self_drawn=self_drawn, robbing_kong=robbing_kong, replacement=replacement, last_tile=last_tile,
-        last_discard=last_discard, first_turn=first_turn, declared=declared, seat_wind=seat_wind,
-        prevailing_wind=prevailing_wind, dealer=dealer, streak=streak, bid=bid,
+        self_drawn=self_drawn,
+        robbing_kong=robbing_kong,
+        replacement=replacement,
+        last_tile=last_tile,
+        last_discard=last_discard,
+        first_turn=first_turn,
+        declared=declared,
+        seat_wind=seat_wind,
+        prevailing_wind=prevailing_wind,
+        dealer=dealer,
+        streak=streak,
+        bid=bid,
     )
     for key in ("self_drawn", "robbing_kong", "replacement", "last_tile", "last_discard", "dealer"):
         check_flag(flags[key], key)
@@ -347,15 +364,25 @@ def score(
     arr = melds_array(parsed).astype(np.int64).reshape(-1, 2) if parsed else np.zeros((0, 2), np.int64)
     args = (counts, win, parsed, arr, k, t, rules)
     if rules.name == "douque":
-        return _score_douque(*args, self_drawn, robbing_kong, replacement, last_tile, first_turn, declared,
-                             "E" if seat_wind is None else seat_wind,
-                             "E" if prevailing_wind is None else prevailing_wind,
-                             dealer, 0 if streak is None else streak)
+        return _score_douque(
+            *args,
+            self_drawn,
+            robbing_kong,
+            replacement,
+            last_tile,
+            first_turn,
+            declared,
+            "E" if seat_wind is None else seat_wind,
+            "E" if prevailing_wind is None else prevailing_wind,
+            dealer,
+            0 if streak is None else streak,
+        )
     if rules.name == "night_market":
         return _score_night_market(*args, bool(self_drawn), bool(last_tile), bool(last_discard))
     if rules.name == "duel":
-        return _score_duel(*args, bool(self_drawn), bool(robbing_kong), bool(replacement), bool(last_tile),
-                           first_turn, bool(dealer))
+        return _score_duel(
+            *args, bool(self_drawn), bool(robbing_kong), bool(replacement), bool(last_tile), first_turn, bool(dealer)
+        )
     return _score_for_two(*args, bool(self_drawn), 1 if bid is None else bid)
 
 
@@ -405,8 +432,25 @@ def _scored(m, rules, items, work, parsed, k, counts, win, points, **values) -> 
     return Score(_items_dict(m, items), None, None, None, points, split, str(rules), rules.name, **values)
 
 
-def _score_douque(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kong, replacement, last_tile,
-                  first_turn, declared, seat_wind, prevailing_wind, dealer, streak) -> Score:
+def _score_douque(
+    counts,
+    win,
+    parsed,
+    arr,
+    k,
+    t,
+    rules,
+    self_drawn,
+    robbing_kong,
+    replacement,
+    last_tile,
+    first_turn,
+    declared,
+    seat_wind,
+    prevailing_wind,
+    dealer,
+    streak,
+) -> Score:
     ft = _code("first_turn", first_turn, douque.FIRST_TURNS)
     dc = _code("declared", declared, douque.DECLARATIONS)
     seat = _wind("seat_wind", seat_wind, _SEAT_WINDS)
@@ -421,15 +465,38 @@ def _score_douque(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kon
         )
     codes = [m.code for m in parsed]
     _check_flags(
-        counts, win, parsed, codes, bool(self_drawn), bool(robbing_kong), bool(replacement), bool(last_tile),
-        first_turn, declared, bool(dealer),
+        counts,
+        win,
+        parsed,
+        codes,
+        bool(self_drawn),
+        bool(robbing_kong),
+        bool(replacement),
+        bool(last_tile),
+        first_turn,
+        declared,
+        bool(dealer),
     )
 
     work, items, p = _scratch(douque, rules)
     hand_tai = int(
         douque.score_kernel(
-            counts, win, arr, k, bool(self_drawn), bool(robbing_kong), bool(replacement), bool(last_tile),
-            ft, dc, seat, prevailing, t, p, work, items,
+            counts,
+            win,
+            arr,
+            k,
+            bool(self_drawn),
+            bool(robbing_kong),
+            bool(replacement),
+            bool(last_tile),
+            ft,
+            dc,
+            seat,
+            prevailing,
+            t,
+            p,
+            work,
+            items,
         )
     )
     dealer_tai = 1 + 2 * int(streak)
@@ -444,7 +511,9 @@ def _score_douque(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kon
     )
 
 
-def _check_flags(counts, win, melds, codes, self_drawn, robbing_kong, replacement, last_tile, first_turn, declared, dealer):
+def _check_flags(
+    counts, win, melds, codes, self_drawn, robbing_kong, replacement, last_tile, first_turn, declared, dealer
+):
     """Reject combinations of douque win flags that cannot happen, naming the conflict."""
     has_kong = any(c != MELD_PUNG for c in codes)
     _check_robbing(counts, win, melds, self_drawn, robbing_kong, replacement, last_tile)
@@ -478,15 +547,17 @@ def _check_robbing(counts, win, melds, self_drawn, robbing_kong, replacement, la
 def _check_first_turn(melds, first_turn, declared, replacement, robbing_kong, last_tile, self_drawn, dealer):
     if first_turn is not None:
         if melds or declared or replacement or robbing_kong or last_tile:
-            raise ScoreError(
-                f"a {first_turn} hand has no melds, declaration, replacement, robbed kong or last tile"
-            )
+            raise ScoreError(f"a {first_turn} hand has no melds, declaration, replacement, robbed kong or last tile")
         if first_turn == "heavenly" and not (dealer and self_drawn):
             raise ScoreError("heavenly hand: the dealer wins on the dealt 14 tiles (dealer=True, self_drawn=True)")
         if first_turn == "earthly" and (dealer or not self_drawn):
-            raise ScoreError("earthly hand: the non-dealer self-draws on the first draw (dealer=False, self_drawn=True)")
+            raise ScoreError(
+                "earthly hand: the non-dealer self-draws on the first draw (dealer=False, self_drawn=True)"
+            )
         if first_turn == "human" and (dealer or self_drawn):
-            raise ScoreError("human hand: the non-dealer wins on the dealer's first discard (dealer=False, self_drawn=False)")
+            raise ScoreError(
+                "human hand: the non-dealer wins on the dealer's first discard (dealer=False, self_drawn=False)"
+            )
 
 
 def _score_night_market(counts, win, parsed, arr, k, t, rules, self_drawn, last_tile, last_discard) -> Score:
@@ -508,8 +579,9 @@ def _score_night_market(counts, win, parsed, arr, k, t, rules, self_drawn, last_
     return _scored(m, rules, items, work, parsed, k, counts, win, points, fan=fan, payment_text=text)
 
 
-def _score_duel(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kong, replacement, last_tile,
-                first_turn, dealer) -> Score:
+def _score_duel(
+    counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kong, replacement, last_tile, first_turn, dealer
+) -> Score:
     m = duel
     ft = _code("first_turn", first_turn, m.FIRST_TURNS)
     _check_robbing(counts, win, parsed, self_drawn, robbing_kong, replacement, last_tile)
@@ -522,7 +594,9 @@ def _score_duel(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kong,
         raise ScoreError("last_tile means a self-draw on the last tile of the wall (duel scores no last discard)")
     _check_first_turn(parsed, first_turn, None, replacement, robbing_kong, last_tile, self_drawn, dealer)
     work, items, p = _scratch(m, rules)
-    fan = int(m.score_kernel(counts, win, arr, k, self_drawn, robbing_kong, replacement, last_tile, ft, t, p, work, items))
+    fan = int(
+        m.score_kernel(counts, win, arr, k, self_drawn, robbing_kong, replacement, last_tile, ft, t, p, work, items)
+    )
     multiple = int(m.win_multiple(fan, p))
     win_pay = float(m.win_payment(fan, p))
     kong_units = int(m.kong_units(arr, k))
@@ -534,8 +608,21 @@ def _score_duel(counts, win, parsed, arr, k, t, rules, self_drawn, robbing_kong,
         text += f" + kongs {kong_units} x {p.stake:g} stake"
     text += f" = {points:g} points; the winner pays a fee of {p.fee:g} x {points:g} = {fee:g}"
     return _scored(
-        m, rules, items, work, parsed, k, counts, win, points, fan=fan, multiple=multiple, win_payment=win_pay,
-        kong_payment=kong_pay, fee=fee, payment_text=text,
+        m,
+        rules,
+        items,
+        work,
+        parsed,
+        k,
+        counts,
+        win,
+        points,
+        fan=fan,
+        multiple=multiple,
+        win_payment=win_pay,
+        kong_payment=kong_pay,
+        fee=fee,
+        payment_text=text,
     )
 
 
@@ -553,7 +640,17 @@ def _score_for_two(counts, win, parsed, arr, k, t, rules, self_drawn, bid) -> Sc
     text += f" = {points:g} points"
     combination = int(value) if value.is_integer() else value
     return _scored(
-        m, rules, items, work, parsed, k, counts, win, points, combination_points=combination, bid=bid,
+        m,
+        rules,
+        items,
+        work,
+        parsed,
+        k,
+        counts,
+        win,
+        points,
+        combination_points=combination,
+        bid=bid,
         payment_text=text,
     )
 
@@ -593,8 +690,14 @@ def score_batch(
     """
     rules = resolve_rules(rules)
     flags = dict(
-        self_drawn=self_drawn, robbing_kong=robbing_kong, replacement=replacement, last_tile=last_tile,
-        last_discard=last_discard, first_turn=first_turn, declared=declared, seat_wind=seat_wind,
+        self_drawn=self_drawn,
+        robbing_kong=robbing_kong,
+        replacement=replacement,
+        last_tile=last_tile,
+        last_discard=last_discard,
+        first_turn=first_turn,
+        declared=declared,
+        seat_wind=seat_wind,
         prevailing_wind=prevailing_wind,
     )
     _check_known_flags(rules.name, flags)
@@ -608,25 +711,52 @@ def score_batch(
     sd = _batch_flag(self_drawn, "self_drawn", n)
     if rules.name == "douque":
         douque.score_batch_kernel(
-            c, win, m, k, sd, _batch_flag(robbing_kong, "robbing_kong", n), _batch_flag(replacement, "replacement", n),
+            c,
+            win,
+            m,
+            k,
+            sd,
+            _batch_flag(robbing_kong, "robbing_kong", n),
+            _batch_flag(replacement, "replacement", n),
             _batch_flag(last_tile, "last_tile", n),
             _batch_ints(first_turn, "first_turn", n, range(len(douque.FIRST_TURNS)), "codes of douque.FIRST_TURNS"),
             _batch_ints(declared, "declared", n, range(len(douque.DECLARATIONS)), "codes of douque.DECLARATIONS"),
             _batch_ints(seat_wind, "seat_wind", n, tuple(_SEAT_WINDS.values()), "27 (East), 29 (West)", EAST),
             _batch_ints(prevailing_wind, "prevailing_wind", n, tuple(_PREVAILING.values()), "27-30 (East-North)", EAST),
-            t, p, items, value,
+            t,
+            p,
+            items,
+            value,
         )
     elif rules.name == "night_market":
         night_market.score_batch_kernel(
-            c, win, m, k, sd, _batch_flag(last_tile, "last_tile", n), _batch_flag(last_discard, "last_discard", n),
-            t, p, items, value,
+            c,
+            win,
+            m,
+            k,
+            sd,
+            _batch_flag(last_tile, "last_tile", n),
+            _batch_flag(last_discard, "last_discard", n),
+            t,
+            p,
+            items,
+            value,
         )
     elif rules.name == "duel":
         duel.score_batch_kernel(
-            c, win, m, k, sd, _batch_flag(robbing_kong, "robbing_kong", n), _batch_flag(replacement, "replacement", n),
+            c,
+            win,
+            m,
+            k,
+            sd,
+            _batch_flag(robbing_kong, "robbing_kong", n),
+            _batch_flag(replacement, "replacement", n),
             _batch_flag(last_tile, "last_tile", n),
             _batch_ints(first_turn, "first_turn", n, range(len(duel.FIRST_TURNS)), "codes of duel.FIRST_TURNS"),
-            t, p, items, value,
+            t,
+            p,
+            items,
+            value,
         )
     else:
         for_two.score_batch_kernel(c, win, m, k, sd, t, p, items, value)
@@ -650,7 +780,9 @@ def _broadcast(a: np.ndarray, name: str, n: int) -> np.ndarray:
     try:
         return np.broadcast_to(a, (n,))
     except ValueError:
-        raise ScoreError(f"score_batch: {name} must be a scalar or an array of N={n} values, got shape {a.shape}") from None
+        raise ScoreError(
+            f"score_batch: {name} must be a scalar or an array of N={n} values, got shape {a.shape}"
+        ) from None
 
 
 def _int_dtype(a: np.ndarray, name: str, what: str) -> None:
@@ -693,7 +825,9 @@ def _batch_hands(counts, win_tile, melds, n_melds, rules):
     win = _int_column(win_tile, "win_tile", n, 33, "kinds 0-33", "is not a tile; kinds are 0-33")
     if n and (c[np.arange(n), win] == 0).any():
         i = int(np.flatnonzero(c[np.arange(n), win] == 0)[0])
-        raise ScoreError(f"score_batch: row {i}: the winning tile {tile_name(int(win[i]))} is not in the hand {format_tiles(c[i])}")
+        raise ScoreError(
+            f"score_batch: row {i}: the winning tile {tile_name(int(win[i]))} is not in the hand {format_tiles(c[i])}"
+        )
     k = _int_column(n_melds, "n_melds", n, 4, "0-4", "is not allowed; a hand has 0-4 melds")
     if melds is None:
         if k.any():
@@ -709,7 +843,9 @@ def _batch_hands(counts, win_tile, melds, n_melds, rules):
     bad_code = used & ((code < 0) | (code > 4))
     if bad_code.any():
         i, j = (int(x) for x in np.argwhere(bad_code)[0])
-        raise ScoreError(f"score_batch: melds[{i}, {j}] has type code {m[i, j, 0]}; codes are 0-4 ({', '.join(MELD_TYPES)})")
+        raise ScoreError(
+            f"score_batch: melds[{i}, {j}] has type code {m[i, j, 0]}; codes are 0-4 ({', '.join(MELD_TYPES)})"
+        )
     code = np.where(used, code, 0).astype(np.int64)
     bad_kind = used & ((kind < 0) | (kind > 33))
     if bad_kind.any():
@@ -719,12 +855,16 @@ def _batch_hands(counts, win_tile, melds, n_melds, rules):
     not_allowed = used & ~allowed_code[code]
     if not_allowed.any():
         i, j = (int(x) for x in np.argwhere(not_allowed)[0])
-        raise ScoreError(f"score_batch: melds[{i}, {j}] is a {MELD_TYPES[code[i, j]]}, which rule set '{rules.name}' does not allow")
+        raise ScoreError(
+            f"score_batch: melds[{i}, {j}] is a {MELD_TYPES[code[i, j]]}, which rule set '{rules.name}' does not allow"
+        )
     chow = used & (code == MELD_CHOW)
     bad_chow = chow & ((kind >= 27) | (kind % 9 > 6))
     if bad_chow.any():
         i, j = (int(x) for x in np.argwhere(bad_chow)[0])
-        raise ScoreError(f"score_batch: melds[{i}, {j}] is a chow from {tile_name(int(kind[i, j]))}: a chow starts at rank 1-7 of m, p or s")
+        raise ScoreError(
+            f"score_batch: melds[{i}, {j}] is a chow from {tile_name(int(kind[i, j]))}: a chow starts at rank 1-7 of m, p or s"
+        )
     held = c.astype(np.int64)
     mask = rules.tile_mask
     for j in range(4):
@@ -734,12 +874,17 @@ def _batch_hands(counts, win_tile, melds, n_melds, rules):
             size = np.asarray(MELD_SIZES)[code[rows, j]]
             add = np.where(is_chow, 1, np.where(d == 0, size, 0))
             np.add.at(held, (rows, np.minimum(kind[rows, j] + np.where(is_chow, d, 0), 33)), add)
-        outside = used[:, j] & ~(mask[kind[:, j]] & (~chow[:, j] | (mask[np.minimum(kind[:, j] + 1, 33)] & mask[np.minimum(kind[:, j] + 2, 33)])))
+        outside = used[:, j] & ~(
+            mask[kind[:, j]]
+            & (~chow[:, j] | (mask[np.minimum(kind[:, j] + 1, 33)] & mask[np.minimum(kind[:, j] + 2, 33)]))
+        )
         if outside.any():
             i = int(np.flatnonzero(outside)[0])
             raise ScoreError(f"score_batch: melds[{i}, {j}] holds a tile that is not of rule set '{rules.name}'")
     over = held > 4
     if over.any():
         i, kd = (int(x) for x in np.argwhere(over)[0])
-        raise TileCountError(f"score_batch: row {i} holds {held[i, kd]} copies of {tile_name(kd)} in the hand and its melds; a kind has at most 4")
+        raise TileCountError(
+            f"score_batch: row {i} holds {held[i, kd]} copies of {tile_name(kd)} in the hand and its melds; a kind has at most 4"
+        )
     return c, win, np.ascontiguousarray(m, dtype=np.int64), k

@@ -139,8 +139,7 @@ def load_items(rule_set: str) -> tuple:
     with open(ITEMS_DIR / f"{rule_set}.toml", "rb") as f:
         rows = tomllib.load(f)["item"]
     return tuple(
-        Item(r["name"], r["label"], r["tai"], r["condition"], r["value"], tuple(r.get("replaced_by", ())))
-        for r in rows
+        Item(r["name"], r["label"], r["tai"], r["condition"], r["value"], tuple(r.get("replaced_by", ()))) for r in rows
     )
 
 
@@ -431,7 +430,18 @@ def _keep(cand, items, n_items, choice, s, w):  # pragma: no cover - compiled
 
 @jit(inline="always")
 def best_arrangement(
-    score_arrangement, by_place, seven_pairs, counts, n_melds, win_tile, discard_win, mt, t, work, items, n_items,
+    score_arrangement,
+    by_place,
+    seven_pairs,
+    counts,
+    n_melds,
+    win_tile,
+    discard_win,
+    mt,
+    t,
+    work,
+    items,
+    n_items,
     hand,
 ):  # pragma: no cover - compiled
     """Score every arrangement of a complete hand and keep the best in ``items``; whether there was one.

@@ -39,7 +39,19 @@ import numpy as np
 from .._jit import jit, pjit, prange
 from ..hand.waits import popcount, waits_kernel
 from .core import EAST, RULE_SET_SCORING, WHITE
-from .core import Item, ScoreWork, batch_chunks, best_arrangement, item_table, item_total, meld_tiles, score_chunk, tally_melds, tile_suits, work_factory
+from .core import (
+    Item,
+    ScoreWork,
+    batch_chunks,
+    best_arrangement,
+    item_table,
+    item_total,
+    meld_tiles,
+    score_chunk,
+    tally_melds,
+    tile_suits,
+    work_factory,
+)
 
 __all__ = [*RULE_SET_SCORING, "Item", "DouqueParams", "ScoreWork", "FIRST_TURNS", "DECLARATIONS"]
 
@@ -156,8 +168,22 @@ def _score_arrangement(a, hand, cand):  # pragma: no cover - compiled
 
 @jit(called_by_symbol=True)
 def score_kernel(
-    counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile,
-    first_turn, declared, seat_wind, prevailing_wind, t, p, work, items,
+    counts,
+    win_tile,
+    melds,
+    n_melds,
+    self_drawn,
+    robbing_kong,
+    replacement,
+    last_tile,
+    first_turn,
+    declared,
+    seat_wind,
+    prevailing_wind,
+    t,
+    p,
+    work,
+    items,
 ):  # pragma: no cover - compiled
     """Score a complete douque hand; returns the hand tai and fills ``items`` (int[N_ITEMS]).
 
@@ -217,7 +243,19 @@ def score_kernel(
     # --- every split, every place of the winning tile
     hand = (has_m, has_p, has_z, seat_wind, prevailing_wind)
     if not best_arrangement(
-        _score_arrangement, True, False, counts, n_melds, win_tile, not self_drawn, mt, t, work, items, N_ITEMS, hand,
+        _score_arrangement,
+        True,
+        False,
+        counts,
+        n_melds,
+        win_tile,
+        not self_drawn,
+        mt,
+        t,
+        work,
+        items,
+        N_ITEMS,
+        hand,
     ):
         return np.int64(-1)
     return item_total(items, np.int64(0))
@@ -227,24 +265,78 @@ def score_kernel(
 def _score_row(i, work, rows):  # pragma: no cover - compiled
     """Hand ``i`` of a batch (:func:`score_batch_kernel`'s arrays) through :func:`score_kernel`."""
     (
-        counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn,
-        declared, seat_wind, prevailing_wind, t, p, items
+        counts,
+        win_tile,
+        melds,
+        n_melds,
+        self_drawn,
+        robbing_kong,
+        replacement,
+        last_tile,
+        first_turn,
+        declared,
+        seat_wind,
+        prevailing_wind,
+        t,
+        p,
+        items,
     ) = rows
     return score_kernel(
-        counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], robbing_kong[i], replacement[i], last_tile[i],
-        first_turn[i], declared[i], seat_wind[i], prevailing_wind[i], t, p, work, items[i],
+        counts[i],
+        win_tile[i],
+        melds[i],
+        n_melds[i],
+        self_drawn[i],
+        robbing_kong[i],
+        replacement[i],
+        last_tile[i],
+        first_turn[i],
+        declared[i],
+        seat_wind[i],
+        prevailing_wind[i],
+        t,
+        p,
+        work,
+        items[i],
     )
 
 
 @pjit
 def score_batch_kernel(
-    counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile,
-    first_turn, declared, seat_wind, prevailing_wind, t, p, items, hand_tai,
+    counts,
+    win_tile,
+    melds,
+    n_melds,
+    self_drawn,
+    robbing_kong,
+    replacement,
+    last_tile,
+    first_turn,
+    declared,
+    seat_wind,
+    prevailing_wind,
+    t,
+    p,
+    items,
+    hand_tai,
 ):  # pragma: no cover - compiled
     """Score N hands on all cores (the batch layout of :mod:`simkit.scoring.core`): ``hand_tai`` int16[N]."""
     for c in prange(batch_chunks(counts.shape[0])):
         rows = (
-            counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn,
-            declared, seat_wind, prevailing_wind, t, p, items
+            counts,
+            win_tile,
+            melds,
+            n_melds,
+            self_drawn,
+            robbing_kong,
+            replacement,
+            last_tile,
+            first_turn,
+            declared,
+            seat_wind,
+            prevailing_wind,
+            t,
+            p,
+            items,
         )
         score_chunk(_score_row, c, counts.shape[0], np.zeros(N_ITEMS, np.int64), rows, hand_tai)

@@ -50,9 +50,28 @@ import numpy as np
 from .._jit import jit, pjit, prange
 from ..rules.duel import money_unit
 from .core import EAST, MELD_ADDED, MELD_CONCEALED, MELD_KONG, RULE_SET_SCORING, WHITE
-from .core import batch_chunks, best_arrangement, fixed_values, item_table, item_total, score_chunk, tally_melds, work_factory
+from .core import (
+    batch_chunks,
+    best_arrangement,
+    fixed_values,
+    item_table,
+    item_total,
+    score_chunk,
+    tally_melds,
+    work_factory,
+)
 
-__all__ = [*RULE_SET_SCORING, "FIRST_TURNS", "KONG_UNITS", "DuelParams", "win_multiple", "win_payment", "kong_units", "kong_payment", "receiver_fee"]
+__all__ = [
+    *RULE_SET_SCORING,
+    "FIRST_TURNS",
+    "KONG_UNITS",
+    "DuelParams",
+    "win_multiple",
+    "win_payment",
+    "kong_units",
+    "kong_payment",
+    "receiver_fee",
+]
 
 #: the item table (``items/duel.toml``: one row per item, :class:`~simkit.scoring.core.Item`), the
 #: item names (dataset columns), their number (the length of the item vector), their values at the
@@ -165,8 +184,19 @@ def _score_arrangement(a, hand, cand):  # pragma: no cover - compiled
 
 @jit(called_by_symbol=True)
 def score_kernel(
-    counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn,
-    t, p, work, items,
+    counts,
+    win_tile,
+    melds,
+    n_melds,
+    self_drawn,
+    robbing_kong,
+    replacement,
+    last_tile,
+    first_turn,
+    t,
+    p,
+    work,
+    items,
 ):  # pragma: no cover - compiled
     """Score a complete duel hand; returns the fan and fills ``items`` (int[N_ITEMS]).
 
@@ -218,7 +248,19 @@ def score_kernel(
         cand[ALL_HONORS] = VALUES[ALL_HONORS]
     # --- seven pairs, then every split (where the winning tile sits does not change the fan)
     if not best_arrangement(
-        _score_arrangement, False, True, counts, n_melds, win_tile, not self_drawn, mt, t, work, items, N_ITEMS, (),
+        _score_arrangement,
+        False,
+        True,
+        counts,
+        n_melds,
+        win_tile,
+        not self_drawn,
+        mt,
+        t,
+        work,
+        items,
+        N_ITEMS,
+        (),
     ):
         return np.int64(-1)
     if first_turn == 1 or first_turn == 2:
@@ -231,25 +273,54 @@ def score_kernel(
 @jit(inline="always")
 def _score_row(i, work, rows):  # pragma: no cover - compiled
     """Hand ``i`` of a batch (:func:`score_batch_kernel`'s arrays) through :func:`score_kernel`."""
-    (
-        counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn, t,
-        p, items
-    ) = rows
+    (counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn, t, p, items) = rows
     return score_kernel(
-        counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], robbing_kong[i], replacement[i], last_tile[i],
-        first_turn[i], t, p, work, items[i],
+        counts[i],
+        win_tile[i],
+        melds[i],
+        n_melds[i],
+        self_drawn[i],
+        robbing_kong[i],
+        replacement[i],
+        last_tile[i],
+        first_turn[i],
+        t,
+        p,
+        work,
+        items[i],
     )
 
 
 @pjit
 def score_batch_kernel(
-    counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn,
-    t, p, items, fan,
+    counts,
+    win_tile,
+    melds,
+    n_melds,
+    self_drawn,
+    robbing_kong,
+    replacement,
+    last_tile,
+    first_turn,
+    t,
+    p,
+    items,
+    fan,
 ):  # pragma: no cover - compiled
     """Score N duel hands on all cores (the batch layout of :mod:`simkit.scoring.core`)."""
     for c in prange(batch_chunks(counts.shape[0])):
         rows = (
-            counts, win_tile, melds, n_melds, self_drawn, robbing_kong, replacement, last_tile, first_turn, t,
-            p, items
+            counts,
+            win_tile,
+            melds,
+            n_melds,
+            self_drawn,
+            robbing_kong,
+            replacement,
+            last_tile,
+            first_turn,
+            t,
+            p,
+            items,
         )
         score_chunk(_score_row, c, counts.shape[0], np.zeros(N_ITEMS, np.int64), rows, fan)

@@ -112,7 +112,18 @@ def score_kernel(counts, win_tile, melds, n_melds, self_drawn, t, p, work, items
         items[i] = 0.0
     mt = tally_melds(melds, n_melds)
     if not best_arrangement(
-        _score_arrangement, False, False, counts, n_melds, win_tile, not self_drawn, mt, t, work, items, N_ITEMS,
+        _score_arrangement,
+        False,
+        False,
+        counts,
+        n_melds,
+        win_tile,
+        not self_drawn,
+        mt,
+        t,
+        work,
+        items,
+        N_ITEMS,
         p.combination_points,
     ):
         return -1.0
@@ -124,12 +135,22 @@ def _score_row(i, work, rows):  # pragma: no cover - compiled
     """Hand ``i`` of a batch (:func:`score_batch_kernel`'s arrays) through :func:`score_kernel`."""
     counts, win_tile, melds, n_melds, self_drawn, t, p, items = rows
     return score_kernel(
-        counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], t, p, work, items[i],
+        counts[i],
+        win_tile[i],
+        melds[i],
+        n_melds[i],
+        self_drawn[i],
+        t,
+        p,
+        work,
+        items[i],
     )
 
 
 @pjit
-def score_batch_kernel(counts, win_tile, melds, n_melds, self_drawn, t, p, items, points):  # pragma: no cover - compiled
+def score_batch_kernel(
+    counts, win_tile, melds, n_melds, self_drawn, t, p, items, points
+):  # pragma: no cover - compiled
     """Score N hands on all cores (the batch layout of :mod:`simkit.scoring.core`): ``points`` float64[N]."""
     for c in prange(batch_chunks(counts.shape[0])):
         rows = (counts, win_tile, melds, n_melds, self_drawn, t, p, items)

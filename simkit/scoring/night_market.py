@@ -55,7 +55,17 @@ from .._jit import jit, pjit, prange
 from ..hand.split import PART_CHOW, PART_PAIR
 from ..hand.waits import popcount, waits_kernel
 from .core import EAST, RULE_SET_SCORING, WHITE
-from .core import batch_chunks, best_arrangement, fixed_values, item_table, item_total, meld_tiles, score_chunk, tally_melds, work_factory
+from .core import (
+    batch_chunks,
+    best_arrangement,
+    fixed_values,
+    item_table,
+    item_total,
+    meld_tiles,
+    score_chunk,
+    tally_melds,
+    work_factory,
+)
 
 __all__ = [*RULE_SET_SCORING, "NightMarketParams", "payment"]
 
@@ -105,9 +115,22 @@ def _score_arrangement(a, hand, cand):  # pragma: no cover - compiled
     Ping Hu, Peng Peng Hu, Cou Yi Se and the dragon and wind patterns. ``hand``: (single wait,
     Quan Qiu Ren, nothing claimed, discard win, characters present, the winning kind)."""
     single, fully_melded, concealed, discard_win, has_m, win_tile = hand
-    for i in (PAIR_WAIT, EDGE_WAIT, CLOSED_WAIT, CONCEALED_HAND, ALL_CHOWS, TWO_CONCEALED, ALL_PUNGS,
-              ONE_TYPE_BUT_ONE, THREE_CONCEALED, FOUR_CONCEALED, LITTLE_DRAGONS, LITTLE_WINDS,
-              BIG_DRAGONS, BIG_WINDS):
+    for i in (
+        PAIR_WAIT,
+        EDGE_WAIT,
+        CLOSED_WAIT,
+        CONCEALED_HAND,
+        ALL_CHOWS,
+        TWO_CONCEALED,
+        ALL_PUNGS,
+        ONE_TYPE_BUT_ONE,
+        THREE_CONCEALED,
+        FOUR_CONCEALED,
+        LITTLE_DRAGONS,
+        LITTLE_WINDS,
+        BIG_DRAGONS,
+        BIG_WINDS,
+    ):
         cand[i] = 0
     if single:
         if a.win_part == PART_PAIR:
@@ -148,7 +171,17 @@ def _score_arrangement(a, hand, cand):  # pragma: no cover - compiled
 
 @jit(called_by_symbol=True)
 def score_kernel(
-    counts, win_tile, melds, n_melds, self_drawn, last_tile, last_discard, t, p, work, items,
+    counts,
+    win_tile,
+    melds,
+    n_melds,
+    self_drawn,
+    last_tile,
+    last_discard,
+    t,
+    p,
+    work,
+    items,
 ):  # pragma: no cover - compiled
     """Score a complete night_market hand; returns the fan and fills ``items`` (int[N_ITEMS]).
 
@@ -220,7 +253,19 @@ def score_kernel(
     discard_win = not self_drawn
     hand = (single, fully_melded, concealed, discard_win, has_m, win_tile)
     if not best_arrangement(
-        _score_arrangement, True, False, counts, n_melds, win_tile, discard_win, mt, t, work, items, N_ITEMS, hand,
+        _score_arrangement,
+        True,
+        False,
+        counts,
+        n_melds,
+        win_tile,
+        discard_win,
+        mt,
+        t,
+        work,
+        items,
+        N_ITEMS,
+        hand,
     ):
         return np.int64(-1)
     return item_total(items, np.int64(0))
@@ -231,13 +276,33 @@ def _score_row(i, work, rows):  # pragma: no cover - compiled
     """Hand ``i`` of a batch (:func:`score_batch_kernel`'s arrays) through :func:`score_kernel`."""
     counts, win_tile, melds, n_melds, self_drawn, last_tile, last_discard, t, p, items = rows
     return score_kernel(
-        counts[i], win_tile[i], melds[i], n_melds[i], self_drawn[i], last_tile[i], last_discard[i], t, p, work, items[i],
+        counts[i],
+        win_tile[i],
+        melds[i],
+        n_melds[i],
+        self_drawn[i],
+        last_tile[i],
+        last_discard[i],
+        t,
+        p,
+        work,
+        items[i],
     )
 
 
 @pjit
 def score_batch_kernel(
-    counts, win_tile, melds, n_melds, self_drawn, last_tile, last_discard, t, p, items, fan,
+    counts,
+    win_tile,
+    melds,
+    n_melds,
+    self_drawn,
+    last_tile,
+    last_discard,
+    t,
+    p,
+    items,
+    fan,
 ):  # pragma: no cover - compiled
     """Score N night_market hands on all cores (the batch layout of :mod:`simkit.scoring.core`)."""
     for c in prange(batch_chunks(counts.shape[0])):
