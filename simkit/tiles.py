@@ -260,11 +260,24 @@ def _scan(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _resolve(rules):
-    """Resolve ``rules`` lazily (simkit.rules imports this module)."""
-    from simkit.rules import resolve_rules
+#: turns a rule set's name (or Rules object) into its Rules: :func:`simkit.rules.resolve_rules`,
+#: given by :mod:`simkit.rules` (which builds on this module) through :func:`use_rules_resolver`
+_rules_resolver = None
 
-    return resolve_rules(rules)
+
+def use_rules_resolver(resolve) -> None:
+    """Have the tile functions that take ``rules`` resolve a rule set's name with ``resolve``
+    (:mod:`simkit.rules` gives its :func:`~simkit.rules.resolve_rules` when it is imported: this
+    module knows no rule set)."""
+    global _rules_resolver
+    _rules_resolver = resolve
+
+
+def _resolve(rules):
+    """``rules`` (a rule set's name or Rules object) as a Rules object."""
+    if _rules_resolver is None:  # only before simkit.rules is imported, which importing simkit does
+        raise RuntimeError("simkit.rules is not imported: import simkit first")
+    return _rules_resolver(rules)
 
 
 def _not_in_rules_message(kind: int, rules) -> str:

@@ -28,6 +28,7 @@ from typing import Any
 from simkit.errors import InputTypeError, RulesError
 from simkit.rules import douque, duel, for_two, night_market
 from simkit.rules._options import OptionSpec, RuleOptions, Rules
+from simkit.tiles import use_rules_resolver
 
 __all__ = [
     "RULE_SETS",
@@ -123,6 +124,9 @@ def resolve_rules(rules: str | Rules) -> Rules:
     if isinstance(rules, str):
         return get_rules(rules)
     raise InputTypeError(f"rules must be a rule-set name (str) or a Rules object, got {type(rules).__name__}")
+
+
+use_rules_resolver(resolve_rules)  # the tile functions take a rule set's name too
 
 
 def parse_option(rules_name: str | Rules, key: str, text: str) -> Any:
