@@ -50,8 +50,8 @@ _HAS_DEAL = "import inspect; from simkit.engine.matches import simulate_matches;
 
 def _side_by_side(other_python: str, matches: int, seed: int, repeat: int, rec=None) -> None:
     """Engine throughput of this installation and another one on the same matches, in alternating
-    fresh processes (engine load excluded), best of ``repeat`` each, and the ratio: random in douque,
-    greedy against greedy and value against greedy in every rule set (``value`` is called through
+    fresh processes (engine load excluded), best of ``repeat`` each, and the ratio: random against
+    random, greedy against greedy and value against greedy in every rule set (``value`` is called through
     its function pointer with the view every user policy gets, ``greedy`` as a built-in).
 
     Against the closed-loop engine (before the state machine: ``simulate_matches`` has no ``deal``),
@@ -71,10 +71,14 @@ def _side_by_side(other_python: str, matches: int, seed: int, repeat: int, rec=N
         + (" (the closed-loop engine's games: deal='dealer', for_two fold_passes_deal=False)" if closed_loop else "")
     )
     print(f"  {'run':<38} {'this':>14} {'other':>14} {'ratio':>9}")
-    runs = [("douque", ("random", "random"), matches)]
+    runs = []
     for rules in ("douque", "night_market", "duel", "for_two"):
         n = matches // 2 if rules == "for_two" else matches
-        runs += [(rules, ("greedy", "greedy"), n), (rules, ("value", "greedy"), n // 2)]
+        runs += [
+            (rules, ("random", "random"), n),
+            (rules, ("greedy", "greedy"), n),
+            (rules, ("value", "greedy"), n // 2),
+        ]
     for rules, pair, n in runs:
         best = {}
         sums = {}
