@@ -27,7 +27,7 @@ import sys, time
 t0 = time.perf_counter()
 import importlib
 sys.path.insert(0, sys.argv[1])
-from simkit.engine.matches import simulate_matches
+from simkit.play.matches import simulate_matches
 policy = importlib.import_module(sys.argv[2]).policy if sys.argv[2] != "-" else "greedy"
 simulate_matches(sys.argv[3], (policy, "greedy"), 1, seed=0)
 print(time.perf_counter() - t0)
@@ -50,11 +50,11 @@ def policy(view, legal, params, rng):
 
 
 def _patient_policy(edit: str) -> str:
-    """The example policy of ``simkit/engine/policies.py``'s docstring (greedy without claims,
+    """The example policy of ``simkit/policies/basic.py``'s docstring (greedy without claims,
     declaring only with two or more winning kinds) as a module defining ``policy``."""
     import textwrap
 
-    from simkit.engine import policies
+    from simkit.policies import basic as policies
 
     doc = policies.__doc__
     code = textwrap.dedent(doc[doc.index("    import numpy as np") : doc.index("(This exact policy")])

@@ -36,8 +36,8 @@ def _decision_cost(rules, runs, seed: int, repeat: int, rec=None) -> None:
     import tempfile
     from pathlib import Path
 
-    from simkit.engine.matches import simulate_matches
-    from simkit.simulate import simulate
+    from simkit.play.matches import simulate_matches
+    from simkit.runs.simulation import simulate
 
     print(
         f"\n  decision log (--decisions): the same matches with and without it, measured alternately, best of {repeat}"

@@ -36,7 +36,7 @@ def _end_to_end(rules, runs, seed: int, repeat: int, rec=None) -> None:
     ``runs``.
 
     The Parquet share is the time of the best run spent in the Parquet path, timed directly
-    (``io.rows_to_batch``: the Arrow columns and the notation; ``io.write_shard``: LZ4 Parquet and
+    (``datasets.rows_to_batch``: the Arrow columns and the notation; ``datasets.write_shard``: LZ4 Parquet and
     fsync), over the run's time. Beside it, ``1 - engine time / run time``: everything the run does
     besides playing (the Parquet path, the manifest, checks, the engine in 500-match calls); on a
     busy machine this difference of two timings is the noisier figure.
@@ -44,9 +44,9 @@ def _end_to_end(rules, runs, seed: int, repeat: int, rec=None) -> None:
     import tempfile
     from pathlib import Path
 
-    from simkit import io
-    from simkit.engine.matches import simulate_matches
-    from simkit.simulate import simulate
+    from simkit import datasets
+    from simkit.play.matches import simulate_matches
+    from simkit.runs.simulation import simulate
 
     spent = {"columns": 0.0, "file": 0.0}
 
@@ -68,8 +68,8 @@ def _end_to_end(rules, runs, seed: int, repeat: int, rec=None) -> None:
         f"  {'run':<38} {'engine only':>14} {'to Parquet':>14} {'Parquet share':>14}   "
         "(of which Arrow columns, Parquet file; run minus engine)"
     )
-    originals = io.rows_to_batch, io.write_shard
-    io.rows_to_batch, io.write_shard = timed(originals[0], "columns"), timed(originals[1], "file")
+    originals = datasets.rows_to_batch, datasets.write_shard
+    datasets.rows_to_batch, datasets.write_shard = timed(originals[0], "columns"), timed(originals[1], "file")
     try:
         for pair, n_matches in runs:
             best_engine = best_run = float("inf")
@@ -103,7 +103,7 @@ def _end_to_end(rules, runs, seed: int, repeat: int, rec=None) -> None:
                 rec.add("Parquet file share", parts[1] / best_run, "fraction", n=hands, **params)
                 rec.add("run minus engine share", 1 - best_engine / best_run, "fraction", n=hands, **params)
     finally:
-        io.rows_to_batch, io.write_shard = originals
+        datasets.rows_to_batch, datasets.write_shard = originals
 
 
 if __name__ == "__main__":

@@ -107,7 +107,7 @@ def run(args, rec) -> None:
         raise SystemExit("bench: a generated hand was not complete")
     r_rule_sets = _rule_set_scoring_rates(n, args.seed, args.repeat)
 
-    from simkit.engine.matches import simulate_matches
+    from simkit.play.matches import simulate_matches
 
     t0 = time.perf_counter()
     simulate_matches(rules, ("greedy", "greedy"), 1, seed=args.seed)

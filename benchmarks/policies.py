@@ -24,7 +24,7 @@ def _policy_rates(matches: int, seed: int, repeat: int, rec=None) -> None:
     """Whole hands/s (whole matches, all threads, best of ``repeat``) of value against greedy and of
     greedy against greedy on the same matches, per rule set; the first call of each compiles or
     loads, outside the timing."""
-    from simkit.engine.matches import simulate_matches
+    from simkit.play.matches import simulate_matches
 
     print(
         f"\n  built-in policies: whole hands/s against greedy, {matches:,} matches per run (night_market, duel, for_two: "

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import simkit
 from simkit.analysis import compare
-from simkit.engine.policies import GREEDY_DEFAULTS, greedy_policy
+from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy
 
 OFF = {"claims": 0, "declarations": 1, "kongs": 2}  #: greedy's parameters (GREEDY_DEFAULTS) turned off
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from simkit.engine.policy_spec import split_policies
+from simkit.policies.spec import split_policies
 from simkit.tournament import POLICIES, RULE_SETS, item_edges, plot_tournament, round_robin
 
 

@@ -29,7 +29,7 @@ def main(argv=None) -> int:
     import distributed
     import numba
 
-    from simkit.simulate import simulate
+    from simkit.runs.simulation import simulate
 
     policies = tuple(args.policies.split(","))
     run = dict(policies=policies, matches=args.matches, seed=args.seed, chunk_matches=args.chunk_matches)

@@ -158,7 +158,7 @@ def main(argv=None) -> int:
         profile = CompileProfile(inlines=args.inlines)
         t0, c0 = time.perf_counter(), time.process_time()
         with profile.active():
-            from simkit.engine.matches import simulate_matches
+            from simkit.play.matches import simulate_matches
 
             simulate_matches(args.rules, policies, 8, seed=0)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0

@@ -126,7 +126,7 @@ def main(argv=None) -> int:
         os.environ["SIMKIT_CACHE_DIR"] = os.path.join(work, "cache")
         os.environ["SIMKIT_COMPILE_AHEAD"] = "0"  # every library compiled here, with its object code
         os.environ["NUMBA_NUM_THREADS"] = str(args.threads)
-        from simkit.engine.matches import simulate_matches
+        from simkit.play.matches import simulate_matches
 
         print(f"compiling {args.rules} {policies[0]} vs {policies[1]} (fresh cache) ...", flush=True)
         simulate_matches(args.rules, policies, 64, seed=0)

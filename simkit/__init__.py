@@ -13,11 +13,11 @@ Quick start::
 
 from .engine.deal import deal_hands, deal_stats
 from ._jit import jit
-from .engine.matches import EngineError, PolicyCompileError, play_hand, replay, simulate_matches
-from .engine.policy_spec import Param, Policy, PolicyError, as_policy, policy
-from .engine.position import Position, PositionError
-from .engine.rollouts import RolloutError, rollouts
-from .engine.state import GameState
+from .play.matches import EngineError, PolicyCompileError, play_hand, replay, simulate_matches
+from .policies.spec import Param, Policy, PolicyError, as_policy, policy
+from .play.position import Position, PositionError
+from .play.rollouts import RolloutError, rollouts
+from .play.stepper import GameState
 from .errors import (
     HandError,
     InputTypeError,
@@ -46,10 +46,13 @@ from .hand import (
 from .melds import parse_meld, parse_melds
 from .rules import RULE_SETS, Rules, get_rules, resolve_rules
 from .scoring import Score, score, score_batch
-from .simulate import simulate  # the function; the module stays importable (importlib) as simkit.simulate
+from .runs.simulation import simulate  # the function; the module stays importable (importlib) as simkit.simulate
 from .analysis import summarize
 from .tiles import as_counts, format_tiles, parse_tiles, tile_name
 from ._version import __version__
+from . import _moved
+
+_moved.install()
 
 
 __all__ = [

@@ -7,6 +7,7 @@ import hashlib
 import os
 import sys
 from pathlib import Path
+import numba
 
 __all__ = ["cache_dir", "source_hash", "cache_root", "engine_dir", "numba_cache_dir"]
 
@@ -28,8 +29,6 @@ def source_hash() -> str:
     (computed once per process)."""
     global _source_hash
     if _source_hash is None:
-        import numba
-
         h = hashlib.sha256(f"{numba.__version__} {sys.version}".encode())
         for path in sorted([*_PACKAGE.rglob("*.py"), *_PACKAGE.rglob("*.toml")]):  # .toml: the item tables
             if "_compiled" in path.parts:

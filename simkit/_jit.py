@@ -8,11 +8,20 @@ own settings are left as they are. ``fastmath`` stays off:
 results must be bit-identical across machines and thread counts.
 """
 
+import copy
+import importlib
+import inspect
 import os
 import re
 
 import numba
 import numpy as np
+from llvmlite import binding
+from numba.core import caching as _caching
+from numba.core import cgutils, types
+from numba.core import event as _event
+from numba.core.itanium_mangler import mangle_identifier
+from numba.extending import intrinsic, lower_builtin, type_callable
 
 from ._cache import numba_cache_dir
 
@@ -119,9 +128,6 @@ def _njit(fn, opts):
         numba.config.DISABLE_JIT = True
 
 
-from numba.core import caching as _caching  # noqa: E402
-
-
 class _SimkitCacheLocator(_caching.UserProvidedCacheLocator):
     """Where numba caches a function compiled through :func:`jit`: simkit's directory of this
     version of its sources (:func:`simkit._cache.numba_cache_dir`), whatever numba's own
@@ -175,10 +181,6 @@ def _touch_parallel(n):
     for i in numba.prange(n):
         s += i
     return s
-
-
-from numba.core import cgutils, types  # noqa: E402
-from numba.extending import intrinsic, lower_builtin, type_callable  # noqa: E402
 
 
 @intrinsic
@@ -279,7 +281,6 @@ def _llvm_name_prefix(fn) -> str:
     """The start of the LLVM name numba gives ``fn`` itself (Itanium-mangled ``_ZN``, then its
     module and its qualified name, each length-prefixed; its Python wrapper's name has "cpython" in
     front): how the ``refcounts=False`` and ``inline_in_llvm=True`` patches recognise it."""
-    from numba.core.itanium_mangler import mangle_identifier
 
     parts = f"{fn.__module__}.{fn.__qualname__}".split(".")
     return "_ZN" + "".join(mangle_identifier(part) for part in parts)
@@ -375,12 +376,8 @@ LLVM_INLINE = _llvm_inline_patch()  #: whether ``inline_in_llvm=True`` takes eff
 
 def _switched_on(variable: str) -> bool:
     """Whether the numba patch that environment ``variable`` switches is on (it is unless set to 0)."""
-    import os
 
     return os.environ.get(variable, "1") != "0"
-
-
-from numba.core import event as _event  # noqa: E402
 
 
 class _SimkitCompiles(_event.Listener):
@@ -430,7 +427,6 @@ def _inline_copy_patch() -> bool:
     compiles simkit's kernels (:func:`in_simkit_compile`), unless ``SIMKIT_NUMBA_INLINE_COPY=0``; skipped if
     numba's internals differ. Returns whether it is active.
     """
-    import copy
 
     if not _switched_on("SIMKIT_NUMBA_INLINE_COPY"):
         return False
@@ -691,7 +687,6 @@ def _error_markup_patch() -> bool:
         return False  # no colorama: numba marks nothing up
     if getattr(original, "_simkit_error_markup", False):
         return True
-    import inspect
 
     default_style = inspect.signature(original).parameters["style"].default
 
@@ -742,10 +737,6 @@ class _LoadFirst:
         return f"_LoadFirst{self.key[:2]}"
 
     def __call__(self):
-        import importlib
-
-        from llvmlite import binding
-
         module, qualname, args, symbol = self.key
         dispatcher = importlib.import_module(module)
         for part in qualname.split("."):

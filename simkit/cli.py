@@ -15,6 +15,32 @@ import numpy as np
 from . import __version__
 from .engine.rulesets import DEALS, WALLS
 from .errors import InputValueError, SimkitError
+from .rules import get_rules
+from .hand import is_win, shanten, splits, waits
+from .melds import parse_melds
+from .tiles import as_counts, format_tiles
+from .hand import discards
+from .play.position import Position
+from .play.rollouts import rollouts
+from .tiles import parse_tile_list, parse_tiles
+from .engine.compiled import record_start_up, start_up_message
+from .rules import resolve_rules
+from .scoring import score
+from tqdm import tqdm
+from .engine.deal import deal_stats
+from .stats import wilson_interval
+from .policies.spec import split_policies
+import os
+from .play.matches import replay
+import pyarrow.compute as pc
+from . import datasets
+from .policies.spec import BUILT_IN, parse_policy, spec_of
+from .rules import RULE_SETS
+from .hand.tables import cache_dir, load_tables
+from .runs.simulation import simulate
+from .analysis import summarize
+import json
+from .analysis import compare
 
 __all__ = ["main", "build_parser"]
 
@@ -54,8 +80,6 @@ def _seed(text: str) -> int:
 
 
 def _rules_from_args(args):
-    from .rules import get_rules
-
     rules = get_rules(args.rules)
     options = {}
     for item in args.option or []:
@@ -78,10 +102,6 @@ def _add_rules_args(p, default="douque"):
 
 
 def _cmd_hand(args) -> int:
-    from .hand import is_win, shanten, splits, waits
-    from .melds import parse_melds
-    from .tiles import as_counts, format_tiles
-
     rules = _rules_from_args(args)
     melds = parse_melds(args.melds, rules)
     counts = as_counts(args.hand, rules)
@@ -103,7 +123,6 @@ def _cmd_hand(args) -> int:
         print(f"win      {'yes' if is_win(counts, melds, rules) else 'no'}")
         for i, split in enumerate(splits(counts, melds, rules), 1):
             print(f"split {i}  {' | '.join(split)}")
-        from .hand import discards
 
         print("discard  shanten after   live improving tiles   improving kinds")
         for row in discards(counts, melds, rules, visible=args.visible):
@@ -112,9 +131,6 @@ def _cmd_hand(args) -> int:
 
 
 def _cmd_advise(args) -> int:
-    from .engine.position import Position
-    from .engine.rollouts import rollouts
-
     _importable_here()
     rules = _rules_from_args(args)
     opp_river = args.opp_river
@@ -176,7 +192,6 @@ def _ending_with(river: str, tile: str, rules) -> str:
     """The opponent's river ending with the discard decided on, as :class:`~simkit.Position` takes it
     (``phase="discard"``: the opponent's last discard): ``river`` as given when it ends with ``tile``,
     else with ``tile`` added."""
-    from .tiles import parse_tile_list, parse_tiles
 
     counts = parse_tiles(tile, rules)
     if counts.sum() != 1:
@@ -191,10 +206,6 @@ def _warm_rollouts(pos, args, actions) -> None:
     """Compile (or load from the cache) the rollout engine and the policies with one continuation
     per action, saying first on stderr what that is and how long it took before, so that a cold
     start is not silent and the rollout speed printed after it is the rollouts' own."""
-    from .engine.compiled import record_start_up, start_up_message
-    from .engine.rollouts import rollouts
-
-    from .rules import resolve_rules
 
     name = f"{resolve_rules(pos.rules).name} rollout"  # its own record: not the match engine's compile
     print(f"simkit advise: {start_up_message(name)}", file=sys.stderr, flush=True)
@@ -206,8 +217,6 @@ def _warm_rollouts(pos, args, actions) -> None:
 
 
 def _cmd_score(args) -> int:
-    from .scoring import score
-
     rules = _rules_from_args(args)
     result = score(
         args.hand,
@@ -266,11 +275,6 @@ def _say_how_long(total: int, done: int, seconds: float) -> None:
 
 
 def _cmd_deal(args) -> int:
-    from tqdm import tqdm
-
-    from .engine.deal import deal_stats
-    from .stats import wilson_interval
-
     rules = _rules_from_args(args)
     n = args.hands
     chunk = min(n, 1_000_000)
@@ -317,7 +321,6 @@ def _cmd_deal(args) -> int:
 def _policies_arg(text: str) -> tuple[str, str]:
     """Two policies separated by a comma outside braces: ``greedy{declare=0},greedy``,
     ``bold=greedy{claim=1},mypkg.mymodule:my_policy{x=2}``."""
-    from .engine.policy_spec import split_policies
 
     parts = split_policies(text)
     if len(parts) != 2 or not all(parts):
@@ -329,15 +332,12 @@ def _policies_arg(text: str) -> tuple[str, str]:
 
 def _importable_here() -> None:
     """Let ``module:function`` policies come from the working directory, as with ``python -m``."""
-    import os
 
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
 
 
 def _cmd_replay(args) -> int:
-    from .engine.matches import replay
-
     _importable_here()
     if args.run is not None:
         return _replay_from_run(args)
@@ -357,16 +357,12 @@ def _cmd_replay(args) -> int:
 
 
 def _replay_from_run(args) -> int:
-    import pyarrow.compute as pc
-
-    from . import io
-
     if (args.row is None) == (args.deal_id is None):
         raise InputValueError("give one of --row N or --deal-id D to choose the hand of the run")
     for name in ("seed", "match", "hand", "policies", "rules", "option"):
         if getattr(args, name, None):
             raise InputValueError(f"--{name} comes from the run's manifest when replaying a row of a run")
-    run = io.open_run(args.run)
+    run = datasets.open_run(args.run)
     columns = ["deal_id", "copy", "seed", "match", "hand", "policy_0", "policy_1"]
     table = run.read(columns=columns)
     if args.row is not None:
@@ -419,8 +415,6 @@ def _show_record(record, args) -> None:
 
 
 def _cmd_policies(args) -> int:
-    from .engine.policy_spec import BUILT_IN, parse_policy, spec_of
-
     _importable_here()
     names = [args.name] if args.name else list(BUILT_IN)
     for name in names:
@@ -437,8 +431,6 @@ def _cmd_policies(args) -> int:
 
 
 def _cmd_rules(args) -> int:
-    from .rules import RULE_SETS, get_rules
-
     names = [args.name] if args.name else list(RULE_SETS)
     for i, name in enumerate(names):
         if i:
@@ -448,8 +440,6 @@ def _cmd_rules(args) -> int:
 
 
 def _cmd_tables(args) -> int:
-    from .hand.tables import cache_dir, load_tables
-
     t0 = time.perf_counter()
     tables = load_tables(rebuild=args.rebuild)
     dt = time.perf_counter() - t0
@@ -459,9 +449,6 @@ def _cmd_tables(args) -> int:
 
 
 def _cmd_simulate(args) -> int:
-    from .rules import get_rules
-    from .simulate import simulate
-
     _importable_here()
 
     rules = None
@@ -518,12 +505,8 @@ def _cmd_simulate(args) -> int:
 
 
 def _cmd_summarize(args) -> int:
-    from .analysis import summarize
-
     summary = summarize(args.path, by=args.by)
     if args.json:
-        import json
-
         print(json.dumps(summary.to_dict(), indent=1))
     else:
         print(summary.table())
@@ -531,8 +514,6 @@ def _cmd_summarize(args) -> int:
 
 
 def _cmd_compare(args) -> int:
-    from .analysis import compare
-
     if args.correct_luck:
         _importable_here()  # the luck correction replays the run's policies, a module of the working directory too
     print(compare(args.run_a, args.run_b, value=args.value, correct_luck=args.correct_luck).table())

@@ -5,7 +5,7 @@ built-in: bad input is a ``ValueError`` (:class:`InputValueError` and the specif
 ``TypeError`` (:class:`InputTypeError`), so ``except ValueError`` keeps working; a run that cannot go
 on for a reason outside its arguments (a full disk, a lost worker) is a ``RuntimeError``
 (:class:`RunError`), as is a policy that breaks the rules of the game
-(:class:`simkit.engine.runtime.EngineError`). Messages are one line, name what is wrong and, where
+(:class:`simkit.play.runtime.EngineError`). Messages are one line, name what is wrong and, where
 there is a fixed list, what is allowed; echoed input is cut to a readable length.
 """
 

@@ -34,6 +34,7 @@ from simkit.tiles import (
     format_kind_set,
     format_tile_list,
 )
+from simkit.rules import resolve_rules
 
 __all__ = [
     "MELD_TYPES",
@@ -112,7 +113,6 @@ class Meld(NamedTuple):
 def _rules(rules):
     if rules is None:
         return None
-    from simkit.rules import resolve_rules
 
     return resolve_rules(rules)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
+from tqdm import tqdm
 
 __all__ = ["progress_bar", "LogProgress", "LOG_INTERVAL"]
 
@@ -39,7 +40,6 @@ def progress_bar(total=None, *, unit: str = "hand", desc: str = "simulate", enab
     ``enabled=False`` gives a silent one. Otherwise: in Jupyter, tqdm's widget (or text bar); on a terminal
     (``file``, default stderr), tqdm's bar; anywhere else a :class:`LogProgress`.
     """
-    from tqdm import tqdm
 
     stream = sys.stderr if file is None else file
     options = dict(total=total, unit=unit, unit_scale=True, desc=desc, smoothing=0.1)

@@ -19,6 +19,14 @@ from pathlib import Path
 import numpy as np
 
 from .errors import InputTypeError, InputValueError, show
+import hashlib
+import json
+from .policies.spec import as_policy
+from .analysis import compare
+from .datasets import MANIFEST
+from .rules import resolve_rules
+from .runs.simulation import simulate
+from .analysis import item_frequencies
 
 __all__ = ["Tournament", "round_robin", "plot_tournament", "item_edges", "RULE_SETS", "POLICIES"]
 
@@ -67,8 +75,6 @@ class Tournament:
 
 def _rules_tag(rules) -> str:
     """The rule set's name, with a short hash of its options when they are not the defaults."""
-    import hashlib
-    import json
 
     changed = rules.non_default_options()
     if not changed:
@@ -77,8 +83,6 @@ def _rules_tag(rules) -> str:
 
 
 def _label(p) -> str:
-    from .engine.policy_spec import as_policy
-
     return as_policy(p).label
 
 
@@ -113,11 +117,6 @@ def round_robin(
     Tournament
     """
     import pandas as pd
-
-    from .analysis import compare
-    from .io import MANIFEST
-    from .rules import resolve_rules
-    from .simulate import simulate
 
     if isinstance(policies, (str, bytes)) or not isinstance(policies, (list, tuple)):
         raise InputTypeError(f"policies must be a list or tuple of at least two policies, got {show(policies)}")
@@ -246,8 +245,6 @@ def item_edges(t: Tournament, a: str, b: str, top: int | None = None):
     policy's wins / its hands), and ``edge`` = ``a_value_per_hand - b_value_per_hand``. Rows by
     rule set, then by ``|edge|`` (largest first; ``top`` keeps that many per rule set)."""
     import pandas as pd
-
-    from .analysis import item_frequencies
 
     parts = []
     for rules in t.rules:

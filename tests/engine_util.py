@@ -71,12 +71,12 @@ def scripted_policy(view, legal, params, rng):
                 if legal[a]:
                     return a
     if params[1] == RANDOM:
-        return simkit.engine.policies.random_policy(view, legal, params, rng)
+        return simkit.policies.basic.random_policy(view, legal, params, rng)
     if params[1] == PASSIVE:
         return _passive(view, legal)
     if params[1] == PASSIVE_WINS:
         return A.WIN if legal[A.WIN] else _passive(view, legal)
-    return simkit.engine.policies.greedy_policy(view, legal, np.ones(3), rng)
+    return simkit.policies.basic.greedy_policy(view, legal, np.ones(3), rng)
 
 
 def script(*actions, then=GREEDY) -> tuple:

@@ -2,16 +2,16 @@
 tests can import.
 
 The docs write the decorators as ``simkit.policy``, ``simkit.Param`` and ``simkit.jit``; here they
-come from where they live (:mod:`simkit.engine.policy_spec`, :mod:`simkit._jit`).
+come from where they live (:mod:`simkit.policies.spec`, :mod:`simkit._jit`).
 """
 
 import numpy as np
 
 from simkit._jit import jit
 from simkit.engine import actions as A
-from simkit.engine.policies import greedy_policy
-from simkit.engine.policy_spec import Param, policy
-from simkit.engine.toolkit import (
+from simkit.policies.basic import greedy_policy
+from simkit.policies.spec import Param, policy
+from simkit.policies.helpers import (
     LIVE_ALL,
     discard_table,
     is_own_turn,

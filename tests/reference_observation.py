@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from simkit.engine import actions as A
-from simkit.engine import game as eng
+from simkit.engine import table as eng
 from simkit.engine.observation import OBSERVATION_LAYOUT, OBSERVATION_SIZE, state_layout
 
 _MELD_TILES = {0: 3, 1: 4, 2: 4, 3: 4}  # pung, kong, added kong, concealed kong; 4: chow

@@ -1,4 +1,4 @@
-"""Plain reference for the route distances of :mod:`simkit.engine.routes`, by brute force.
+"""Plain reference for the route distances of :mod:`simkit.policies.routes`, by brute force.
 
 The distance of a concealed part ``c`` to a route is the least ``sum_x max(T[x] - c[x], 0)`` over
 every complete target ``T`` of the route (``need`` melds and a pair of the route's shapes, at most

@@ -16,8 +16,8 @@ import pytest
 
 import simkit
 from simkit import analysis as A
-from simkit import io
-from simkit.engine.policies import GREEDY_DEFAULTS, greedy_policy
+from simkit import datasets
+from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy
 from simkit.stats import wilson_interval
 
 Z = 1.959963984540054
@@ -70,7 +70,7 @@ def _close(a, b):
 
 def test_load_reads_the_run_with_its_description(run_dir, df):
     direct = pd.concat([pd.read_parquet(p) for p in sorted(run_dir.glob("part-*.parquet"))], ignore_index=True)
-    assert len(df) == len(direct) == io.read_manifest(run_dir)["rows"]
+    assert len(df) == len(direct) == datasets.read_manifest(run_dir)["rows"]
     assert list(df.columns) == list(direct.columns)
     for col in ("match", "hand", "winner", "points", "hand_tai", "item_self_drawn"):
         assert (df[col].to_numpy() == direct[col].to_numpy()).all()
@@ -78,7 +78,7 @@ def test_load_reads_the_run_with_its_description(run_dir, df):
     assert key == sorted(key)
     for col in ("policy_0", "policy_1", "win_type", "prevailing_wind", "seat_wind_0", "declared_0", "win_tile"):
         assert isinstance(df[col].dtype, pd.CategoricalDtype), col
-    assert list(df["win_type"].cat.categories) == list(io.WIN_TYPES)
+    assert list(df["win_type"].cat.categories) == list(datasets.WIN_TYPES)
     assert df.attrs["rules"] == "douque" and df.attrs["policies"] == ["greedy", "greedy"]
     assert df.attrs["items"] == list(simkit.scoring.ITEM_NAMES) and df.attrs["seed"] == 3
     assert df.attrs["duplicate"] is False and df.attrs["complete"] is True
@@ -103,17 +103,17 @@ def test_load_only_the_columns_and_rows_asked_for(run_dir, df):
 
 
 def test_load_refuses_what_is_not_a_dataset_or_not_in_it(run_dir, tmp_path):
-    with pytest.raises(io.DatasetError, match="not a simkit dataset"):
+    with pytest.raises(datasets.DatasetError, match="not a simkit dataset"):
         A.load(tmp_path)
-    with pytest.raises(io.DatasetError, match="no such directory"):
+    with pytest.raises(datasets.DatasetError, match="no such directory"):
         A.load(tmp_path / "missing")
     (tmp_path / "file.parquet").write_text("x")
-    with pytest.raises(io.DatasetError, match="is a file"):
+    with pytest.raises(datasets.DatasetError, match="is a file"):
         A.load(tmp_path / "file.parquet")
     empty = tmp_path / "empty"
     empty.mkdir()
-    io.write_manifest(empty, dict(io.read_manifest(run_dir), status="running", shards=[]))
-    with pytest.raises(io.DatasetError, match="no complete shards"):
+    datasets.write_manifest(empty, dict(datasets.read_manifest(run_dir), status="running", shards=[]))
+    with pytest.raises(datasets.DatasetError, match="no complete shards"):
         A.load(empty)
     with pytest.raises(simkit.SimkitError, match="unknown column 'tai'.*hand_tai"):
         A.load(run_dir, columns=["match", "tai"])
@@ -137,10 +137,10 @@ def test_load_warns_about_an_unfinished_run(run_dir, tmp_path):
     part = tmp_path / "part"
     shutil.copytree(run_dir, part)
     (part / "part-000002.parquet").unlink()
-    manifest = io.read_manifest(part)
+    manifest = datasets.read_manifest(part)
     manifest["status"] = "running"
     manifest["shards"] = manifest["shards"][:2]  # an unfinished run lists only the shards it committed
-    io.write_manifest(part, manifest)
+    datasets.write_manifest(part, manifest)
     with pytest.warns(UserWarning, match="not complete.*2 shards so far.*--resume"):
         df = A.load(part)
     assert df["match"].max() == 29 and df.attrs["complete"] is False

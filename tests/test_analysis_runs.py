@@ -8,7 +8,7 @@ import pytest
 
 import simkit
 from simkit import analysis as A
-from simkit.simulate import simulate
+from simkit.runs.simulation import simulate
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +142,7 @@ def test_summarize_by_policy_role_and_win_type(sweep, capsys):
         )
     s = summarize(a, by="win_type")
     seen = df["win_type"].astype(str)
-    assert [g["label"] for g in s.groups] == [w for w in simkit.io.WIN_TYPES if (seen == w).any()]
+    assert [g["label"] for g in s.groups] == [w for w in simkit.datasets.WIN_TYPES if (seen == w).any()]
     for g in s.groups:
         mine = df[seen == g["label"]]
         assert g["hands"] == len(mine) and g["mean"] == pytest.approx(_cr1(mine["points"], mine["match"]))

@@ -17,9 +17,10 @@ import pytest
 
 from engine_util import GREEDY, PASSIVE, fallback
 from simkit._jit import jit
-from simkit.engine import compiled, matches
-from simkit.engine.matches import simulate_matches
-from simkit.engine.policies import greedy_policy, random_policy
+from simkit.engine import compiled
+from simkit.play import matches
+from simkit.play.matches import simulate_matches
+from simkit.policies.basic import greedy_policy, random_policy
 from simkit.engine.rulesets import engine_spec, settle_douque, settle_duel
 from simkit.hand.shanten import shanten_kernel
 
@@ -81,7 +82,7 @@ def test_a_new_process_loads_the_engine_from_the_cache():
         sys.path.insert(0, "tests")
         from engine_util import GREEDY, PASSIVE, fallback
         from simkit.engine import compiled
-        from simkit.engine.matches import simulate_matches
+        from simkit.play.matches import simulate_matches
         r = simulate_matches("douque", (fallback(GREEDY), fallback(PASSIVE)), 3, seed=2)
         engine = next(iter(compiled._instances.values()))
         stats = engine.play_matches_kernel.stats
@@ -151,7 +152,7 @@ def test_compile_ahead_waits_for_its_helper_and_then_steps_aside(tmp_path, monke
     helper; without greedy playing, the helper leaves it out."""
     monkeypatch.setenv("SIMKIT_COMPILE_AHEAD", "1")
     monkeypatch.setattr(os, "cpu_count", lambda: 2)  # the helper's premise: a second core
-    items = compiled.ahead_of_the_engine("douque", True)
+    items = compiled.ahead_of_the_engine("douque", [greedy_policy])
     names = [name for name, _, _ in items]
     assert names[:3] == ["shanten", "is_win", "waits"] and names[-1] == "greedy"
     assert names.index("settle") < names.index("advance")  # the engine's _advance calls the settle function
@@ -163,20 +164,20 @@ def test_compile_ahead_waits_for_its_helper_and_then_steps_aside(tmp_path, monke
         ("apply", engine._apply),
         ("record_decision", engine._record_decision),
     ]
-    assert [name for name, _, _ in compiled.ahead_of_the_engine("douque", False)] == names[:-1]
+    assert [name for name, _, _ in compiled.ahead_of_the_engine("douque")] == names[:-1]
     caches = [dispatcher._cache for _, dispatcher, _ in items]
     kernel = _NeverCompiled(tmp_path)
-    with compiled.compile_ahead(kernel, "douque", True):
+    with compiled.compile_ahead(kernel, "douque", [greedy_policy]):
         hooks = [vars(cache).get("load_overload") for cache in caches]
         assert all(hook is not None and hook.__name__ == "load_after_helper" for hook in hooks)
-        with compiled.compile_ahead(kernel, "douque", True):  # one helper at a time
+        with compiled.compile_ahead(kernel, "douque", [greedy_policy]):  # one helper at a time
             assert [vars(cache).get("load_overload") for cache in caches] == hooks
     assert all("load_overload" not in vars(cache) for cache in caches)
     simulate_matches("douque", ("greedy", "greedy"), 1, seed=0)  # compiled or loaded by now
     cached = matches.engine_for(engine_spec("douque")).play_matches_kernel
     for kern, env in ((cached, "1"), (kernel, "0")):
         monkeypatch.setenv("SIMKIT_COMPILE_AHEAD", env)
-        with compiled.compile_ahead(kern, "douque", True):
+        with compiled.compile_ahead(kern, "douque", [greedy_policy]):
             assert all("load_overload" not in vars(cache) for cache in caches)
 
 
@@ -204,12 +205,12 @@ def test_also_first_items_compile_first_on_a_cold_start_only(tmp_path, monkeypat
     simulate_matches("douque", ("random", "random"), 1, seed=0)  # the engine cached by now
     prepare = lambda: order.append("prepare")  # noqa: E731
     with compiled.also_first([("probe", first, (numba.int64,))]):
-        with compiled.compile_ahead(cached, "douque", False, prepare=prepare):
+        with compiled.compile_ahead(cached, "douque", prepare=prepare):
             pass
         assert order == []  # a cached engine: no helper, nothing compiled ahead, nothing prepared
-        with compiled.compile_ahead(cold, "douque", False, prepare=prepare):
+        with compiled.compile_ahead(cold, "douque", prepare=prepare):
             assert order == ["first", "prepare"]  # also_first's items, then what needs no helper item
-    with compiled.compile_ahead(cold, "douque", False):
+    with compiled.compile_ahead(cold, "douque"):
         pass
     assert order == ["first", "prepare"] and compiled._ALSO_FIRST == []
     assert first(np.int64(1)) == 2
@@ -232,7 +233,7 @@ def test_the_helper_types_without_the_hand_tables(tmp_path):
         tables.load_tables = refuse
         from simkit.engine.compiled import ahead_of_the_engine, first_of_the_engine
         for rules in ("douque", "for_two"):
-            assert len(ahead_of_the_engine(rules, True)) == 10 and len(first_of_the_engine(rules)) == 2
+            assert len(ahead_of_the_engine(rules, ["simkit.policies.basic:greedy_policy"])) == 10 and len(first_of_the_engine(rules)) == 2
         print("ok")
         """
     )
@@ -258,10 +259,10 @@ def test_a_cold_start_with_the_helper_plays_the_same_games(tmp_path):
     code = textwrap.dedent(
         """
         import json
-        from simkit.engine.matches import simulate_matches
+        from simkit.play.matches import simulate_matches
         from simkit.engine.compiled import ahead_of_the_engine
         r = simulate_matches("douque", ("greedy", "random"), 5, seed=4)
-        items = ahead_of_the_engine("douque", True)
+        items = ahead_of_the_engine("douque", ["simkit.policies.basic:greedy_policy"])
         hits = {name: sum(f.stats.cache_hits.values()) for name, f, _ in items}
         misses = {name: sum(f.stats.cache_misses.values()) for name, f, _ in items}
         print(json.dumps({"score_0": r["score_0"].tolist(), "hits": hits, "misses": misses}))
@@ -294,7 +295,7 @@ def test_numba_caches_in_a_directory_of_this_source_version(tmp_path, numba_dir)
     code = textwrap.dedent(
         """
         import json, numba
-        from simkit.engine.policies import greedy_policy
+        from simkit.policies.basic import greedy_policy
         from simkit.hand.shanten import discard_eval_kernel
         print(json.dumps([numba.config.CACHE_DIR, greedy_policy._cache._cache_path,
                           discard_eval_kernel._cache._cache_path]))

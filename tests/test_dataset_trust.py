@@ -27,8 +27,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import simkit
-from simkit import analysis, io
-from simkit.simulate import simulate
+from simkit import analysis, datasets
+from simkit.runs.simulation import simulate
 
 GG = ("greedy", "greedy")
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample"
@@ -55,8 +55,8 @@ def _shard_bytes(path):
 
 def _refused_by_every_reader(path, *words):
     """open_run, analysis.load, summarize (Python) each refuse with one DatasetError naming the file."""
-    for read in (io.open_run, analysis.load, analysis.summarize):
-        with pytest.raises(io.DatasetError) as info:
+    for read in (datasets.open_run, analysis.load, analysis.summarize):
+        with pytest.raises(datasets.DatasetError) as info:
             read(path)
         text = str(info.value)
         assert "\n" not in text
@@ -87,11 +87,11 @@ def run(good, tmp_path):
 
 def test_the_manifest_lists_every_shard_with_rows_bytes_and_checksum(good):
     path, _ = good
-    manifest = io.read_manifest(path)
-    assert [e["file"] for e in manifest["shards"]] == [io.shard_name(c) for c in range(3)]
+    manifest = datasets.read_manifest(path)
+    assert [e["file"] for e in manifest["shards"]] == [datasets.shard_name(c) for c in range(3)]
     for e in manifest["shards"]:
         p = path / e["file"]
-        assert e["bytes"] == p.stat().st_size and e["sha256"] == io.file_digest(p)
+        assert e["bytes"] == p.stat().st_size and e["sha256"] == datasets.file_digest(p)
         assert e["rows"] == pq.ParquetFile(p).metadata.num_rows
     assert sum(e["rows"] for e in manifest["shards"]) == manifest["rows"]
     # Parquet page checksums are written (and verified on read)
@@ -104,7 +104,7 @@ def test_the_manifest_lists_every_shard_with_rows_bytes_and_checksum(good):
     # plain pandas still reads a good run (the manifest and metadata files start with "_")
     df = pd.read_parquet(path)
     assert len(df) == manifest["rows"] == len(analysis.load(path)) == analysis.summarize(path).rows
-    assert not io.open_run(path).legacy and analysis.load(path, columns="match").attrs["legacy"] is False
+    assert not datasets.open_run(path).legacy and analysis.load(path, columns="match").attrs["legacy"] is False
 
 
 def test_a_deleted_shard_is_refused_by_every_reader(run):
@@ -118,7 +118,7 @@ def test_another_runs_shard_copied_in_is_refused(run, good):
     shutil.copyfile(other / "part-000001.parquet", run / "part-000001.parquet")  # replaced
     _refused_by_every_reader(run, "part-000001.parquet")
     shutil.copyfile(good[0] / "part-000001.parquet", run / "part-000001.parquet")
-    assert len(analysis.load(run)) == io.read_manifest(run)["rows"]  # restored: fine again
+    assert len(analysis.load(run)) == datasets.read_manifest(run)["rows"]  # restored: fine again
     shutil.copyfile(other / "part-000002.parquet", run / "part-000003.parquet")  # added as a next chunk
     _refused_by_every_reader(run, "part-000003.parquet", "written by another run")
 
@@ -127,21 +127,21 @@ def test_a_stray_part_file_is_refused_by_readers_and_resume(run):
     shutil.copyfile(run / "part-000001.parquet", run / "part-1.parquet")
     _refused_by_every_reader(run, "part-1.parquet", "not a shard listed")
     _one_line_error(_cli("simulate", "--out", run, "--resume", "--quiet"), "part-1.parquet")
-    assert io.read_manifest(run)["status"] == "complete" and (run / "part-1.parquet").exists()
+    assert datasets.read_manifest(run)["status"] == "complete" and (run / "part-1.parquet").exists()
 
 
 def test_a_stray_part_file_does_not_become_chunk_1_of_a_running_run(tmp_path, good):
     """The reported case: a run stopped after chunk 0, and a stray part-1.parquet beside it."""
     out = tmp_path / "r"
     shutil.copytree(good[0], out)
-    manifest = io.read_manifest(out)
+    manifest = datasets.read_manifest(out)
     manifest["shards"] = manifest["shards"][:1]
     manifest["status"] = "running"
-    io.write_manifest(out, manifest)
+    datasets.write_manifest(out, manifest)
     (out / "part-000001.parquet").rename(out / "part-1.parquet")
     (out / "part-000002.parquet").unlink()
     _one_line_error(_cli("simulate", "--out", out, "--resume", "--quiet"), "part-1.parquet", "not a shard listed")
-    assert io.read_manifest(out)["status"] == "running"
+    assert datasets.read_manifest(out)["status"] == "running"
 
 
 def test_a_bit_flip_is_refused_by_readers_and_resume(run):
@@ -164,10 +164,10 @@ def test_page_checksums_catch_a_flip_the_manifest_does_not_know(run):
     assert col.total_compressed_size > 60
     data[start + 40] ^= 0x01  # inside the column's first page's (compressed) data
     p.write_bytes(bytes(data))
-    entry = dict(io.read_manifest(run)["shards"][0])
+    entry = dict(datasets.read_manifest(run)["shards"][0])
     entry.pop("sha256")  # as for a run without checksums
-    r = io.Run(path=run, manifest=io.read_manifest(run), shards=(p,), entries=(entry,))
-    with pytest.raises(io.DatasetError, match="part-000000.parquet is unreadable or corrupt"):
+    r = datasets.Run(path=run, manifest=datasets.read_manifest(run), shards=(p,), entries=(entry,))
+    with pytest.raises(datasets.DatasetError, match="part-000000.parquet is unreadable or corrupt"):
         r.read_shard(p, columns=["points"])
 
 
@@ -181,10 +181,10 @@ def test_a_resized_shard_is_refused(run):
 def test_a_legacy_run_is_read_through_its_footers(tmp_path):
     """data/sample predates the shard list: open_run checks its footers against the manifest's
     spec and totals, says it is legacy, and still refuses a stray or missing shard."""
-    run = io.open_run(SAMPLE)
+    run = datasets.open_run(SAMPLE)
     assert run.legacy and len(run.shards) == 1 and "sha256" not in run.entries[0]
     df = analysis.load(SAMPLE, columns="match")
-    assert run.entries[0]["rows"] == io.read_manifest(SAMPLE)["rows"] == len(df) and df.attrs["legacy"]
+    assert run.entries[0]["rows"] == datasets.read_manifest(SAMPLE)["rows"] == len(df) and df.attrs["legacy"]
     copy = tmp_path / "sample"
     shutil.copytree(SAMPLE, copy)
     shutil.copyfile(copy / "part-000000.parquet", copy / "part-000001.parquet")
@@ -202,30 +202,30 @@ def test_a_shard_committed_but_not_yet_listed_is_recomputed_by_resume(tmp_path, 
     listed shards. In a complete run such a file is refused."""
     out = tmp_path / "r"
     shutil.copytree(good[0], out)
-    manifest = io.read_manifest(out)
+    manifest = datasets.read_manifest(out)
     manifest["shards"] = manifest["shards"][:2]
     manifest["status"] = "running"
-    io.write_manifest(out, manifest)
-    assert io.open_run(out).shards == (out / "part-000000.parquet", out / "part-000001.parquet")
+    datasets.write_manifest(out, manifest)
+    assert datasets.open_run(out).shards == (out / "part-000000.parquet", out / "part-000001.parquet")
     with pytest.warns(UserWarning, match="not complete"):
         assert len(analysis.load(out)) == sum(e["rows"] for e in manifest["shards"])
     manifest["status"] = "complete"
-    io.write_manifest(out, manifest)
+    datasets.write_manifest(out, manifest)
     _refused_by_every_reader(out, "part-000002.parquet", "not a shard listed")
     manifest["status"] = "running"
-    io.write_manifest(out, manifest)
+    datasets.write_manifest(out, manifest)
     again = simulate(out, resume=True)
     assert again.computed_chunks == 1 and again.shards == 3
     assert _shard_bytes(out) == _shard_bytes(good[0])
-    assert io.read_manifest(out)["shards"] == io.read_manifest(good[0])["shards"]
+    assert datasets.read_manifest(out)["shards"] == datasets.read_manifest(good[0])["shards"]
 
 
 def test_a_long_run_lists_its_shards_lazily_and_resumes_the_unlisted_ones(tmp_path, monkeypatch):
     """Beyond LIST_AT_ONCE shards the manifest is rewritten at most once a second: shards committed
     since are skipped by readers and recomputed by --resume, into the same bytes."""
-    sim = sys.modules["simkit.simulate"]
+    sim = sys.modules["simkit.runs.simulation"]
     monkeypatch.setattr(sim, "LIST_AT_ONCE", 1)
-    commit = io.commit_shard
+    commit = datasets.commit_shard
     calls = []
 
     def dying_commit(tmp, directory, chunk):
@@ -234,22 +234,22 @@ def test_a_long_run_lists_its_shards_lazily_and_resumes_the_unlisted_ones(tmp_pa
         calls.append(chunk)
         return commit(tmp, directory, chunk)
 
-    monkeypatch.setattr(io, "commit_shard", dying_commit)
+    monkeypatch.setattr(datasets, "commit_shard", dying_commit)
     out = tmp_path / "lazy"
     with pytest.raises(_Killed):
         simulate(out, policies=GG, matches=16, seed=2, chunk_matches=2)
-    monkeypatch.setattr(io, "commit_shard", commit)
-    listed = [e["file"] for e in io.read_manifest(out)["shards"]]
+    monkeypatch.setattr(datasets, "commit_shard", commit)
+    listed = [e["file"] for e in datasets.read_manifest(out)["shards"]]
     on_disk = sorted(p.name for p in out.glob("part-*"))
     assert (
         len(on_disk) == 5 and 1 <= len(listed) <= 5 and listed == on_disk[: len(listed)]
     )  # < 5 unless the machine took 1 s
-    assert [p.name for p in io.open_run(out).shards] == listed
+    assert [p.name for p in datasets.open_run(out).shards] == listed
     again = simulate(out, resume=True)
     assert again.computed_chunks == 8 - len(listed)
     clean = simulate(tmp_path / "clean", policies=GG, matches=16, seed=2, chunk_matches=2)
     assert _shard_bytes(out) == _shard_bytes(clean.path)
-    assert io.read_manifest(out)["shards"] == io.read_manifest(clean.path)["shards"]
+    assert datasets.read_manifest(out)["shards"] == datasets.read_manifest(clean.path)["shards"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -274,20 +274,20 @@ def test_overwrite_killed_while_deleting_is_never_read_as_the_old_run(run, good,
     with pytest.raises(_Killed):
         simulate(run, policies=GG, matches=12, seed=9, chunk_matches=4, overwrite=True)
     monkeypatch.undo()
-    manifest = io.read_manifest(run)
+    manifest = datasets.read_manifest(run)
     assert manifest["status"] == "overwriting" and not (run / "part-000000.parquet").exists()
-    assert (run / "part-000002.parquet").exists() and not (run / io.COMMON_METADATA).exists()
+    assert (run / "part-000002.parquet").exists() and not (run / datasets.COMMON_METADATA).exists()
     _refused_by_every_reader(run, "--overwrite")
     _one_line_error(_cli("summarize", run), "interrupted")
     _one_line_error(_cli("simulate", "--out", run, "--resume", "--quiet"), "interrupted")
     done = simulate(run, policies=GG, matches=12, seed=9, chunk_matches=4, overwrite=True)
     clean = simulate(tmp_path / "clean", policies=GG, matches=12, seed=9, chunk_matches=4)
     assert done.shards == 3 and _shard_bytes(run) == _shard_bytes(clean.path)
-    assert io.read_manifest(run)["shards"] == io.read_manifest(clean.path)["shards"]
+    assert datasets.read_manifest(run)["shards"] == datasets.read_manifest(clean.path)["shards"]
 
 
 def test_overwrite_killed_while_writing_shows_only_the_new_runs_shards(run, tmp_path, monkeypatch):
-    commit = io.commit_shard
+    commit = datasets.commit_shard
     calls = []
 
     def dying_commit(tmp, directory, chunk):
@@ -296,11 +296,11 @@ def test_overwrite_killed_while_writing_shows_only_the_new_runs_shards(run, tmp_
         calls.append(chunk)
         return commit(tmp, directory, chunk)
 
-    monkeypatch.setattr(io, "commit_shard", dying_commit)
+    monkeypatch.setattr(datasets, "commit_shard", dying_commit)
     with pytest.raises(_Killed):
         simulate(run, policies=GG, matches=12, seed=9, chunk_matches=4, overwrite=True)
     monkeypatch.undo()
-    manifest = io.read_manifest(run)
+    manifest = datasets.read_manifest(run)
     assert manifest["status"] == "running" and manifest["spec"]["seed"] == 9
     assert [e["file"] for e in manifest["shards"]] == ["part-000000.parquet"]
     assert sorted(p.name for p in run.glob("part-*")) == ["part-000000.parquet"]  # no old shard left
@@ -338,19 +338,19 @@ def test_overwrite_sigkilled_during_the_new_run_shows_only_the_new_runs_shards(g
     )
     deadline = time.time() + 300
     while time.time() < deadline and proc.poll() is None:
-        m = json.loads((out / io.MANIFEST).read_text())
+        m = json.loads((out / datasets.MANIFEST).read_text())
         if m["spec"]["seed"] == 9 and len(m["shards"]) >= 2:
             break
         time.sleep(0.01)
     proc.kill()
     proc.wait(60)
-    manifest = io.read_manifest(out)
+    manifest = datasets.read_manifest(out)
     assert manifest["spec"]["seed"] == 9 and manifest["status"] == "running"
-    pairs, pending = io.check_shards(out, manifest, pending_ok=True)  # pending: killed between rename and listing
-    assert {p.name for p, _ in pairs} | {io.shard_name(c) for c in pending} == {p.name for p in out.glob("part-*")}
+    pairs, pending = datasets.check_shards(out, manifest, pending_ok=True)  # pending: killed between rename and listing
+    assert {p.name for p, _ in pairs} | {datasets.shard_name(c) for c in pending} == {p.name for p in out.glob("part-*")}
     for p, entry in pairs:
-        io.verify_shard(p, entry)
-        assert io.shard_metadata(p)["spec"]["seed"] == 9
+        datasets.verify_shard(p, entry)
+        assert datasets.shard_metadata(p)["spec"]["seed"] == 9
 
 
 def test_overwrite_only_replaces_a_dataset_its_manifest_describes(good, tmp_path):
@@ -358,23 +358,23 @@ def test_overwrite_only_replaces_a_dataset_its_manifest_describes(good, tmp_path
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "keep.txt").write_text("mine")
-    (notes / io.MANIFEST).write_text('{"format": "simkit-run/1"}')
+    (notes / datasets.MANIFEST).write_text('{"format": "simkit-run/1"}')
     _one_line_error(
         _cli("simulate", "--out", notes, "--matches", "2", "--overwrite", "--quiet"), "not a simkit dataset"
     )
-    (notes / io.MANIFEST).write_text("{not json")
+    (notes / datasets.MANIFEST).write_text("{not json")
     _one_line_error(
         _cli("simulate", "--out", notes, "--matches", "2", "--overwrite", "--quiet"), "not a simkit dataset"
     )
     # a real manifest copied next to files it does not list
-    shutil.copyfile(good[0] / io.MANIFEST, notes / io.MANIFEST)
+    shutil.copyfile(good[0] / datasets.MANIFEST, notes / datasets.MANIFEST)
     with pytest.raises(simkit.SimkitError, match="keep.txt is not part of the simkit run"):
         simulate(notes, policies=GG, matches=2, overwrite=True)
     (notes / "data.parquet").write_text("x")
     with pytest.raises(simkit.SimkitError, match="data.parquet is not a shard listed"):
         simulate(notes, policies=GG, matches=2, overwrite=True)
     assert sorted(p.name for p in notes.iterdir() if p.name != ".simkit.lock") == [
-        io.MANIFEST,
+        datasets.MANIFEST,
         "data.parquet",
         "keep.txt",
     ]
@@ -393,8 +393,8 @@ def test_overwrite_deletes_only_the_listed_files(run):
     (run / ".part-000007.parquet.12345.tmp").write_bytes(b"torn")  # a temporary file of a killed run
     assert simulate(run, policies=GG, matches=4, overwrite=True).shards == 1
     assert sorted(p.name for p in run.iterdir() if not p.name.startswith(".simkit")) == [
-        io.COMMON_METADATA,
-        io.MANIFEST,
+        datasets.COMMON_METADATA,
+        datasets.MANIFEST,
         "part-000000.parquet",
     ]
 
@@ -404,13 +404,13 @@ def test_overwrite_deletes_only_the_listed_files(run):
 
 
 def test_resume_cleans_temporary_files_a_power_loss_left(run):
-    manifest = io.read_manifest(run)
+    manifest = datasets.read_manifest(run)
     manifest["status"] = "running"
-    io.write_manifest(run, manifest)
+    datasets.write_manifest(run, manifest)
     (run / ".part-000001.parquet.4242.tmp").write_bytes(b"half")
     (run / "._simkit.json.4242.tmp").write_text("{")
     assert simulate(run, resume=True).computed_chunks == 0
-    assert not io.temporary_files(run) and io.read_manifest(run)["status"] == "complete"
+    assert not datasets.temporary_files(run) and datasets.read_manifest(run)["status"] == "complete"
 
 
 def _descendants(pid):
@@ -478,11 +478,11 @@ def test_workers_die_with_the_killed_parent_and_leave_no_temporary_files(tmp_pat
     while _running(workers) and time.time() < deadline:
         time.sleep(0.1)
     assert not _running(workers), "worker processes outlived the run"
-    assert not io.temporary_files(out)
+    assert not datasets.temporary_files(out)
     if sig == signal.SIGTERM:  # an orderly stop, like Ctrl-C
         assert proc.returncode == 130 and "--resume" in proc.stderr.read()
-    manifest = io.read_manifest(out)
-    pairs, _ = io.check_shards(out, manifest, pending_ok=True)  # (a shard may be committed but not yet listed)
+    manifest = datasets.read_manifest(out)
+    pairs, _ = datasets.check_shards(out, manifest, pending_ok=True)  # (a shard may be committed but not yet listed)
     assert manifest["status"] == "running" and pairs
 
 
@@ -550,9 +550,9 @@ def test_a_300_character_out_name_is_one_line(tmp_path):
 
 
 def test_a_manifest_without_spec_is_one_line(run):
-    manifest = io.read_manifest(run)
+    manifest = datasets.read_manifest(run)
     del manifest["spec"]
-    (run / io.MANIFEST).write_text(json.dumps(manifest))
+    (run / datasets.MANIFEST).write_text(json.dumps(manifest))
     _one_line_error(_cli("summarize", run), "has no spec")
     _one_line_error(_cli("simulate", "--out", run, "--resume", "--quiet"), "has no spec")
     _one_line_error(_cli("simulate", "--out", run, "--overwrite", "--matches", "2", "--quiet"), "has no spec")
@@ -583,7 +583,7 @@ def test_a_full_disk_is_one_line_and_the_run_resumes(tmp_path, good):
     )
     line = _one_line_error(proc, "File too large", "--resume")
     assert str(out) in line
-    assert io.read_manifest(out)["status"] == "running" and not io.temporary_files(out)
+    assert datasets.read_manifest(out)["status"] == "running" and not datasets.temporary_files(out)
     done = _cli("simulate", "--out", out, "--resume", "--quiet")
     assert done.returncode == 0, done.stderr
     assert _shard_bytes(out) == _shard_bytes(good[0])
@@ -606,7 +606,7 @@ def test_a_full_disk_error_in_process_is_one_line(tmp_path, monkeypatch):
         simulate(tmp_path / "d", policies=GG, matches=6, chunk_matches=2)
     assert "No space left on device" in str(info.value) and "--resume" in str(info.value)
     monkeypatch.undo()
-    assert io.read_manifest(tmp_path / "d")["status"] == "running"
+    assert datasets.read_manifest(tmp_path / "d")["status"] == "running"
     assert simulate(tmp_path / "d", resume=True).shards == 3
 
 
@@ -614,9 +614,9 @@ def test_a_lost_dask_worker_is_one_line_and_the_run_resumes(tmp_path, monkeypatc
     """Dask's KilledWorker (a chunk whose workers kept dying) through the command's error path;
     the committed shards stay listed and --resume finishes the run."""
     distributed = pytest.importorskip("distributed")
-    import simkit.distributed as sd
+    import simkit.runs.dask_cluster as sd
     from simkit.cli import main
-    from simkit.chunk_job import compute_chunk
+    from simkit.runs.chunk_job import compute_chunk
 
     class Future:
         def __init__(self, fn, args, fail):
@@ -651,9 +651,9 @@ def test_a_lost_dask_worker_is_one_line_and_the_run_resumes(tmp_path, monkeypatc
     )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "KilledWorker" in err[0] and "--resume" in err[0], err
-    manifest = io.read_manifest(out)
+    manifest = datasets.read_manifest(out)
     assert manifest["status"] == "running" and [e["chunk"] for e in manifest["shards"]] == [0, 1]
-    assert not io.temporary_files(out)
+    assert not datasets.temporary_files(out)
     assert compute_chunk  # the fake executor ran the real chunk code
     monkeypatch.undo()
     assert simulate(out, resume=True).shards == 4
@@ -704,8 +704,8 @@ def test_a_lost_dask_worker_through_the_command_is_one_line_and_resumable(tmp_pa
     lines = err.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1 and lines[0].startswith("simkit: error: "), err
     assert "worker" in lines[0] and "--resume" in lines[0]
-    manifest = io.read_manifest(out)
-    assert manifest["status"] == "running" and manifest["shards"] and not io.temporary_files(out)
+    manifest = datasets.read_manifest(out)
+    assert manifest["status"] == "running" and manifest["shards"] and not datasets.temporary_files(out)
     done = _cli("simulate", "--out", out, "--resume", "--quiet", "--matches", "3000")
     assert done.returncode == 0, done.stderr
     clean = simulate(tmp_path / "clean", policies=GG, matches=3000, seed=3, chunk_matches=10)

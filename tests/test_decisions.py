@@ -20,15 +20,15 @@ import pyarrow.parquet as pq
 import pytest
 
 import simkit
-from simkit import analysis, io
+from simkit import analysis, datasets
 from simkit._jit import jit
 from simkit.engine import actions as A
-from simkit.engine import game as eng
-from simkit.engine import runtime
-from simkit.engine.policies import GREEDY_DEFAULTS, greedy_policy
-from simkit.engine.state import GameState
+from simkit.engine import table as eng
+from simkit.play import runtime
+from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy
+from simkit.play.stepper import GameState
 from simkit.melds import MELD_TYPES
-from simkit.simulate import simulate
+from simkit.runs.simulation import simulate
 from simkit.tiles import TILE_NAMES
 
 GG = ("greedy", "greedy")
@@ -295,7 +295,7 @@ def decided_run(tmp_path_factory):
 def test_a_run_with_decisions_has_a_second_dataset(decided_run):
     df = analysis.load(decided_run)
     dec = analysis.load(decided_run, table="decisions")
-    manifest = io.read_manifest(decided_run)
+    manifest = datasets.read_manifest(decided_run)
     assert manifest["spec"]["decisions"] is True
     assert len(dec) == df["turns"].sum() == manifest["decision_rows"]
     assert [e["decisions"]["file"] for e in manifest["shards"]] == [
@@ -330,8 +330,8 @@ def test_a_run_with_decisions_has_a_second_dataset(decided_run):
 def test_a_run_without_decisions_says_to_rerun_with_decisions(tmp_path):
     out = tmp_path / "plain"
     simulate(out, policies=GG, matches=5, seed=1)
-    assert io.read_manifest(out)["spec"]["decisions"] is False and not (out / "_decisions").exists()
-    with pytest.raises(io.DatasetError) as info:
+    assert datasets.read_manifest(out)["spec"]["decisions"] is False and not (out / "_decisions").exists()
+    with pytest.raises(datasets.DatasetError) as info:
         analysis.load(out, table="decisions")
     assert "--decisions" in str(info.value) and len(str(info.value).splitlines()) == 1
     with pytest.raises(simkit.SimkitError, match="table must be"):
@@ -339,7 +339,7 @@ def test_a_run_without_decisions_says_to_rerun_with_decisions(tmp_path):
     # a decision shard in a run without decisions is a stray file
     (out / "_decisions").mkdir()
     (out / "_decisions" / "part-000000.parquet").write_bytes((out / "part-000000.parquet").read_bytes())
-    with pytest.raises(io.DatasetError, match="run has no decisions"):
+    with pytest.raises(datasets.DatasetError, match="run has no decisions"):
         analysis.load(out)
 
 
@@ -354,10 +354,10 @@ def test_missing_resized_corrupt_or_extra_decision_shards_are_refused(decided_ru
     # missing: every reader refuses, naming the file
     run = _copy_run(decided_run, tmp_path / "missing")
     (run / "_decisions" / "part-000001.parquet").unlink()
-    for read in (io.open_run, analysis.load, lambda p: analysis.load(p, table="decisions")):
-        with pytest.raises(io.DatasetError, match=r"_decisions/part-000001.parquet is missing"):
+    for read in (datasets.open_run, analysis.load, lambda p: analysis.load(p, table="decisions")):
+        with pytest.raises(datasets.DatasetError, match=r"_decisions/part-000001.parquet is missing"):
             read(run)
-    with pytest.raises(io.DatasetError, match="missing"):
+    with pytest.raises(datasets.DatasetError, match="missing"):
         simulate(run, resume=True)
     # corrupt (same size): the decisions refuse to load, resume refuses
     run = _copy_run(decided_run, tmp_path / "corrupt")
@@ -365,33 +365,33 @@ def test_missing_resized_corrupt_or_extra_decision_shards_are_refused(decided_ru
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0xFF
     path.write_bytes(bytes(data))
-    with pytest.raises(io.DatasetError, match=r"_decisions/part-000002.parquet is corrupt"):
+    with pytest.raises(datasets.DatasetError, match=r"_decisions/part-000002.parquet is corrupt"):
         analysis.load(run, table="decisions")
-    with pytest.raises(io.DatasetError, match="corrupt"):
+    with pytest.raises(datasets.DatasetError, match="corrupt"):
         simulate(run, resume=True)
     # resized
     run = _copy_run(decided_run, tmp_path / "resized")
     with open(run / "_decisions" / "part-000000.parquet", "ab") as f:
         f.write(b"x")
-    with pytest.raises(io.DatasetError, match="bytes, the manifest lists"):
+    with pytest.raises(datasets.DatasetError, match="bytes, the manifest lists"):
         analysis.load(run, table="decisions")
     # extra: a stray shard or another chunk's in _decisions
     run = _copy_run(decided_run, tmp_path / "extra")
     (run / "_decisions" / "part-000007.parquet").write_bytes((run / "_decisions" / "part-000000.parquet").read_bytes())
-    with pytest.raises(io.DatasetError, match="part-000007.parquet"):
+    with pytest.raises(datasets.DatasetError, match="part-000007.parquet"):
         analysis.load(run)
     # a hands shard in _decisions is foreign
     run = _copy_run(decided_run, tmp_path / "swapped")
     (run / "_decisions" / "part-000003.parquet").write_bytes((run / "part-000000.parquet").read_bytes())
-    with pytest.raises(io.DatasetError, match="part-000003.parquet"):
+    with pytest.raises(datasets.DatasetError, match="part-000003.parquet"):
         analysis.load(run, table="decisions")
     # a manifest listing a chunk without its decision shard is malformed
     run = _copy_run(decided_run, tmp_path / "unlisted")
-    manifest = json.loads((run / io.MANIFEST).read_text())
+    manifest = json.loads((run / datasets.MANIFEST).read_text())
     del manifest["shards"][1]["decisions"]
-    (run / io.MANIFEST).write_text(json.dumps(manifest))
-    with pytest.raises(io.DatasetError, match="without its decision shard"):
-        io.open_run(run)
+    (run / datasets.MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(datasets.DatasetError, match="without its decision shard"):
+        datasets.open_run(run)
 
 
 class _Killed(BaseException):
@@ -402,7 +402,7 @@ def test_an_interrupted_run_with_decisions_resumes_to_the_same_bytes(decided_run
     """Killed after chunk 1's decision shard was committed but before its shard was: resume (which
     keeps the decisions setting) gives the same files as the uninterrupted run."""
     out = tmp_path / "k"
-    commit = io.commit_shard
+    commit = datasets.commit_shard
     calls = []
 
     def dying_commit(tmp, directory, chunk):
@@ -411,8 +411,8 @@ def test_an_interrupted_run_with_decisions_resumes_to_the_same_bytes(decided_run
             raise _Killed()
         return commit(tmp, directory, chunk)
 
-    monkeypatch.setattr(io, "commit_shard", dying_commit)
-    monkeypatch.setattr(io, "clean_temporary", lambda directory, pid=None: 0)  # a killed process cleans nothing
+    monkeypatch.setattr(datasets, "commit_shard", dying_commit)
+    monkeypatch.setattr(datasets, "clean_temporary", lambda directory, pid=None: 0)  # a killed process cleans nothing
     with pytest.raises(_Killed):
         simulate(out, policies=GG, matches=50, seed=3, chunk_matches=20, decisions=True)
     monkeypatch.undo()
@@ -432,7 +432,7 @@ def test_an_interrupted_run_with_decisions_resumes_to_the_same_bytes(decided_run
 def test_overwrite_replaces_decision_shards_and_hands_targets_cut_them(decided_run, tmp_path):
     run = _copy_run(decided_run, tmp_path / "ow")
     simulate(run, policies=GG, matches=10, seed=1, overwrite=True)
-    assert not (run / "_decisions").exists() and io.open_run(run).decision_shards == ()
+    assert not (run / "_decisions").exists() and datasets.open_run(run).decision_shards == ()
     simulate(run, policies=GG, hands=300, seed=1, chunk_matches=8, overwrite=True, decisions=True)
     df, dec = analysis.load(run), analysis.load(run, table="decisions")
     assert len(dec) == df["turns"].sum() and dec["match"].max() == df["match"].max()
@@ -480,7 +480,7 @@ def test_cli_decisions(tmp_path):
     assert proc.returncode == 0, proc.stderr
     dec = analysis.load(out, table="decisions")
     assert len(dec) == analysis.load(out)["turns"].sum()
-    assert pq.read_schema(out / "_decisions" / "part-000000.parquet").names == [c for c, *_ in io.DECISION_COLUMNS]
+    assert pq.read_schema(out / "_decisions" / "part-000000.parquet").names == [c for c, *_ in datasets.DECISION_COLUMNS]
     # a resume without the flag keeps the setting; with it on a run without decisions, refused
     plain = tmp_path / "plain"
     proc = subprocess.run(
@@ -502,7 +502,7 @@ def test_cli_decisions(tmp_path):
 _NRT_CHECK = """
 from numba.core.runtime import rtsys, _nrt_python
 _nrt_python.memsys_enable_stats()
-from simkit.engine.matches import simulate_matches
+from simkit.play.matches import simulate_matches
 
 for pair in (("random", "random"), ("greedy", "random")):
     simulate_matches("douque", pair, 2, seed=0, decisions=True)  # compile / load first

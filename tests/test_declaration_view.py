@@ -10,11 +10,11 @@ import pytest
 
 from simkit._jit import jit
 from simkit.engine import actions as A
-from simkit.engine.matches import simulate_matches
+from simkit.play.matches import simulate_matches
 from simkit.engine.observation import OBSERVATION_LAYOUT
-from simkit.engine.policies import GREEDY_DEFAULTS, greedy_policy
-from simkit.engine.position import Position, PositionError
-from simkit.engine.state import GameState
+from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy
+from simkit.play.position import Position, PositionError
+from simkit.play.stepper import GameState
 from simkit.envs import encode_observation
 
 

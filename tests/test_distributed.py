@@ -1,4 +1,4 @@
-"""The same run on a Dask cluster (simkit.distributed): identical shards, and a killed worker's
+"""The same run on a Dask cluster (simkit.runs.dask_cluster): identical shards, and a killed worker's
 chunks are rerun so the dataset is still complete and identical.
 
 The cluster tests are ``slow``: every worker process compiles the engine anew (numba does not
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from simkit import io
+from simkit import datasets
 from simkit.errors import SimkitError
-from simkit.simulate import simulate
+from simkit.runs.simulation import simulate
 
 distributed = pytest.importorskip("distributed")
 
@@ -58,7 +58,7 @@ def test_dask_run_is_identical_to_the_local_run(local_run, client, tmp_path):
     result = simulate(out, scheduler=client, **RUN)
     assert result.shards == 20 and result.computed_chunks == 20
     assert _shards(out) == _shards(local_run)
-    manifest = io.read_manifest(out)
+    manifest = datasets.read_manifest(out)
     assert manifest["status"] == "complete" and manifest["invocations"][-1]["scheduler"] == "client"
 
 
@@ -91,10 +91,10 @@ def test_a_killed_worker_is_replaced_and_the_dataset_is_identical(local_run, cli
 
 
 def test_bad_scheduler_is_one_clear_error(tmp_path, monkeypatch, capsys):
-    import simkit.distributed
+    import simkit.runs.dask_cluster
     from simkit.cli import main
 
-    monkeypatch.setattr(simkit.distributed, "CONNECT_TIMEOUT", "1s")
+    monkeypatch.setattr(simkit.runs.dask_cluster, "CONNECT_TIMEOUT", "1s")
     with pytest.raises(SimkitError, match="scheduler"):
         simulate(tmp_path / "x", scheduler=123, **RUN)
     with pytest.raises(SimkitError, match="cannot connect to the Dask scheduler"):

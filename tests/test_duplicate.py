@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import simkit
-from simkit.engine.game import dealt_hands
-from simkit.engine.matches import simulate_matches
-from simkit.engine.policies import GREEDY_DEFAULTS, greedy_policy
+from simkit.engine.table import dealt_hands
+from simkit.play.matches import simulate_matches
+from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy
 
 NO_DECLARE = (greedy_policy, np.r_[1.0, 0.0, GREEDY_DEFAULTS[2:]])
 NO_CLAIMS = (greedy_policy, np.r_[0.0, GREEDY_DEFAULTS[1:]])
@@ -148,7 +148,7 @@ def _rate_gap(x, y, clusters_x, clusters_y):
 def _dealt_rates(design, n, seed):
     """Dealer complete (14 tiles) and non-dealer ready (13) rates of ``n`` hands dealt by the engine."""
     from simkit.engine.deal import wall_template
-    from simkit.engine import game as G
+    from simkit.engine import table as G
     from simkit.engine.rng import stream_key
 
     template = wall_template("douque")
@@ -172,7 +172,7 @@ def test_stable_walls_keep_the_law_of_the_game():
     """Dealt-hand rates (dealer complete, non-dealer ready, both shanten) and greedy-vs-greedy
     outcome rates agree between the wall designs within three standard errors (independent seeds;
     the wall is exchangeable, so the laws are equal)."""
-    from simkit.engine.game import WALL_DEALER_FIRST, WALL_SEAT_SHARED, WALL_SEAT_STABLE
+    from simkit.engine.table import WALL_DEALER_FIRST, WALL_SEAT_SHARED, WALL_SEAT_STABLE
 
     n = 20000
     base = _dealt_rates(WALL_DEALER_FIRST, n, 1)
@@ -207,7 +207,7 @@ def test_a_run_written_before_the_wall_designs_says_its_deal_and_replays():
     from pathlib import Path
 
     from simkit import analysis as A
-    from simkit.io import open_run
+    from simkit.datasets import open_run
 
     path = Path(__file__).resolve().parent.parent / "data" / "sample"
     run = open_run(path)

@@ -14,8 +14,8 @@ import pytest
 
 import simkit
 from simkit.engine import actions as A
-from simkit.engine.matches import play_hand, replay, simulate_matches
-from simkit.engine.policies import count_waits_after, greedy_policy
+from simkit.play.matches import play_hand, replay, simulate_matches
+from simkit.policies.basic import count_waits_after, greedy_policy
 from simkit._jit import jit
 
 N_RANDOM = 3_000  #: random-policy matches in the default run (acceptance run: 20,000, -m slow)
@@ -202,7 +202,7 @@ def test_play_hand_rejects_a_wrong_wall():
 
 def test_invariant_checker_catches_each_violation():
     """The in-kernel checker is not vacuous: each kind of corruption is reported with its code."""
-    from simkit.engine import game as E
+    from simkit.engine import table as E
     from simkit.engine.deal import wall_template
     from simkit.engine.rng import stream_key
 

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 import simkit
-from simkit.engine.matches import simulate_matches
+from simkit.play.matches import simulate_matches
 
 
 def _digest(rows: dict) -> str:

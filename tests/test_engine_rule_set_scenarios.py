@@ -20,8 +20,8 @@ import pytest
 import simkit
 from engine_util import PASSIVE, PASSIVE_WINS, build_wall, script
 from simkit.engine import actions as A
-from simkit.engine import matches as _matches
-from simkit.engine.matches import play_hand
+from simkit.play import matches as _matches
+from simkit.play.matches import play_hand
 from simkit.tiles import kind_of
 
 ILLEGAL = "a policy returned an illegal action"

@@ -26,7 +26,7 @@ import pytest
 
 import simkit
 from engine_util import GREEDY, RANDOM, fallback
-from simkit.engine.matches import play_hand, replay, simulate_matches
+from simkit.play.matches import play_hand, replay, simulate_matches
 
 RULE_SETS = ("night_market", "duel", "for_two")
 N_RANDOM = 300  #: random-policy matches per rule set in the default run (acceptance: 5,000, -m slow)
@@ -288,7 +288,7 @@ def test_duel_chips_no_match_can_spend_play_as_unlimited():
 
 
 def test_duel_fee_in_money_units_is_rounded_down_only_between_units():
-    from simkit.engine.game import _fee_units
+    from simkit.engine.table import _fee_units
     from simkit.engine.rulesets import game_of
 
     game = game_of(simkit.get_rules("duel", chips=100))  # 5% = 1/20; 400 units per coin

@@ -29,8 +29,8 @@ import pytest
 import simkit
 from engine_util import build_wall, script
 from simkit.engine import actions as A
-from simkit.engine import matches as _matches
-from simkit.engine.matches import play_hand, simulate_matches
+from simkit.play import matches as _matches
+from simkit.play.matches import play_hand, simulate_matches
 from simkit.tiles import kind_of, parse_tile_list
 
 RULES = simkit.get_rules("douque")

@@ -9,10 +9,10 @@ import pytest
 import simkit
 from simkit._jit import jit
 from simkit.engine import actions as A
-from simkit.engine.matches import EngineError, simulate_matches
-from simkit.engine.policies import GREEDY_DEFAULTS, greedy_policy, random_policy
-from simkit.engine.position import Position, PositionError
-from simkit.engine.state import GameState
+from simkit.play.matches import EngineError, simulate_matches
+from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy, random_policy
+from simkit.play.position import Position, PositionError
+from simkit.play.stepper import GameState
 
 GREEDY_PY = (greedy_policy.py_func, GREEDY_DEFAULTS)  # the built-in greedy's own code, run as Python
 
@@ -271,8 +271,8 @@ def test_a_given_completion_must_be_the_unseen_tiles():
 def test_the_step_function_runs_from_numba():
     """A jitted loop over the engine instance's ``step`` plays the hand the Python step API plays
     with the same choices (the first legal action at every decision)."""
-    from simkit.engine import game as G
-    from simkit.engine.matches import engine_for
+    from simkit.engine import table as G
+    from simkit.play.matches import engine_for
     from simkit.engine.rulesets import engine_spec
     from simkit.hand.tables import hand_tables
 

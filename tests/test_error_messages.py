@@ -34,12 +34,12 @@ def test_no_error_is_raised_as_the_bare_base_class():
 def test_every_error_class_is_also_a_builtin_category():
     classes = {c for c in vars(simkit.errors).values() if isinstance(c, type) and issubclass(c, SimkitError)}
     for module in (
-        "simkit.engine.matches",
-        "simkit.engine.policy_spec",
-        "simkit.engine.position",
-        "simkit.io",
+        "simkit.play.matches",
+        "simkit.policies.spec",
+        "simkit.play.position",
+        "simkit.datasets",
         "simkit.envs",
-        "simkit.engine.rollouts",
+        "simkit.play.rollouts",
     ):
         mod = __import__(module, fromlist=["x"])
         classes |= {c for c in vars(mod).values() if isinstance(c, type) and issubclass(c, SimkitError)}

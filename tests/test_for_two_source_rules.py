@@ -22,11 +22,11 @@ from engine_util import PASSIVE, fallback
 from reference import ref_waits
 from reference_scoring_for_two import ref_score
 from simkit.engine import actions as A
-from simkit.engine import game as eng
-from simkit.engine.matches import play_hand, replay, simulate_matches
-from simkit.engine.policies import BLIND_BID, BLIND_FOLD_AT
-from simkit.engine.policy_spec import as_policy
-from simkit.engine.state import GameState
+from simkit.engine import table as eng
+from simkit.play.matches import play_hand, replay, simulate_matches
+from simkit.policies.basic import BLIND_BID, BLIND_FOLD_AT
+from simkit.policies.spec import as_policy
+from simkit.play.stepper import GameState
 from simkit.errors import RulesError
 
 KEPT_BACK = 8
@@ -54,7 +54,7 @@ def test_the_source_order_and_end_phase_are_the_defaults_and_both_ways_are_optio
 
 
 def test_a_record_without_the_options_was_played_after_the_deal_with_a_plain_draw():
-    from simkit.io import rules_from_dict
+    from simkit.datasets import rules_from_dict
 
     record = simkit.get_rules("for_two").to_dict()
     for key in ("bid_timing", "end_phase"):
@@ -64,7 +64,7 @@ def test_a_record_without_the_options_was_played_after_the_deal_with_a_plain_dra
 
 
 def test_a_run_records_both_options_in_its_manifest(tmp_path):
-    from simkit.io import MANIFEST, rules_from_dict
+    from simkit.datasets import MANIFEST, rules_from_dict
 
     for r in (rules(), rules("after_deal", "plain_draw")):
         out = tmp_path / r.options.bid_timing
@@ -165,7 +165,7 @@ def referee(record, r, design=None) -> str:
     the lowest kind), any other tile is set aside; when neither wins the hand is drawn. Every win's
     payment is the reference's ``bid x stake x points`` (x the self-draw multiplier).
     ``design``: the wall design the hand was played with (default: the record's; a hand played from
-    a given wall, :func:`simkit.engine.matches.play_hand`, is dealt as ``WALL_DEALER_FIRST``).
+    a given wall, :func:`simkit.play.matches.play_hand`, is dealt as ``WALL_DEALER_FIRST``).
     """
     row, events, wall = record.row, record.events, np.asarray(record.wall)
     dealer = int(row["dealer"])
@@ -288,7 +288,7 @@ def _check_payment(row, r, hand, x, melds, self_drawn, p):
 def ready_walls(n, seed):
     """Walls dealing both players a ready hand (a random complete hand less one tile; the dealer's
     14th tile a 1m, which the passive dealer discards first, while neither ready hand holds one),
-    as :func:`simkit.engine.matches.play_hand` deals a wall: the dealer wall[0:14], the opponent
+    as :func:`simkit.play.matches.play_hand` deals a wall: the dealer wall[0:14], the opponent
     wall[14:27], draws from wall[27] on, replacements from the end."""
     rng = random.Random(seed)
     out = []

@@ -445,7 +445,7 @@ def _api_case_more(pick: int, rng: np.random.Generator, py: random.Random):
     import simkit
     from simkit.analysis import clustered_mean
     from simkit.engine.deal import wall_template
-    from simkit.engine.state import GameState
+    from simkit.play.stepper import GameState
     from simkit.tournament import round_robin
 
     odd = [None, "x", "no", -1, 1.5, 2**63, True, 99, [1], np.float64(1.0)]

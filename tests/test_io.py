@@ -1,4 +1,4 @@
-"""simkit.io and simkit.analysis: schema, notation columns, shard files, manifests, summaries."""
+"""simkit.datasets and simkit.analysis: schema, notation columns, shard files, manifests, summaries."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pyarrow.parquet as pq
 import pytest
 
 import simkit
-from simkit import io
+from simkit import datasets
 from simkit.analysis import clustered_mean
-from simkit.engine.matches import simulate_matches
+from simkit.play.matches import simulate_matches
 from simkit.melds import MELD_TYPES
 from simkit.tiles import format_tiles
 
@@ -29,9 +29,9 @@ def engine_rows():
 
 
 def test_schema_declares_every_column_once_with_the_rule_sets_items(rules):
-    items = io.item_names(rules)
+    items = datasets.item_names(rules)
     assert items == simkit.scoring.ITEM_NAMES
-    schema = io.dataset_schema(items)
+    schema = datasets.dataset_schema(items)
     assert len(set(schema.names)) == len(schema.names)
     assert [n for n in schema.names if n.startswith("item_")] == [f"item_{i}" for i in items]
     for name in (
@@ -62,20 +62,20 @@ def test_rule_set_without_a_scoring_table_is_a_clear_error():
         name = "no_such_rules"
 
     with pytest.raises(simkit.SimkitError, match="no scoring table"):
-        io.item_names(Fake())
+        datasets.item_names(Fake())
 
 
 def test_rows_to_batch_columns(rules, engine_rows):
     res = engine_rows
-    schema = io.schema_for(rules, res)
-    base = io.dataset_schema(io.item_names(rules)).names
+    schema = datasets.schema_for(rules, res)
+    base = datasets.dataset_schema(datasets.item_names(rules)).names
     assert schema.names[: len(base)] == base  # then any further engine columns
-    batch = io.rows_to_batch(res, schema, seed=11, copy=0, policy_labels=("greedy", "greedy"), rules=rules)
+    batch = datasets.rows_to_batch(res, schema, seed=11, copy=0, policy_labels=("greedy", "greedy"), rules=rules)
     assert batch.schema.equals(schema) and batch.num_rows == len(res["match"])
     df = batch.to_pandas()
     won = res["winner"] >= 0
     assert (df["winner"].to_numpy() == res["winner"]).all()
-    assert list(df["win_type"].cat.categories) == list(io.WIN_TYPES)
+    assert list(df["win_type"].cat.categories) == list(datasets.WIN_TYPES)
     assert (df["win_type"].cat.codes.to_numpy() == res["win_type"]).all()
     assert df["win_tile"].isna().to_numpy().tolist() == (~won).tolist()
     assert df.loc[won, "win_tile"].tolist() == [simkit.tile_name(int(k)) for k in res["win_tile"][won]]
@@ -86,7 +86,7 @@ def test_rows_to_batch_columns(rules, engine_rows):
     assert np.allclose(df["payment_tai"], expect_tai) and np.allclose(
         df["payment_tai"] * opts.tai_value, df["points"].where(won, 0.0)
     )
-    for j, name in enumerate(io.item_names(rules)):
+    for j, name in enumerate(datasets.item_names(rules)):
         assert (df[f"item_{name}"].to_numpy() == res["items"][:, j]).all()
     assert set(df["seat_wind_0"]) | set(df["seat_wind_1"]) <= {"E", "W"}
     assert (df["seat_wind_0"].astype(str) != df["seat_wind_1"].astype(str)).all()
@@ -96,8 +96,8 @@ def test_winner_notation_columns_round_trip(rules, engine_rows):
     res = engine_rows
     if "win_hand" not in res:
         pytest.skip("this engine does not report the winner's tiles yet")
-    schema = io.schema_for(rules, res)
-    df = io.rows_to_batch(res, schema, seed=11, copy=0, policy_labels=("greedy", "greedy"), rules=rules).to_pandas()
+    schema = datasets.schema_for(rules, res)
+    df = datasets.rows_to_batch(res, schema, seed=11, copy=0, policy_labels=("greedy", "greedy"), rules=rules).to_pandas()
     won = res["winner"] >= 0
     assert df["win_hand"].isna().tolist() == (~won).tolist() and df["win_melds"].isna().tolist() == (~won).tolist()
     for i in np.flatnonzero(won):
@@ -108,16 +108,17 @@ def test_winner_notation_columns_round_trip(rules, engine_rows):
 
 
 def test_writer_kernels_lists_the_signature_format_wins_compiles():
-    """``io.writer_kernels()`` (what ``simkit simulate`` compiles during a cold start's wait for the
+    """``datasets.writer_kernels()`` (what ``simkit simulate`` compiles during a cold start's wait for the
     helper) names the notation kernel with exactly the argument types a run's ``format_wins`` call
     gives it, so that compile is the one the run uses."""
-    from simkit.io import _format_wins_kernel, writer_kernels
+    from simkit.datasets.batches import _format_wins_kernel
+    from simkit.datasets import writer_kernels
 
     ((name, kernel, signature),) = writer_kernels()
     assert name == "format_wins" and kernel is _format_wins_kernel
     hands = np.zeros((3, 34), np.uint8)
     hands[0, :14] = 1
-    io.format_wins(np.array([True, False, True]), hands, np.full((3, 4, 2), -1, np.int8))
+    datasets.format_wins(np.array([True, False, True]), hands, np.full((3, 4, 2), -1, np.int8))
     assert signature in [tuple(s) for s in _format_wins_kernel.signatures]
 
 
@@ -132,7 +133,7 @@ def test_notation_kernel_matches_the_python_formatter():
             kind = int(rng.integers(0, 7)) if code == 4 else int(rng.integers(0, 34))
             melds[i, j] = code, kind
     won = rng.random(n) < 0.8
-    hand_text, meld_text = (a.to_pylist() for a in io.format_wins(won, hands, melds))
+    hand_text, meld_text = (a.to_pylist() for a in datasets.format_wins(won, hands, melds))
     sizes = (3, 4, 4, 4, 3)
     for i in range(n):
         if not won[i]:
@@ -150,52 +151,52 @@ def test_notation_kernel_matches_the_python_formatter():
 
 def test_notation_input_is_checked():
     with pytest.raises(simkit.SimkitError, match="0-4"):
-        io.format_wins(np.ones(1, bool), np.full((1, 34), 5, np.uint8), np.full((1, 4, 2), -1, np.int8))
+        datasets.format_wins(np.ones(1, bool), np.full((1, 34), 5, np.uint8), np.full((1, 4, 2), -1, np.int8))
 
 
 def test_shards_are_hidden_until_committed(tmp_path):
     table = pa.table({"x": pa.array([1, 2, 3], pa.int64())})
     spec = {"run": 1}
-    tmp = io.write_shard(tmp_path, 4, table, {"spec": spec, "chunk": 4, "rows": 3})
+    tmp = datasets.write_shard(tmp_path, 4, table, {"spec": spec, "chunk": 4, "rows": 3})
     assert tmp.name.startswith(".") and tmp.name.endswith(".tmp")
-    assert io.completed_chunks(tmp_path, spec) == {}
-    final = io.commit_shard(tmp, tmp_path, 4)
-    assert final.name == io.shard_name(4) == "part-000004.parquet" and not tmp.exists()
-    assert io.completed_chunks(tmp_path, spec) == {4: {"spec": spec, "chunk": 4, "rows": 3}}
+    assert datasets.completed_chunks(tmp_path, spec) == {}
+    final = datasets.commit_shard(tmp, tmp_path, 4)
+    assert final.name == datasets.shard_name(4) == "part-000004.parquet" and not tmp.exists()
+    assert datasets.completed_chunks(tmp_path, spec) == {4: {"spec": spec, "chunk": 4, "rows": 3}}
     assert pq.read_table(final).column("x").to_pylist() == [1, 2, 3]
-    with pytest.raises(io.DatasetError, match="not written by this run"):
-        io.completed_chunks(tmp_path, {"run": 2})
-    io.write_shard(tmp_path, 5, table, {})  # a killed run's leftover
-    assert io.clean_temporary(tmp_path) == 1
+    with pytest.raises(datasets.DatasetError, match="not written by this run"):
+        datasets.completed_chunks(tmp_path, {"run": 2})
+    datasets.write_shard(tmp_path, 5, table, {})  # a killed run's leftover
+    assert datasets.clean_temporary(tmp_path) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["part-000004.parquet"]
 
 
 def test_manifest_and_not_a_dataset(tmp_path):
-    with pytest.raises(io.DatasetError, match="no such directory"):
-        io.read_manifest(tmp_path / "missing")
+    with pytest.raises(datasets.DatasetError, match="no such directory"):
+        datasets.read_manifest(tmp_path / "missing")
     (tmp_path / "file").write_text("x")
-    with pytest.raises(io.DatasetError, match="is a file"):
-        io.read_manifest(tmp_path / "file")
-    with pytest.raises(io.DatasetError, match="not a simkit dataset"):
-        io.read_manifest(tmp_path)
-    (tmp_path / io.MANIFEST).write_text(json.dumps({"format": "other"}))
-    with pytest.raises(io.DatasetError, match="not a simkit dataset"):
-        io.open_run(tmp_path)
-    io.write_manifest(tmp_path, {"format": io.FORMAT, "spec": {}})
-    with pytest.raises(io.DatasetError, match="not a simkit dataset: its _simkit.json has no valid spec.rules"):
-        io.read_manifest(tmp_path)
-    io.write_manifest(tmp_path, {"format": io.FORMAT, "status": "running"})
-    with pytest.raises(io.DatasetError, match="has no spec"):
-        io.open_run(tmp_path)
+    with pytest.raises(datasets.DatasetError, match="is a file"):
+        datasets.read_manifest(tmp_path / "file")
+    with pytest.raises(datasets.DatasetError, match="not a simkit dataset"):
+        datasets.read_manifest(tmp_path)
+    (tmp_path / datasets.MANIFEST).write_text(json.dumps({"format": "other"}))
+    with pytest.raises(datasets.DatasetError, match="not a simkit dataset"):
+        datasets.open_run(tmp_path)
+    datasets.write_manifest(tmp_path, {"format": datasets.FORMAT, "spec": {}})
+    with pytest.raises(datasets.DatasetError, match="not a simkit dataset: its _simkit.json has no valid spec.rules"):
+        datasets.read_manifest(tmp_path)
+    datasets.write_manifest(tmp_path, {"format": datasets.FORMAT, "status": "running"})
+    with pytest.raises(datasets.DatasetError, match="has no spec"):
+        datasets.open_run(tmp_path)
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
 def test_run_lock_is_exclusive(tmp_path):
-    with io.run_lock(tmp_path):
+    with datasets.run_lock(tmp_path):
         with pytest.raises(simkit.SimkitError, match="another simkit process"):
-            with io.run_lock(tmp_path):
+            with datasets.run_lock(tmp_path):
                 pass
-    with io.run_lock(tmp_path):  # released
+    with datasets.run_lock(tmp_path):  # released
         pass
 
 
@@ -215,7 +216,7 @@ def test_clustered_mean_against_a_direct_computation():
 
 @pytest.mark.parametrize("n", [0, 1, 4095, 4096, 4097, 10_001])
 def test_numeric_columns_gather_equals_numpy_astype(n):
-    """io._numeric_columns (blocks of rows on all threads) gives each column as numpy's astype does."""
+    """datasets.batches._numeric_columns (blocks of rows on all threads) gives each column as numpy's astype does."""
     rng = np.random.default_rng(n)
     ints = rng.integers(-300, 300, size=(n, 7)).astype(np.int64)
     floats = rng.normal(size=(n, 3))
@@ -225,7 +226,7 @@ def test_numeric_columns_gather_equals_numpy_astype(n):
     ]
     wanted += [(f"f{j}", floats[:, j], np.float64) for j in range(3)]
     wanted.append(("copy", ints[:, 2].copy(), np.int16))  # not a view of a matrix: cast as it is
-    out = io._numeric_columns(wanted)
+    out = datasets.batches._numeric_columns(wanted)
     for name, a, dtype in wanted:
         assert out[name].dtype == np.dtype(dtype) and out[name].flags.c_contiguous
         assert np.array_equal(out[name], a.astype(dtype)), name
@@ -234,7 +235,7 @@ def test_numeric_columns_gather_equals_numpy_astype(n):
 def test_rules_from_a_record_made_before_an_option_existed():
     """A for_two record without ``fold_passes_deal`` (written before the option existed) was played
     with the banker keeping the deal after a fold: its record reads so, not as the default."""
-    from simkit.io import rules_from_dict
+    from simkit.datasets import rules_from_dict
 
     old = {
         "name": "for_two",

@@ -139,7 +139,7 @@ import pytest
 from numba.core.runtime import rtsys, _nrt_python
 _nrt_python.memsys_enable_stats()
 from simkit._jit import jit
-from simkit.engine.matches import simulate_matches
+from simkit.play.matches import simulate_matches
 
 def delta(run):
     before = rtsys.get_allocation_stats()
@@ -148,7 +148,7 @@ def delta(run):
     return after.alloc - before.alloc, after.free - before.free
 
 if sys.argv[1] == "engine":
-    from simkit.engine.policies import random_policy
+    from simkit.policies.basic import random_policy
 
     @jit(inline="always", cache=False)
     def inlined(view, legal, params, rng):  # allocates at every decision
@@ -163,13 +163,13 @@ if sys.argv[1] == "engine":
         alloc, free = delta(lambda: simulate_matches(rules, pair, 20, seed=1))
         print(rules, pair[0], getattr(pair[1], "__name__", pair[1]), alloc, free)
     # replay plays on a table it owns (not borrowed): views of it are taken without counts too
-    from simkit.engine.matches import replay
+    from simkit.play.matches import replay
     replay(1, 0, 0, policies=("random", "random"))
     alloc, free = delta(lambda: [replay(1, m, 2, policies=("random", "random")) for m in range(5)])
     print("douque", "replay", "random", alloc, free)
     # a hand from a given state: the kernel plays a copy of the caller's table
     from simkit.engine.deal import wall_template
-    from simkit.engine.matches import play_hand
+    from simkit.play.matches import play_hand
     from simkit.rules import resolve_rules
     wall = np.random.default_rng(0).permutation(wall_template(resolve_rules("douque")))
     play_hand(wall, policies=("random", "random"))
@@ -215,7 +215,7 @@ else:
     print("stack", on_stack(5), "-", alloc, free)
     # greedy (and the toolkit's discard table under it) keeps its scratch on the stack
     import simkit
-    from simkit.engine.policies import GREEDY_DEFAULTS, greedy_policy
+    from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy
 
     @jit(cache=False)
     def ask(view, legal, params, rng, times):  # the decision asked `times` times from compiled code

@@ -10,7 +10,7 @@ import simkit
 from simkit.analysis import compare, load
 from simkit.analysis.luck import draw_luck
 from simkit.engine import actions as A
-from simkit.engine import game as eng
+from simkit.engine import table as eng
 from simkit.engine.luck import (
     L_CLASS,
     L_CLASS_COUNTS,
@@ -22,11 +22,11 @@ from simkit.engine.luck import (
     L_PLAYER,
     L_TILES_LEFT,
     N_DRAW_CLASSES,
-    draw_records,
 )
-from simkit.engine.matches import resolve_policy
+from simkit.play.draw_luck import draw_records
+from simkit.play.matches import resolve_policy
 from simkit.engine.rulesets import engine_spec
-from simkit.engine.state import GameState
+from simkit.play.stepper import GameState
 from simkit.errors import SimkitError
 from simkit.rules import resolve_rules
 

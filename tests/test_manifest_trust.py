@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from simkit import analysis, io
-from simkit.simulate import simulate
+from simkit import analysis, datasets
+from simkit.runs.simulation import simulate
 
 GG = ("greedy", "greedy")
 SETTINGS = dict(policies=GG, matches=20, seed=5, chunk_matches=5)
@@ -58,14 +58,14 @@ def _set(manifest: dict, where: tuple, value) -> None:
 
 def _edit(path, where: tuple, value) -> None:
     """Edit one field of the run's manifest by hand (as a user with a text editor would)."""
-    manifest = json.loads((path / io.MANIFEST).read_text())
+    manifest = json.loads((path / datasets.MANIFEST).read_text())
     _set(manifest, where, value)
-    (path / io.MANIFEST).write_text(json.dumps(manifest, indent=2))
+    (path / datasets.MANIFEST).write_text(json.dumps(manifest, indent=2))
 
 
 def _refusal(read, *args, **kwargs) -> str:
     """The one-line DatasetError that ``read(*args, **kwargs)`` raises."""
-    with pytest.raises(io.DatasetError) as info:
+    with pytest.raises(datasets.DatasetError) as info:
         read(*args, **kwargs)
     text = str(info.value)
     assert "\n" not in text, text
@@ -75,7 +75,7 @@ def _refusal(read, *args, **kwargs) -> str:
 def _readers(path, other):
     """Every way a run is read: (name, call)."""
     return [
-        ("open_run", lambda: io.open_run(path)),
+        ("open_run", lambda: datasets.open_run(path)),
         ("load", lambda: analysis.load(path)),
         ("summarize", lambda: analysis.summarize(path)),
         ("compare", lambda: analysis.compare(path, other, value="points")),
@@ -124,7 +124,7 @@ def test_an_edited_manifest_is_refused_by_every_reader_and_resume(run, good, tmp
     assert _files(run) == before  # the refused resume wrote nothing, computed nothing
     if repaired:
         assert simulate(run, resume=True).computed_chunks == 0
-        assert io.read_manifest(run)[where[0]] == io.read_manifest(good)[where[0]]
+        assert datasets.read_manifest(run)[where[0]] == datasets.read_manifest(good)[where[0]]
 
 
 @pytest.mark.parametrize(
@@ -134,10 +134,10 @@ def test_an_edited_manifest_is_refused_by_every_reader_and_resume(run, good, tmp
 )
 def test_putting_the_shards_value_back_as_told_makes_the_run_readable(run, where, value, field, theirs):
     _edit(run, where, value)
-    text = _refusal(io.open_run, run)
+    text = _refusal(datasets.open_run, run)
     told = re.search(r"put (.+) back", text).group(1)
     _edit(run, where, json.loads(told))
-    assert len(analysis.load(run)) == io.read_manifest(run)["rows"]
+    assert len(analysis.load(run)) == datasets.read_manifest(run)["rows"]
     assert simulate(run, resume=True).computed_chunks == 0
 
 
@@ -156,24 +156,24 @@ def test_rerunning_an_edited_run_with_overwrite_works(run, good):
     _edit(run, ("spec", "target", "matches"), 1_000_000)
     assert "--overwrite" in _refusal(analysis.summarize, run)
     result = simulate(run, overwrite=True, **SETTINGS)
-    assert result.matches == 20 and analysis.summarize(run).rows == io.read_manifest(good)["rows"]
+    assert result.matches == 20 and analysis.summarize(run).rows == datasets.read_manifest(good)["rows"]
 
 
 def test_an_illegal_rule_option_is_refused_by_the_rules_even_without_shards(run):
     """A run just started (no shard yet) has no footer to compare with: its manifest's spec is
     what its shards will carry, and its rules must still pass the rule set's validation."""
-    manifest = io.read_manifest(run)
+    manifest = datasets.read_manifest(run)
     for p in run.glob("part-*.parquet"):
         p.unlink()
-    (run / io.COMMON_METADATA).unlink()
+    (run / datasets.COMMON_METADATA).unlink()
     manifest.update(status="running", shards=[])
-    io.write_manifest(run, manifest)
-    assert io.open_run(run).shards == ()  # nothing to compare: fine
+    datasets.write_manifest(run, manifest)
+    assert datasets.open_run(run).shards == ()  # nothing to compare: fine
     _edit(run, ("spec", "rules", "options", "migi_tai"), 5)
-    for read in (io.open_run, lambda p: simulate(p, resume=True)):
+    for read in (datasets.open_run, lambda p: simulate(p, resume=True)):
         text = _refusal(read, run)
         assert "rules are not valid" in text and "migi_tai=5 is not allowed" in text, text
-    assert io.read_manifest(run)["shards"] == []
+    assert datasets.read_manifest(run)["shards"] == []
 
 
 def test_a_shard_written_by_another_run_is_named(run, tmp_path):
@@ -182,20 +182,20 @@ def test_a_shard_written_by_another_run_is_named(run, tmp_path):
     other = tmp_path / "other"
     simulate(other, policies=GG, matches=20, seed=6, chunk_matches=5)
     shutil.copyfile(other / "part-000001.parquet", run / "part-000001.parquet")
-    manifest = io.read_manifest(run)
-    manifest["shards"][1] = io.read_manifest(other)["shards"][1]
+    manifest = datasets.read_manifest(run)
+    manifest["shards"][1] = datasets.read_manifest(other)["shards"][1]
     manifest["rows"] = sum(e["rows"] for e in manifest["shards"])
-    io.write_manifest(run, manifest)
-    text = _refusal(io.open_run, run)
+    datasets.write_manifest(run, manifest)
+    text = _refusal(datasets.open_run, run)
     assert "part-000001.parquet was not written by this run: its footer's seed 6 differs from the manifest's 5" in text
 
 
 def test_a_run_marked_complete_too_early_is_refused(run):
-    manifest = io.read_manifest(run)
+    manifest = datasets.read_manifest(run)
     (run / "part-000003.parquet").unlink()
     rows = sum(e["rows"] for e in manifest["shards"][:3])
     manifest.update(shards=manifest["shards"][:3], rows=rows, matches=15)
-    io.write_manifest(run, manifest)
+    datasets.write_manifest(run, manifest)
     text = _refusal(analysis.load, run)
     assert "says the run is complete, but its shards hold 15 of its 20 matches" in text and "--resume" in text
     assert simulate(run, resume=True).computed_chunks == 1  # the way out works
@@ -206,24 +206,24 @@ def test_a_legacy_manifest_is_checked_against_its_footers(tmp_path):
     copy = tmp_path / "sample"
     shutil.copytree(SAMPLE, copy)
     _edit(copy, ("spec", "seed"), 1)
-    for read in (io.open_run, analysis.summarize):
+    for read in (datasets.open_run, analysis.summarize):
         assert "the manifest's seed 1 differs from its shards' 0" in _refusal(read, copy)
     assert simulate(copy, policies=GG, matches=2, seed=1, overwrite=True).matches == 2  # the way out
 
 
-@pytest.mark.parametrize("depth", [100_000, io.MAX_MANIFEST_DEPTH + 1])
+@pytest.mark.parametrize("depth", [100_000, datasets.MAX_MANIFEST_DEPTH + 1])
 def test_a_deeply_nested_manifest_is_one_line(run, depth):
-    valid = io.read_manifest(run)
-    (run / io.MANIFEST).write_text("[" * depth + "]" * depth)
-    for read in (io.open_run, analysis.load, analysis.summarize, lambda p: simulate(p, resume=True)):
+    valid = datasets.read_manifest(run)
+    (run / datasets.MANIFEST).write_text("[" * depth + "]" * depth)
+    for read in (datasets.open_run, analysis.load, analysis.summarize, lambda p: simulate(p, resume=True)):
         assert "nested more than" in _refusal(read, run)
     # nested inside an otherwise valid manifest, shallow enough for the JSON parser
     nest = 1.0
     for _ in range(min(depth, 900)):
         nest = [nest]
     valid["spec"]["policies"][0]["params"] = nest
-    (run / io.MANIFEST).write_text(json.dumps(valid))
-    assert "nested more than" in _refusal(io.open_run, run)
+    (run / datasets.MANIFEST).write_text(json.dumps(valid))
+    assert "nested more than" in _refusal(datasets.open_run, run)
 
 
 def test_a_resized_shard_is_refused_and_overwrite_as_told_replaces_the_run(run, good):
@@ -246,20 +246,20 @@ def test_a_bit_flip_is_refused_and_overwrite_as_told_replaces_the_run(run, good)
     text = _refusal(analysis.load, run)
     assert "part-000002.parquet is corrupt" in text and "rerun the run with --overwrite" in text
     assert simulate(run, overwrite=True, **SETTINGS).computed_chunks == 4
-    assert analysis.summarize(run).rows == io.read_manifest(good)["rows"]
+    assert analysis.summarize(run).rows == datasets.read_manifest(good)["rows"]
 
 
 def test_footers_are_read_once_per_process_and_file_version(run, monkeypatch):
     reads = []
-    real = io.shard_metadata
-    monkeypatch.setattr(io, "shard_metadata", lambda path: reads.append(Path(path).name) or real(path))
-    io.open_run(run, verify=False)
-    assert sorted(reads) == [io.shard_name(c) for c in range(4)]
+    real = datasets.shard_metadata
+    monkeypatch.setattr(datasets.manifest, "shard_metadata", lambda path: reads.append(Path(path).name) or real(path))
+    datasets.open_run(run, verify=False)
+    assert sorted(reads) == [datasets.shard_name(c) for c in range(4)]
     reads.clear()
-    io.open_run(run, verify=False)
+    datasets.open_run(run, verify=False)
     assert reads == []
     (run / "part-000001.parquet").touch()  # a new file version: read again
-    io.open_run(run, verify=False)
+    datasets.open_run(run, verify=False)
     assert reads == ["part-000001.parquet"]
 
 
@@ -267,15 +267,15 @@ def test_the_footer_is_read_from_its_bytes_as_pyarrow_reads_it(good, tmp_path):
     import pyarrow.parquet as pq
 
     for p in [*sorted(good.glob("part-*.parquet")), SAMPLE / "part-000000.parquet"]:
-        assert io.shard_metadata(p) == json.loads(pq.read_schema(p).metadata[io.METADATA_KEY.encode()])
+        assert datasets.shard_metadata(p) == json.loads(pq.read_schema(p).metadata[datasets.METADATA_KEY.encode()])
     junk = tmp_path / "junk.parquet"
     junk.write_bytes(b"not parquet PAR1")
     with pytest.raises(Exception):
-        io.shard_metadata(junk)
+        datasets.shard_metadata(junk)
 
 
 def test_turns_is_documented_as_the_decisions_it_counts():
-    doc = dict((name, doc) for name, _, doc in io.COLUMNS)["turns"]
+    doc = dict((name, doc) for name, _, doc in datasets.COLUMNS)["turns"]
     assert doc.startswith("decisions taken in the hand") and "not its discards" in doc
 
 
@@ -297,7 +297,7 @@ def test_random_edits_of_the_spec_are_refused_or_change_nothing(good, tmp_path):
     import random
 
     py = random.Random(7)
-    manifest = json.loads((good / io.MANIFEST).read_text())
+    manifest = json.loads((good / datasets.MANIFEST).read_text())
     leaves = [(("spec",) + w, v) for w, v in _leaves(manifest["spec"])]
     for case in range(60):
         where, old = py.choice(leaves)
@@ -320,7 +320,7 @@ def test_random_edits_of_the_spec_are_refused_or_change_nothing(good, tmp_path):
         shutil.copytree(good, path)
         _edit(path, where, new)
         try:
-            io.open_run(path)
+            datasets.open_run(path)
         except ValueError as exc:  # DatasetError, or a one-line refusal of the edited rules
             assert "\n" not in str(exc), (where, new, str(exc))
         else:

@@ -1,4 +1,4 @@
-"""Policies as research objects (simkit.engine.policy_spec): named parameters, the text syntax,
+"""Policies as research objects (simkit.policies.spec): named parameters, the text syntax,
 labels in datasets, user policies on the command line, replay of recorded policies, friendly
 compile errors, and NUMBA_DISABLE_JIT for debugging a policy in Python."""
 
@@ -14,19 +14,19 @@ import numpy as np
 import pytest
 
 import simkit
-from simkit import io
+from simkit import datasets
 from simkit.analysis import compare, load, summarize
 from simkit.cli import main
-from simkit.engine.policies import GREEDY_DEFAULTS, greedy_policy, random_policy
-from simkit.engine.policy_spec import Param, PolicyError, as_policy, from_record, parse_policy, policy, split_policies
-from simkit.simulate import simulate
+from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy, random_policy
+from simkit.policies.spec import Param, PolicyError, as_policy, from_record, parse_policy, policy, split_policies
+from simkit.runs.simulation import simulate
 
 MODULE = textwrap.dedent(
     """
     import numpy as np
     from simkit._jit import jit
-    from simkit.engine.policies import greedy_policy
-    from simkit.engine.policy_spec import Param, policy
+    from simkit.policies.basic import greedy_policy
+    from simkit.policies.spec import Param, policy
 
 
     @policy(declare=Param(False, bool, doc="declare ready"), claim=Param(1, int, low=0, high=1))
@@ -54,10 +54,10 @@ def user_module(tmp_path, monkeypatch):
 
 
 def test_greedy_declares_its_parameters_by_name():
-    spec = simkit.engine.policy_spec.spec_of(greedy_policy)
+    spec = simkit.policies.spec.spec_of(greedy_policy)
     assert spec.names == ("claim", "declare", "kong", "bid3_at", "bid2_at", "fold_at", "blind_bid", "blind_fold_at")
     assert np.array_equal(spec.defaults, GREEDY_DEFAULTS)
-    assert simkit.engine.policy_spec.spec_of(random_policy).names == ()
+    assert simkit.policies.spec.spec_of(random_policy).names == ()
 
 
 @pytest.mark.parametrize(
@@ -138,7 +138,7 @@ def test_two_settings_of_one_policy_are_two_policies(tmp_path):
     c = compare(run.path)
     assert {c.a, c.b} == {"greedy{declare=0}", "greedy"}
     assert "greedy{declare=0}" in str(summarize(run.path))
-    record = io.read_manifest(run.path)["spec"]["policies"][0]
+    record = datasets.read_manifest(run.path)["spec"]["policies"][0]
     assert record["values"]["declare"] is False and record["name"] == "greedy" and "module" not in record
 
 
@@ -194,11 +194,11 @@ def test_user_policy_from_the_command_line_is_recorded_and_replayed(user_module,
         )
         == 0
     )
-    record = io.read_manifest(out)["spec"]["policies"][0]
+    record = datasets.read_manifest(out)["spec"]["policies"][0]
     assert record["label"] == "lazy{claim=0}" and record["module"] == name and record["function"] == "lazy"
     assert record["values"] == {"declare": False, "claim": 0} and len(record["source_sha256"]) == 64
     df = load(out)
-    run = io.open_run(out)
+    run = datasets.open_run(out)
     for i in (3, len(df) - 1):  # a copy-0 row and a copy-1 row (seats swapped)
         row = df.iloc[i]
         rec = run.replay(row)
@@ -226,17 +226,17 @@ def test_user_policy_from_the_command_line_is_recorded_and_replayed(user_module,
 def test_replay_names_the_columns_a_row_lacks(tmp_path):
     run = simulate(tmp_path / "r", matches=2, seed=1)
     row = load(run.path, columns=["seed", "match", "hand"]).iloc[0]
-    with pytest.raises(io.DatasetError, match="lacks columns policy_0, policy_1: replay needs seed, match, hand"):
-        io.open_run(run.path).replay(row)
-    with pytest.raises(io.DatasetError, match="has no policy 'nobody'"):
-        io.open_run(run.path).replay({"seed": 0, "match": 0, "hand": 0, "policy_0": "nobody", "policy_1": "greedy"})
+    with pytest.raises(datasets.DatasetError, match="lacks columns policy_0, policy_1: replay needs seed, match, hand"):
+        datasets.open_run(run.path).replay(row)
+    with pytest.raises(datasets.DatasetError, match="has no policy 'nobody'"):
+        datasets.open_run(run.path).replay({"seed": 0, "match": 0, "hand": 0, "policy_0": "nobody", "policy_1": "greedy"})
 
 
 def test_resume_imports_a_recorded_user_policy(user_module, monkeypatch):
     name, where = user_module
     fn = importlib.import_module(name).lazy
     out = where / "resumed"
-    commit = io.commit_shard
+    commit = datasets.commit_shard
     calls = []
 
     class Killed(BaseException):
@@ -248,10 +248,10 @@ def test_resume_imports_a_recorded_user_policy(user_module, monkeypatch):
         calls.append(chunk)
         return commit(tmp, directory, chunk)
 
-    monkeypatch.setattr(io, "commit_shard", dying)
+    monkeypatch.setattr(datasets, "commit_shard", dying)
     with pytest.raises(Killed):
         simulate(out, policies=((fn, {"claim": 0}), "greedy"), matches=20, seed=4, chunk_matches=10)
-    monkeypatch.setattr(io, "commit_shard", commit)
+    monkeypatch.setattr(datasets, "commit_shard", commit)
     resumed = simulate(out, resume=True)  # no policies given: imported from the manifest
     clean = simulate(where / "clean", policies=((fn, {"claim": 0}), "greedy"), matches=20, seed=4, chunk_matches=10)
     assert load(out).equals(load(clean.path))
@@ -267,7 +267,7 @@ def test_same_named_policies_of_two_modules_get_distinct_labels(tmp_path, monkey
     try:
         a, b = importlib.import_module("pa_mod").lazy, importlib.import_module("pb_mod").lazy
         run = simulate(tmp_path / "r", policies=(a, b), matches=2, seed=1)
-        labels = [p["label"] for p in io.read_manifest(run.path)["spec"]["policies"]]
+        labels = [p["label"] for p in datasets.read_manifest(run.path)["spec"]["policies"]]
         assert labels == ["pa_mod:lazy", "pb_mod:lazy"]
     finally:
         sys.modules.pop("pa_mod", None)

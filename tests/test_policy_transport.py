@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simkit.engine.matches import resolve_policy, simulate_matches
-from simkit.engine.policy_spec import Policy, PolicyError, as_policy, spec_of
-from simkit.engine.value_policy import value_policy
+from simkit.play.matches import resolve_policy, simulate_matches
+from simkit.policies.spec import Policy, PolicyError, as_policy, spec_of
+from simkit.policies.value import value_policy
 from simkit.rules import get_rules
-from simkit.simulate import simulate
+from simkit.runs.simulation import simulate
 
 RULE_SETS = ("douque", "night_market", "duel", "for_two")
 POLICIES = ("random", "greedy", "value", "policy_rules_data:rule_reader{shift=3}")
@@ -51,8 +51,8 @@ def test_a_pickled_policy_plays_the_same_vector_in_a_fresh_process(tmp_path):
     (tmp_path / "policies.pkl").write_bytes(pickle.dumps(policies))
     there = _in_fresh_process(f"""
         import hashlib, pickle
-        from simkit.engine.matches import resolve_policy
-        from simkit.engine.policy_spec import BUILT_IN, spec_of
+        from simkit.play.matches import resolve_policy
+        from simkit.policies.spec import BUILT_IN, spec_of
         from simkit.rules import get_rules
         for p in pickle.loads(open({str(tmp_path / "policies.pkl")!r}, 'rb').read()):
             module, _, name = p.name.partition(':')
@@ -74,7 +74,7 @@ def test_a_jitted_function_pickled_by_value_keeps_its_declaration(tmp_path):
         f"""
         import pickle
         from simkit._jit import jit
-        from simkit.engine.policy_spec import Param, as_policy, policy
+        from simkit.policies.spec import Param, as_policy, policy
 
         @policy(rules_data=lambda rules: [1.0, 2.0], x=Param(1.5))
         @jit
@@ -87,7 +87,7 @@ def test_a_jitted_function_pickled_by_value_keeps_its_declaration(tmp_path):
     )
     out = _in_fresh_process(f"""
         import pickle
-        from simkit.engine.policy_spec import spec_of
+        from simkit.policies.spec import spec_of
         from simkit.rules import get_rules
         p = pickle.loads(open({str(tmp_path / "mine.pkl")!r}, 'rb').read())
         print(spec_of(p.function).names, p.engine_params(get_rules('duel')).tolist(), p.label)
@@ -105,7 +105,7 @@ def test_the_engine_refuses_a_vector_other_than_the_declared_one():
 
 
 def test_a_rules_data_that_is_not_numbers_is_refused():
-    from simkit.engine.policy_spec import Param, policy
+    from simkit.policies.spec import Param, policy
 
     @policy(rules_data=lambda rules: [[1.0], [float("nan")]], x=Param(1.0))
     def odd(view, legal, params, rng):

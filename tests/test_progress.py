@@ -50,7 +50,7 @@ def test_simulate_reports_progress_in_a_log(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.startswith("simulate: ")]
     assert len(lines) >= 3 and "done in" in lines[-1]
-    assert f"{simkit.io.open_run(tmp_path / 'run').rows:,}" in lines[-1]
+    assert f"{simkit.datasets.open_run(tmp_path / 'run').rows:,}" in lines[-1]
     simkit.simulate(tmp_path / "quiet", matches=10, seed=3, progress=False)
     assert "simulate: " not in capsys.readouterr().err
 

@@ -10,8 +10,8 @@ import pytest
 import simkit
 from simkit.cli import main
 from simkit.engine import actions as A
-from simkit.engine.rollouts import RolloutError, action_text, parse_action, rollouts
-from simkit.engine.state import GameState
+from simkit.play.rollouts import RolloutError, action_text, parse_action, rollouts
+from simkit.play.stepper import GameState
 from simkit.rules import get_rules
 
 
@@ -49,7 +49,7 @@ def _late_position(rules, max_unseen, seeds=range(400)):
                 pos = s.position()
                 if len(np.repeat(np.arange(34), pos.unseen)) <= max_unseen and not pos.opponent_declared:
                     return pos
-            from simkit.engine.policies import GREEDY_DEFAULTS, greedy_policy
+            from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy
 
             s.apply(greedy_policy(s.view(), s.legal, GREEDY_DEFAULTS, s.policy_stream()))
     raise AssertionError("no late position found")
@@ -140,7 +140,7 @@ def test_a_declared_opponent_is_completed_ready():
     """With opponent_declared the completions are drawn among those that leave the opponent ready
     (their locked hand must be a ready one); the engine's invariant checks would stop otherwise."""
     s = GameState.new_match("douque", 7, 0)
-    from simkit.engine.policies import GREEDY_DEFAULTS, greedy_policy
+    from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy
 
     while not s.over:
         if s.phase == A.PHASE_DRAW:

@@ -1,4 +1,4 @@
-"""simkit.simulate and `simkit simulate` / `simkit summarize`: reproducible, resumable Parquet runs.
+"""simkit.runs.simulation and `simkit simulate` / `simkit summarize`: reproducible, resumable Parquet runs.
 
 Only the greedy/greedy and random/random engine specialisations are used (each new policy pair
 costs a numba compile).
@@ -18,21 +18,21 @@ import pyarrow.parquet as pq
 import pytest
 
 import simkit
-from simkit import io
+from simkit import datasets
 from simkit.analysis import summarize
 from simkit.cli import main
-from simkit.simulate import default_out, simulate
+from simkit.runs.simulation import default_out, simulate
 
 GG = ("greedy", "greedy")
 
 
 def _sim_module():
     # the module (simkit.simulate is also the function's name in the package namespace)
-    return importlib.import_module("simkit.simulate")
+    return importlib.import_module("simkit.runs.simulation")
 
 
 def _table(path):
-    return io.open_run(path).read()
+    return datasets.open_run(path).read()
 
 
 def _shard_bytes(path):
@@ -51,13 +51,13 @@ def test_base_run_layout_and_manifest(base_run):
     out, result = base_run
     assert result.matches == 60 and result.shards == 3 and result.computed_chunks == 3
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [
-        io.COMMON_METADATA,
-        io.MANIFEST,
+        datasets.COMMON_METADATA,
+        datasets.MANIFEST,
         "part-000000.parquet",
         "part-000001.parquet",
         "part-000002.parquet",
     ]
-    manifest = io.read_manifest(out)
+    manifest = datasets.read_manifest(out)
     assert manifest["status"] == "complete" and manifest["rows"] == result.rows
     spec = manifest["spec"]
     assert spec["seed"] == 5 and spec["target"] == {"matches": 60} and spec["chunk_matches"] == 25
@@ -70,9 +70,9 @@ def test_base_run_layout_and_manifest(base_run):
     match = table.column("match").to_numpy()
     assert match[0] == 0 and match[-1] == 59 and (np.diff(match) >= 0).all()
     # every shard describes its run in its key-value metadata; _common_metadata holds the manifest
-    meta = io.shard_metadata(out / "part-000002.parquet")
+    meta = datasets.shard_metadata(out / "part-000002.parquet")
     assert meta["spec"] == spec and meta["first_match"] == 50 and meta["matches"] == 10
-    common = pq.read_schema(out / io.COMMON_METADATA).metadata[b"simkit"]
+    common = pq.read_schema(out / datasets.COMMON_METADATA).metadata[b"simkit"]
     assert b'"command"' in common and str(result.rows).encode() in common
     # the same rows as the engine
     res = simkit.simulate_matches("douque", GG, 60, seed=5)
@@ -126,7 +126,7 @@ def test_hands_target_is_whole_matches_and_independent_of_chunking(tmp_path, mon
 
 def test_duplicate_pairs_rows_by_deal(tmp_path):
     simulate(tmp_path / "d", policies=GG, matches=12, seed=4, duplicate=True, chunk_matches=5)
-    df = io.read_run(tmp_path / "d")
+    df = datasets.read_run(tmp_path / "d")
     key = list(zip(df["match"], df["copy"], df["hand"]))
     assert key == sorted(key)  # (match, copy, hand) order
     c0 = df[df["copy"] == 0].reset_index(drop=True)
@@ -135,13 +135,13 @@ def test_duplicate_pairs_rows_by_deal(tmp_path):
     cols = [c for c in df.columns if c != "copy"]
     assert c0[cols].equals(c1[cols])
     assert set(c0["deal_id"]) == set(c1["deal_id"])
-    single = io.read_run(simulate(tmp_path / "s", policies=GG, matches=12, seed=4).path)
+    single = datasets.read_run(simulate(tmp_path / "s", policies=GG, matches=12, seed=4).path)
     assert single.drop(columns="copy").equals(c0.drop(columns="copy"))
 
 
 def test_rows_replay(base_run):
     out, _ = base_run
-    run = io.open_run(out)
+    run = datasets.open_run(out)
     df = run.to_pandas()
     picks = [0, len(df) - 1]
     won = df.index[df["winner"] >= 0]
@@ -165,7 +165,7 @@ def test_rows_replay(base_run):
         ):
             assert rec[name] == row[name], (i, name)
         assert rec["points"] == row["points"]
-        assert io.WIN_TYPES[rec["win_type"]] == row["win_type"]
+        assert datasets.WIN_TYPES[rec["win_type"]] == row["win_type"]
         if row["winner"] >= 0:
             assert simkit.tile_name(rec["win_tile"]) == row["win_tile"]
             assert record.items == {k[5:]: int(v) for k, v in row.items() if k.startswith("item_") and v}
@@ -183,7 +183,7 @@ def test_existing_output_is_refused_overwritten_or_resumed(base_run, tmp_path):
     with pytest.raises(simkit.SimkitError, match="seed 2 differs"):
         simulate(out, seed=2, resume=True)
     redone = simulate(out, policies=GG, matches=12, seed=1, overwrite=True)
-    assert redone.matches == 12 and io.read_manifest(out)["spec"]["target"] == {"matches": 12}
+    assert redone.matches == 12 and datasets.read_manifest(out)["spec"]["target"] == {"matches": 12}
     other = tmp_path / "notes"
     other.mkdir()
     (other / "keep.txt").write_text("mine")
@@ -215,7 +215,7 @@ def test_run_killed_between_shards_resumes_to_the_same_bytes(tmp_path, monkeypat
     finished by resume into the same files as an uninterrupted run. The real SIGKILL of a
     subprocess is test_killed_subprocess_resumes_to_the_uninterrupted_result (slow)."""
     out = tmp_path / "k"
-    commit = io.commit_shard
+    commit = datasets.commit_shard
     calls = []
 
     def dying_commit(tmp, directory, chunk):
@@ -225,13 +225,13 @@ def test_run_killed_between_shards_resumes_to_the_same_bytes(tmp_path, monkeypat
         calls.append(chunk)
         return commit(tmp, directory, chunk)
 
-    monkeypatch.setattr(io, "commit_shard", dying_commit)
-    monkeypatch.setattr(io, "clean_temporary", lambda directory: 0)  # a killed process cleans nothing
+    monkeypatch.setattr(datasets, "commit_shard", dying_commit)
+    monkeypatch.setattr(datasets, "clean_temporary", lambda directory: 0)  # a killed process cleans nothing
     with pytest.raises(_Killed):
         simulate(out, policies=GG, matches=70, seed=8, chunk_matches=10)
     monkeypatch.undo()
-    assert io.read_manifest(out)["status"] == "running"
-    assert sorted(p.name for p in out.glob("part-*")) == [io.shard_name(c) for c in range(3)]
+    assert datasets.read_manifest(out)["status"] == "running"
+    assert sorted(p.name for p in out.glob("part-*")) == [datasets.shard_name(c) for c in range(3)]
     assert [p for p in out.iterdir() if p.name.endswith(".tmp")]  # the torn temporary file
     with pytest.raises(simkit.SimkitError, match="already exists"):
         simulate(out, policies=GG, matches=70, seed=8, chunk_matches=10)
@@ -240,7 +240,7 @@ def test_run_killed_between_shards_resumes_to_the_same_bytes(tmp_path, monkeypat
     clean = simulate(tmp_path / "clean", policies=GG, matches=70, seed=8, chunk_matches=10)
     assert _shard_bytes(out) == _shard_bytes(clean.path)
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
-    assert default_out(io.read_manifest(out)["spec"]).name == "douque_greedy-greedy_seed8_70matches"
+    assert default_out(datasets.read_manifest(out)["spec"]).name == "douque_greedy-greedy_seed8_70matches"
 
 
 def _wait_for_shard(proc, out, timeout=600):
@@ -294,11 +294,11 @@ def test_killed_subprocess_resumes_to_the_uninterrupted_result(tmp_path):
         time.sleep(0.005)
     proc.kill()
     proc.wait(timeout=30)
-    manifest = io.read_manifest(out)
+    manifest = datasets.read_manifest(out)
     shards = sorted(out.glob("part-*.parquet"))
     assert manifest["status"] == "running" and n_before < len(shards) < 100, "the run was not cut short"
     for p in shards:  # every visible shard is complete
-        assert pq.ParquetFile(p).metadata.num_rows == io.shard_metadata(p)["rows"]
+        assert pq.ParquetFile(p).metadata.num_rows == datasets.shard_metadata(p)["rows"]
     # resume with only --out: the settings come from the manifest
     done = subprocess.run(
         [sys.executable, "-m", "simkit", "simulate", "--out", str(out), "--resume", "--quiet"],
@@ -307,7 +307,7 @@ def test_killed_subprocess_resumes_to_the_uninterrupted_result(tmp_path):
         timeout=900,
     )
     assert done.returncode == 0, done.stderr
-    assert io.read_manifest(out)["status"] == "complete" and len(io.read_manifest(out)["invocations"]) == 3
+    assert datasets.read_manifest(out)["status"] == "complete" and len(datasets.read_manifest(out)["invocations"]) == 3
     clean = simulate(tmp_path / "clean", policies=GG, matches=1500, seed=9, chunk_matches=15)
     assert _shard_bytes(out) == _shard_bytes(clean.path)
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
@@ -319,7 +319,7 @@ def test_default_run_and_summarize(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     path = Path("data/runs/douque_greedy-greedy_seed0_2000matches")
     assert str(path) in out and "2,000 matches" in out
-    assert default_out(io.read_manifest(path)["spec"]) == path
+    assert default_out(datasets.read_manifest(path)["spec"]) == path
     assert main(["summarize", str(path)]) == 0
     text = capsys.readouterr().out
     for words in (
@@ -336,7 +336,7 @@ def test_default_run_and_summarize(tmp_path, monkeypatch, capsys):
         assert words in text, words
     assert len([line for line in text.splitlines() if line.startswith("  ") and "%" in line and "   " in line]) >= 10
     summary = summarize(path)
-    assert summary.rows == io.read_manifest(path)["rows"] and summary.matches == 2000
+    assert summary.rows == datasets.read_manifest(path)["rows"] and summary.matches == 2000
     assert summary.wins.sum() + summary.draws == summary.rows
     lo, hi = summary.points[1:]
     assert lo < summary.points[0] < hi
@@ -414,10 +414,10 @@ def test_help_of_the_new_commands(capsys):
 def test_a_dataset_keeps_the_result_columns_of_its_rule_set(tmp_path, rules):
     """The engine returns every rule set's columns (zero where they do not apply); a dataset keeps the
     shared ones and its rule set's own (``Rules.result_columns``), nothing else."""
-    from simkit.engine.game import FLOAT_FIELDS, RESULT_FIELDS
+    from simkit.engine.table import FLOAT_FIELDS, RESULT_FIELDS
 
     run = simulate(tmp_path / "r", rules=rules, policies=GG, matches=3, seed=1)
-    names = set(io.open_run(run.path).schema.names)
+    names = set(datasets.open_run(run.path).schema.names)
     own = set(simkit.get_rules(rules).result_columns)
     particular = {"fan", "multiple", "bid", "kong_payment_0", "kong_payment_1", "fee_0", "fee_1", "combination_points"}
     assert particular <= set(RESULT_FIELDS) | set(FLOAT_FIELDS)
@@ -439,8 +439,8 @@ def test_resume_keeps_the_columns_of_a_run_begun_by_an_earlier_version(tmp_path,
     their rule set's columns) is resumed with the same columns in its new shards: one schema."""
     out = tmp_path / "old"
     every = ("fan", "multiple", "bid", "kong_payment_0", "kong_payment_1", "fee_0", "fee_1", "combination_points")
-    monkeypatch.setattr(io, "SHARED_RESULT_COLUMNS", io.SHARED_RESULT_COLUMNS + every)
-    commit = io.commit_shard
+    monkeypatch.setattr(datasets.schema, "SHARED_RESULT_COLUMNS", datasets.SHARED_RESULT_COLUMNS + every)
+    commit = datasets.commit_shard
     calls = []
 
     def dying_commit(tmp, directory, chunk):
@@ -449,18 +449,18 @@ def test_resume_keeps_the_columns_of_a_run_begun_by_an_earlier_version(tmp_path,
         calls.append(chunk)
         return commit(tmp, directory, chunk)
 
-    monkeypatch.setattr(io, "commit_shard", dying_commit)
+    monkeypatch.setattr(datasets, "commit_shard", dying_commit)
     with pytest.raises(_Killed):
         simulate(out, policies=GG, matches=40, seed=3, chunk_matches=10)
     monkeypatch.undo()
-    old_names = pq.read_schema(out / io.shard_name(0)).names
+    old_names = pq.read_schema(out / datasets.shard_name(0)).names
     assert "fan" in old_names
     resumed = simulate(out, resume=True)
     assert resumed.computed_chunks == 2
     for c in range(4):
-        assert pq.read_schema(out / io.shard_name(c)).names == old_names
+        assert pq.read_schema(out / datasets.shard_name(c)).names == old_names
     df = simkit.analysis.load(out)
     assert len(df) == resumed.rows and (df["fan"] == 0).all()
     fresh = simulate(tmp_path / "new", policies=GG, matches=40, seed=3, chunk_matches=10)
-    assert "fan" not in io.open_run(fresh.path).schema.names
+    assert "fan" not in datasets.open_run(fresh.path).schema.names
     assert df.drop(columns=list(every)).equals(simkit.analysis.load(fresh.path))

@@ -17,8 +17,8 @@ import pytest
 import simkit
 from simkit.cli import main
 from simkit.engine.deal import wall_template
-from simkit.engine.position import Position, PositionError
-from simkit.engine.state import GameState
+from simkit.play.position import Position, PositionError
+from simkit.play.stepper import GameState
 from simkit.errors import InputTypeError, ScoreError, SimkitError, TileCountError
 from simkit.tiles import format_tile_list
 

@@ -364,7 +364,7 @@ def test_engine_flags_and_counts():
     with pytest.raises(SimkitError, match="kinds must be 0-33"):
         simkit.play_hand(wall.astype(np.int64) + 256)  # wrapped to the same wall by an int8 cast before
     with pytest.raises(SimkitError, match="params"):
-        simkit.simulate_matches("douque", ((simkit.engine.policies.random_policy, "x"), "random"), 1)
+        simkit.simulate_matches("douque", ((simkit.policies.basic.random_policy, "x"), "random"), 1)
 
 
 @pytest.mark.parametrize("fn", ["is_win_batch", "shanten_batch", "waits_batch"])

@@ -1,4 +1,4 @@
-"""simkit.engine.toolkit against slow, obviously correct pure-Python references.
+"""simkit.policies.helpers against slow, obviously correct pure-Python references.
 
 Positions come from matches of every rule set played decision by decision through
 :class:`simkit.GameState` (a mix of "discard to the least shanten", random moves and
@@ -22,9 +22,9 @@ import pytest
 import simkit
 from simkit._jit import jit
 from simkit.engine import actions as A
-from simkit.engine import toolkit as K
-from simkit.engine.matches import simulate_matches
-from simkit.engine.policies import count_waits_after
+from simkit.policies import helpers as K
+from simkit.play.matches import simulate_matches
+from simkit.policies.basic import count_waits_after
 
 import reference as R
 from conftest import RULE_NAMES

@@ -9,9 +9,9 @@ import pytest
 
 import simkit
 from simkit.engine import actions as A
-from simkit.engine.matches import simulate_matches
-from simkit.engine.policy_spec import Param, as_policy, policy
-from simkit.engine.routes import (
+from simkit.play.matches import simulate_matches
+from simkit.policies.spec import Param, as_policy, policy
+from simkit.policies.routes import (
     ALL_PUNGS,
     FAR,
     FULL_FLUSH,

@@ -13,7 +13,7 @@ import simkit
 import simkit.envs as E
 from simkit.engine import actions as A
 from simkit.engine.observation import state_layout, state_size
-from simkit.engine.state import GameState
+from simkit.play.stepper import GameState
 from tests.reference_observation import reference_observation, reference_state
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from simkit._jit import jit
-from simkit.engine.matches import simulate_matches
+from simkit.play.matches import simulate_matches
 
 
 @jit
@@ -78,7 +78,7 @@ def test_the_counters_stay_writable_and_the_games_are_those_of_a_policy_that_wri
 def test_a_python_policys_view_is_copies():
     """From Python (the step API) the view's arrays are copies: what a policy writes into them
     never reaches the state."""
-    from simkit.engine.state import GameState
+    from simkit.play.stepper import GameState
 
     s = GameState.new_match("douque", seed=3)
     view = s.view()

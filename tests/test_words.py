@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from simkit._words import BYTE_ONES, lowest_set_bit, popcount64, set_word_at, word_at
 from simkit.engine import actions as A
-from simkit.engine.game import _legal_after_draw as fill_after_draw
-from simkit.engine.policies import random_policy, uniform_legal_action
+from simkit.engine.table import _legal_after_draw as fill_after_draw
+from simkit.engine.actions import uniform_legal_action
+from simkit.policies.basic import random_policy
 from simkit.engine.rng import bounded
 from simkit.hand.tables import hand_tables
 

@@ -1,6 +1,6 @@
 """Analysis of simulation runs: load a dataset, and the numbers and plots of a study with 95% intervals.
 
-* :func:`load`: a run directory (:mod:`simkit.io`) as a pandas DataFrame, only the columns and rows
+* :func:`load`: a run directory (:mod:`simkit.datasets`) as a pandas DataFrame, only the columns and rows
   asked for, with the run's description in ``df.attrs``.
 * :func:`tai_distribution`: counts and shares of the value of a win (hand tai and total tai for
   douque; fan, multiple or combination points for the other rule sets).

@@ -9,8 +9,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputValueError
+from ..rules import get_rules
 from .intervals import _clusters, _cr1, _interval, _ratio_terms, _reduction, clustered_mean
 from .loading import _data, _is_path, _player_result, _require, load
+from ..datasets import wall_settings_of
+from .luck import draw_luck
 
 
 @dataclass
@@ -153,7 +156,6 @@ def _design_of(df, which="the data") -> tuple[str, str]:
         raise InputValueError(
             f"cannot tell the wall design of {which}: compare runs by path or by DataFrames from simkit.analysis.load"
         )
-    from ..io import wall_settings_of
 
     w = wall_settings_of(spec)
     return w["deal"], w["wall"]
@@ -252,8 +254,6 @@ def _compare_copies(df, correct_luck=False):
     b_res = np.where(a_first, r1, r0)
     raw = a_res - b_res
     if correct_luck:
-        from .luck import draw_luck
-
         diff = raw - draw_luck(df)
     else:
         diff = raw
@@ -337,8 +337,6 @@ def _run_label(df) -> str:
     spec = attrs["manifest"]["spec"]
     defaults = None
     try:
-        from ..rules import get_rules
-
         defaults = get_rules(spec["rules"]["name"]).to_dict()["options"]
     except Exception:  # pragma: no cover - an unknown rule set is refused elsewhere
         pass
@@ -392,8 +390,6 @@ def _compare_runs(run_a, run_b, value, correct_luck=False):
         _require(df, "match", "hand", "deal_id", "dealer")
         copy = df["copy"].to_numpy().astype(np.int64) if "copy" in df.columns else np.zeros(len(df), np.int64)
         if correct_luck:
-            from .luck import draw_luck
-
             corrected = v - draw_luck(df, value=value)
         else:
             corrected = v

@@ -12,6 +12,10 @@ import warnings
 import numpy as np
 
 from ..errors import InputTypeError, InputValueError, SimkitError
+import pyarrow as pa
+import pyarrow.compute as pc
+from .. import datasets
+from pathlib import Path
 
 
 def _as_list(value, what) -> list[str]:
@@ -72,7 +76,7 @@ def load(path, columns=None, filters=None, table="hands"):
         Applied while reading each shard; filter columns need not be among ``columns``.
     table : str
         ``"hands"`` (default): one row per hand. ``"decisions"``: the run's decision log, one row
-        per decision taken in the order played (:data:`simkit.io.DECISION_COLUMNS`; a run written
+        per decision taken in the order played (:data:`simkit.datasets.DECISION_COLUMNS`; a run written
         with ``--decisions``); ``deal_id`` and ``copy`` join a decision to its hand's row.
 
     Returns
@@ -84,35 +88,31 @@ def load(path, columns=None, filters=None, table="hands"):
         run's description: ``path``, ``rules`` (rule set name), ``options``, ``items`` (scoring item
         names), ``policies`` (labels of player 0 and 1 in copy 0), ``seed``, ``duplicate``,
         ``deal`` and ``wall`` (the wall design), ``complete``, ``legacy`` (a manifest without a shard
-        list, checked through the shards' footers: :func:`simkit.io.check_shards`) and the whole
+        list, checked through the shards' footers: :func:`simkit.datasets.check_shards`) and the whole
         ``manifest``.
 
     Raises
     ------
-    simkit.io.DatasetError
+    simkit.datasets.DatasetError
         ``path`` is not a simkit dataset, has no complete shard yet, a shard is missing, extra,
         foreign, resized or corrupt, or its manifest says what its shards' footers contradict (an
-        edited seed, rule option, label, target...: :func:`simkit.io.open_run`; every shard read is
+        edited seed, rule option, label, target...: :func:`simkit.datasets.open_run`; every shard read is
         verified); ``table="decisions"`` of a run written without ``--decisions``.
     SimkitError
         An unknown column (in ``columns`` or ``filters``), a malformed filter, or an unknown ``table``.
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from .. import io
 
     if table not in ("hands", "decisions"):
         raise InputValueError(f"table must be 'hands' or 'decisions', got {table!r}")
     decisions = table == "decisions"
-    run = io.open_run(path, verify=not decisions)  # a shard is verified (SHA-256) when read below
+    run = datasets.open_run(path, verify=not decisions)  # a shard is verified (SHA-256) when read below
     if decisions and not run.decisions:
-        raise io.DatasetError(
+        raise datasets.DatasetError(
             f"{run.path} has no decisions table: it was written without decision logging; rerun it with --decisions "
             "(simkit simulate ... --decisions, or simulate(..., decisions=True))"
         )
     if not run.shards:
-        raise io.DatasetError(f"{run.path} has no complete shards yet")
+        raise datasets.DatasetError(f"{run.path} has no complete shards yet")
     names = run.decision_schema.names if decisions else run.schema.names
     shards = run.decision_shards if decisions else run.shards
     read = run.read_decision_shard if decisions else run.read_shard
@@ -179,8 +179,6 @@ def load_many(runs, columns=None, filters=None):
     wall design, path) from :func:`load`.
     """
     import pandas as pd
-
-    from pathlib import Path
 
     if isinstance(runs, dict):
         items = list(runs.items())
@@ -263,12 +261,10 @@ def _data(data, needed):
     ``needed(rules name, column names)`` returns."""
     import pandas as pd
 
-    from .. import io
-
     if _is_path(data):
-        run = io.open_run(data)
+        run = datasets.open_run(data)
         if not run.shards:
-            raise io.DatasetError(f"{run.path} has no complete shards yet")
+            raise datasets.DatasetError(f"{run.path} has no complete shards yet")
         names = run.schema.names
         cols = [c for c in needed(run.spec["rules"]["name"], names) if c in names]
         return load(data, columns=cols)

@@ -35,6 +35,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputValueError, show
+from ..engine.luck import L_CLASS, L_CLASS_COUNTS, L_HAND, L_MATCH, L_PLAYER, N_DRAW_CLASSES
+from ..play.draw_luck import draw_records
+from ..progress import progress_bar
+from .loading import _is_path, _player_result, _require, load
+from ..play.runtime import resolve_policy
+from ..policies.spec import from_record
+from ..engine.rulesets import engine_spec
+from ..datasets import rules_from_dict, wall_settings_of
+from ..engine.luck import L_DECLARED, L_OPP_DECLARED, L_OPP_SHANTEN, L_TILES_LEFT
 
 __all__ = ["draw_luck", "FOLDS", "TILES_LEFT_STEP", "PRIOR_HANDS"]
 
@@ -64,9 +73,6 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
         ``value``, a plain-Python policy (the draws are replayed in the compiled engine), or a
         replay that does not reproduce the run's results.
     """
-    from ..engine.luck import L_CLASS, L_CLASS_COUNTS, L_HAND, L_MATCH, L_PLAYER, N_DRAW_CLASSES, draw_records
-    from ..progress import progress_bar
-    from .loading import _is_path, _player_result, _require, load
 
     df = load(df) if _is_path(df) else df
     manifest = df.attrs.get("manifest")
@@ -101,10 +107,6 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
         raise InputValueError(
             f"folds must be at most the data's {n_matches:,} matches (each fold holds whole matches), got {folds:,}"
         )
-    from ..engine.runtime import resolve_policy
-    from ..engine.policy_spec import from_record
-    from ..engine.rulesets import engine_spec
-    from ..io import rules_from_dict, wall_settings_of
 
     rules = rules_from_dict(spec_record["rules"])
     design = wall_settings_of(spec_record)
@@ -207,7 +209,6 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
 def _context(recs, focus_draws) -> np.ndarray:
     """The situation of each draw record as an index of the value table (``focus_draws``: 1 where
     the drawer is the player whose value is corrected, ``a`` in a duplicate comparison)."""
-    from ..engine.luck import L_DECLARED, L_OPP_DECLARED, L_OPP_SHANTEN, L_TILES_LEFT
 
     opp = np.minimum(recs[:, L_OPP_SHANTEN].astype(np.int64), 3)
     left = np.minimum(recs[:, L_TILES_LEFT].astype(np.int64) // TILES_LEFT_STEP, TILES_LEFT_BUCKETS - 1)
@@ -220,7 +221,6 @@ def _value_table(sums, hands, n_context) -> np.ndarray:
     """float64[n_context, N_DRAW_CLASSES]: the mean value per (situation, class) from its ``sums``
     and ``hands`` (flat, situation-major), shrunk by :data:`PRIOR_HANDS` towards the situation's
     mean, itself shrunk towards the overall mean."""
-    from ..engine.luck import N_DRAW_CLASSES
 
     s = sums.reshape(n_context, N_DRAW_CLASSES)
     n = hands.reshape(n_context, N_DRAW_CLASSES)

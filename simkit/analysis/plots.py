@@ -13,6 +13,8 @@ import math
 import numpy as np
 
 from ..errors import InputValueError
+import textwrap
+from ..stats import wilson_interval
 
 
 def _axes(ax, figsize=(7, 4)):
@@ -77,8 +79,6 @@ def _fit_title(ax, fontsize=None):
 
 
 def _wrap_title(ax, text, renderer):
-    import textwrap
-
     title = ax.title
     title.set_text(text)
     room = ax.get_window_extent(renderer).width
@@ -141,7 +141,6 @@ def plot_tai_distribution(dist, measure=None, ax=None, max_value=None, kind="sha
     SimkitError
         An unknown ``measure``, ``kind`` or group; ``kind="difference"`` without exactly two groups.
     """
-    from ..stats import wilson_interval
 
     if kind not in ("share", "difference", "cdf"):
         raise InputValueError(f"kind must be 'share', 'difference' or 'cdf', got {kind!r}")

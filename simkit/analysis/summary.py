@@ -13,6 +13,9 @@ from ..stats import wilson_interval
 from ..errors import InputValueError
 from .distributions import WIN_VALUES
 from .intervals import clustered_mean
+from ..datasets import wall_settings_of
+from ..rules import get_rules
+from .. import datasets
 
 #: The keys :func:`summarize` groups by (``simkit summarize --by``): the policy or the role
 #: (dealer / non-dealer) of each player in each hand, or how the hand ended (``win_type``).
@@ -111,13 +114,11 @@ class Summary:
 
     def table(self) -> str:
         """The summary as a readable text table."""
-        from ..io import wall_settings_of
 
         spec = self.manifest["spec"]
         pol = spec["policies"]
         status = self.manifest.get("status", "?")
         note = "" if status == "complete" else f" ({status}; {self.shards} shards so far — finish it with --resume)"
-        from ..rules import get_rules
 
         r = spec["rules"]
         defaults = get_rules(r["name"]).to_dict()["options"]
@@ -233,19 +234,18 @@ def summarize(path, by=None) -> Summary:
 
     Raises
     ------
-    simkit.io.DatasetError
+    simkit.datasets.DatasetError
         ``path`` is not a simkit dataset (or has no complete shard), or its files contradict its
-        manifest (:func:`simkit.io.open_run`: what the summary reports of the run is its shards').
+        manifest (:func:`simkit.datasets.open_run`: what the summary reports of the run is its shards').
     SimkitError
         ``by`` is not one of :data:`SUMMARY_KEYS`.
     """
-    from .. import io
 
     if by is not None and by not in SUMMARY_KEYS:
         raise InputValueError(f"summarize groups by one of {', '.join(SUMMARY_KEYS)}; got by={by!r}")
-    run = io.open_run(path)
+    run = datasets.open_run(path)
     if not run.shards:
-        raise io.DatasetError(f"{run.path} has no complete shards yet")
+        raise datasets.DatasetError(f"{run.path} has no complete shards yet")
     spec = run.spec
     items = [f"item_{name}" for name in spec["items"]]
     labels = [p["label"] for p in spec["policies"]]
@@ -280,7 +280,7 @@ def summarize(path, by=None) -> Summary:
         names = {
             "policy": list(dict.fromkeys(labels)),
             "role": ["dealer", "non-dealer"],
-            "win_type": list(io.WIN_TYPES),
+            "win_type": list(datasets.WIN_TYPES),
         }[by]
         acc = {g: {"sums": [], "counts": [], "wins": 0, "measure_sum": 0.0} for g in names}
     for shard in run.shards:

@@ -1,7 +1,7 @@
 """Actions, decision points and the view a policy gets: the engine's interface to strategies.
 
 A policy is a jitted function ``policy(view, legal, params, rng) -> action`` called at every decision
-(see :mod:`simkit.engine.policies`). ``legal`` is a bool[N_ACTIONS] mask; the policy must return an
+(see :mod:`simkit.policies.basic`). ``legal`` is a bool[N_ACTIONS] mask; the policy must return an
 index where it is True (the engine checks and raises otherwise).
 
 Action codes
@@ -23,7 +23,7 @@ Action codes
 ``FOLD``                    the opponent does not follow: the hand is not played (``for_two``)
 ==========================  ===================================================================
 
-Which actions a rule set has comes from its rules (:class:`simkit.engine.game.Game`): Declare
+Which actions a rule set has comes from its rules (:class:`simkit.engine.table.Game`): Declare
 Ready / MIGI only in ``douque``; chows in ``night_market`` and ``for_two``; robbing an added kong
 in ``douque`` and ``duel``; bidding in ``for_two``.
 
@@ -41,7 +41,14 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._jit import jit
+from .._words import lowest_set_bit, popcount64, word_at
+from .rng import bounded
+from ..tiles import tile_name
+
+
 __all__ = [
+    "uniform_legal_action",
     "DISCARD",
     "DECLARE",
     "CONCEALED_KONG",
@@ -104,7 +111,7 @@ PHASE_NAMES = (
 class View(NamedTuple):
     """What the deciding player may know. Its hand, melds and rivers are copies made for the
     decision (by the engine before each decision of a policy called through its pointer, by
-    :meth:`~simkit.engine.state.GameState.view` from Python): a policy cannot change the game
+    :meth:`~simkit.play.stepper.GameState.view` from Python): a policy cannot change the game
     through its view. Treat them as read-only all the same (the built-in ``greedy`` is handed the
     engine's own arrays), and never write into ``tables``, which every kernel shares;
     ``counters`` is the one array meant to be written.
@@ -187,7 +194,6 @@ class View(NamedTuple):
 def action_name(action: int) -> str:
     """Human-readable action, e.g. ``"discard 5m"``, ``"declare + discard 1z"``, ``"win"``,
     ``"chow (claimed tile in the middle)"``, ``"bid 2"``."""
-    from ..tiles import tile_name
 
     action = int(action)
     for base, label in (
@@ -214,3 +220,57 @@ def action_name(action: int) -> str:
     if action in names:
         return names[action]
     raise ValueError(f"not an action code: {action}")
+
+
+# ---------------------------------------------------------------------------------------------
+# a uniformly random legal action: the random policy's choice, which the engine inlines
+
+
+@jit(inline="always")
+def uniform_legal_action(legal, rng):  # pragma: no cover - compiled
+    """The ``j``-th legal action of ``legal`` for ``j`` uniform below their number (one draw of
+    :func:`~simkit.engine.rng.bounded` from ``rng``); -1 if none is legal.
+
+    A mask of :data:`N_ACTIONS` is read eight actions at a time
+    (:mod:`simkit._words`: a legal action is a byte 1, so a word's popcount is the number of
+    legal actions in it), with a trip count LLVM knows: the scan is a few dozen instructions
+    and one unpredictable branch per word, not per action. Inlined where it is called (the
+    engine asks it for a random player directly)."""
+    if legal.shape[0] != N_ACTIONS:
+        return _uniform_legal_action_any(legal, rng)
+    whole = N_ACTIONS // 8 * 8
+    n = 0
+    for a in range(0, whole, 8):
+        n += popcount64(word_at(legal, a))
+    for a in range(whole, N_ACTIONS):
+        n += legal[a]
+    j = bounded(rng, n)
+    for a in range(0, whole, 8):
+        w = word_at(legal, a)
+        c = popcount64(w)
+        if j < c:
+            for _ in range(j):
+                w &= w - np.uint64(1)  # clear the lowest legal action
+            return a + lowest_set_bit(w) // 8
+        j -= c
+    for a in range(whole, N_ACTIONS):
+        if legal[a]:
+            if j == 0:
+                return a
+            j -= 1
+    return -1
+
+
+@jit
+def _uniform_legal_action_any(legal, rng):  # pragma: no cover - compiled
+    """:func:`uniform_legal_action` for a mask of any length, an action at a time."""
+    n = 0
+    for a in range(legal.shape[0]):
+        n += legal[a]
+    j = bounded(rng, n)
+    for a in range(legal.shape[0]):
+        if legal[a]:
+            if j == 0:
+                return a
+            j -= 1
+    return -1

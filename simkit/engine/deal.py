@@ -19,6 +19,7 @@ from ..hand.waits import popcount, waits_kernel
 from ..hand.win import is_win_kernel
 from ..rules import resolve_rules
 from .rng import bounded, new_stream, stream_key
+from ..errors import check_int
 
 __all__ = ["wall_template", "shuffle_wall", "deal_hands", "DealStats", "deal_stats", "deal_check_kernel"]
 
@@ -128,7 +129,6 @@ def deal_stats(n: int, seed: int = 0, rules="douque", start: int = 0) -> DealSta
 def _check_counts(n, seed, start):
     """Validate ``n`` (at least 1), ``seed`` and ``start``: integers whose hand indices
     ``start .. start + n - 1`` stay below 2**63 (the streams' counters)."""
-    from ..errors import check_int
 
     n = check_int(n, "n", 1, 2**63 - 1, ValueError)
     seed = check_int(seed, "seed", 0, 2**63 - 1, ValueError)

@@ -25,7 +25,10 @@ import html
 import numpy as np
 
 from ..tiles import format_tiles, tile_name
-from . import game as eng
+from . import table as eng
+from ..hand import shanten, waits
+from ..rules import resolve_rules
+from ..tiles import parse_tile_list
 
 __all__ = ["event_table", "render_html"]
 
@@ -79,8 +82,6 @@ def _claim(seats, p):
 
 
 def _analysis(seat, rules):
-    from ..hand import shanten, waits
-
     melds = [f"{t} {format_tiles(np.bincount(k, minlength=34))}" for t, k in seat.melds]
     n = int(seat.hand.sum())
     k = len(seat.melds)
@@ -98,8 +99,6 @@ def event_table(record):
     """The record's events with both players' tiles, shanten and waits after each (a DataFrame;
     see the module docstring for the columns)."""
     import pandas as pd
-
-    from ..rules import resolve_rules
 
     rules = resolve_rules(record.rule_set)
     dealer = int(record.row["dealer"])
@@ -175,8 +174,6 @@ def _tiles_svg(kinds, claimed=()) -> str:
 
 
 def _kinds_of(notation: str):
-    from ..tiles import parse_tile_list
-
     return parse_tile_list(notation) if notation else []
 
 

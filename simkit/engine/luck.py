@@ -4,7 +4,7 @@ A draw is the game's only chance event after the deal: given everything on the t
 melds, rivers) the tiles not yet drawn lie in the wall in uniformly random order -- under every
 wall design, since the wall is a uniform shuffle and which end a player draws from is decided by
 play, not by the tiles -- so the drawn tile is a uniform draw from the wall's remaining tiles
-(kept-back tiles included). :func:`draw_records` replays matches in the compiled engine, exactly
+(kept-back tiles included). :func:`simkit.play.draw_luck.draw_records` replays matches in the compiled engine, exactly
 as they were played (same streams, same policies), and records at every decision after a draw
 (``PHASE_DRAW``: a draw or a kong's replacement) the drawer's situation and, for every tile the
 draw could have been, how far the drawer's hand would then be from complete: its shanten
@@ -18,21 +18,12 @@ A record is a row of ``int32[N_DRAW_COLUMNS]``, columns ``L_*`` below.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-import numpy as np
 
 from .._jit import jit
-from ..errors import InputValueError
 from ..hand.shanten import shanten_kernel
-from ..hand.tables import hand_tables
-from . import game as G
-from .actions import N_ACTIONS
-from .compiled import policy_type, prepared
-from .deal import wall_template
-from .runtime import EngineError, engine_for, error_text, is_jitted, match_executor, policy_calls, thread_count
+from . import table as G
 
-__all__ = ["N_DRAW_CLASSES", "N_DRAW_COLUMNS", "draw_class", "record_draw", "draw_records", "DrawRecords"]
+__all__ = ["N_DRAW_CLASSES", "N_DRAW_COLUMNS", "draw_class", "record_draw"]
 
 #: Draw classes: the drawer's hand after the draw is complete (0), ready (1), or 1, 2, 3+ from ready.
 N_DRAW_CLASSES = 5
@@ -90,103 +81,3 @@ def record_draw(T, t, match, hand, rec, remaining, trial, work):  # pragma: no c
     rec[L_OPP_DECLARED] = 1 if T.declared[1 - p] else 0
     rec[L_OPP_SHANTEN] = shanten_kernel(T.hand[1 - p], T.n_melds[1 - p], t, work)
     rec[L_TILES_LEFT] = sc[G.S_BACK] - sc[G.S_FRONT] + 1 - sc[G.S_KEPT_BACK]
-
-
-class DrawRecords(NamedTuple):
-    """What :func:`draw_records` returns."""
-
-    records: np.ndarray  #: int32[n, N_DRAW_COLUMNS] in play order (L_MATCH counted from the call's start)
-    results: np.ndarray  #: float64[n_matches, max_hands, 2]: each seat's result (score - fee) of every hand
-    n_hands: np.ndarray  #: int64[n_matches]: the hands each match played
-
-
-#: Draw records a block's buffer gets per match before the first block of a rule set has run
-#: (then the most seen per match, with a margin); a block that overflows is played again.
-DRAWS_PER_MATCH = 1024
-_draw_rates: dict = {}
-
-
-def draw_records(spec, call0, call1, seed: int, start: int, n_matches: int, progress=None) -> DrawRecords:
-    """Replay matches ``start .. start + n_matches - 1`` of ``seed`` with the policies
-    ``call0`` / ``call1`` (``(function, params)``, jitted) under ``spec`` (rules and wall design),
-    on all cores, and record every draw (:func:`record_draw`); ``progress`` (a
-    :func:`simkit.progress.progress_bar`, optional) is advanced by the matches of every block."""
-
-    (f0, p0), (f1, p1) = call0, call1
-    if not (is_jitted(f0) and is_jitted(f1)):
-        raise InputValueError(
-            "the luck of the draw is measured by replaying the run in the compiled engine: "
-            "its policies must be jitted (a plain-Python policy cannot be replayed there)"
-        )
-    engine = engine_for(spec)
-    kinds, fn0, fn1 = policy_calls(f0, f1)
-    template, tables = wall_template(spec.rules), hand_tables(spec.rules)
-    results = np.zeros((n_matches, spec.max_hands, 2), np.float64)
-    n_hands = np.zeros(n_matches, np.int64)
-    errors = np.zeros((n_matches, 5), np.int64)
-    error_legal = np.zeros((n_matches, N_ACTIONS), np.bool_)
-    key = spec.rules.name
-
-    def args_of(a, b, capacity):
-        table = G.new_table(len(template), spec.items_proto)
-        return (
-            table,
-            np.uint64(seed),
-            int(start + a),
-            int(b - a),
-            template,
-            tables,
-            spec.game,
-            spec.sp,
-            kinds,
-            fn0,
-            fn1,
-            p0,
-            p1,
-            np.zeros((capacity, N_DRAW_COLUMNS), np.int32),
-            np.zeros(1, np.int64),
-            results[a:b],
-            n_hands[a:b],
-            errors[a:b],
-            error_legal[a:b],
-        )
-
-    kernel = prepared(engine.draw_luck_kernel, args_of(0, 1, 1), (9, 10), policy_type(spec))
-
-    def run(a, b):
-        capacity = max(64, int((b - a) * _draw_rates.get(key, DRAWS_PER_MATCH) * 1.25))
-        while True:
-            args = args_of(a, b, capacity)
-            kernel(*args)
-            count = int(args[14][0])
-            if count <= capacity:
-                _draw_rates[key] = max(_draw_rates.get(key, 0), count / (b - a))
-                recs = args[13][:count]
-                recs[:, L_MATCH] += a  # counted from the call's first match
-                if progress is not None:
-                    progress.update(b - a)
-                return recs
-            capacity = count  # the same games again, with room for every draw
-
-    threads = thread_count()
-    size = max(16, -(-n_matches // (4 * threads)))
-    blocks = [(a, min(a + size, n_matches)) for a in range(0, n_matches, size)]
-    if threads == 1 or len(blocks) == 1:
-        parts = [run(a, b) for a, b in blocks]
-    else:
-        parts = [f.result() for f in [match_executor(threads).submit(run, a, b) for a, b in blocks]]
-    bad = np.flatnonzero(errors[:, 0])
-    if len(bad):
-        code, action, player, phase, tile = (int(v) for v in errors[bad[0]])
-        raise EngineError(
-            error_text(
-                code,
-                action,
-                f"match {start + int(bad[0])} of seed {seed} (replayed for its draws)",
-                player,
-                phase,
-                tile,
-                error_legal[bad[0]],
-            )
-        )
-    return DrawRecords(np.concatenate(parts), results, n_hands)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from simkit._jit import jit
 from simkit.engine import actions as A
-from simkit.engine import game as G
+from simkit.engine import table as G
 
 __all__ = [
     "OBSERVATION_LAYOUT",

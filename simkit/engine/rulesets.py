@@ -1,9 +1,9 @@
-"""Each rule set as the engine plays it: its :class:`~simkit.engine.game.Game` data and its settle function.
+"""Each rule set as the engine plays it: its :class:`~simkit.engine.table.Game` data and its settle function.
 
-The state machine (:mod:`simkit.engine.game`) is the same for every rule set. What it needs from a
+The state machine (:mod:`simkit.engine.table`) is the same for every rule set. What it needs from a
 rule set is
 
-* a :class:`~simkit.engine.game.Game`: flags and scalars from the rule set's module constants
+* a :class:`~simkit.engine.table.Game`: flags and scalars from the rule set's module constants
   (tiles kept back, chow claims, robbing an added kong) and options (streak cap, match length, fee,
   chips), plus what only douque has (Declare Ready / MIGI, Skipped Win / Skipped Pung, four
   rounds) and only for_two has (bid and follow, and whether a fold passes the deal);
@@ -20,7 +20,7 @@ rule set is
   a self-draw on a kong replacement / on the last drawable tile; ``last_discard``: a win on the
   discard made after the last drawable tile was drawn.
 
-:func:`engine_spec` gathers all of it for :mod:`simkit.engine.runtime`.
+:func:`engine_spec` gathers all of it for :mod:`simkit.play.runtime`.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from ..scoring import duel as sc_duel
 from ..scoring import for_two as sc_for_two
 from ..scoring import night_market as sc_night_market
 from ..scoring.core import MELD_CONCEALED
-from .game import (
+from .table import (
     EV_WIN,
     F_COMBINATION,
     JOKER_TILE,
@@ -184,7 +184,7 @@ def settle_duel(
     """duel.md: the fan (Heavenly / Earthly Hand from the table state), the multiple, the win
     payment ``multiple x stake``, and both players' kong payments (whoever wins, and on a draw; a
     robbed added kong is a pung again and earns nothing). In coins, or with chips in whole money
-    units (``sp.money_unit``; the engine's :func:`~simkit.engine.game._pay_chips` counts them)."""
+    units (``sp.money_unit``; the engine's :func:`~simkit.engine.table._pay_chips` counts them)."""
     row[R_FAN] = 0
     row[R_MULTIPLE] = 0
     if winner >= 0:
@@ -256,7 +256,7 @@ def settle_for_two(
 ):  # pragma: no cover
     """for_two.md: the combination points of the best split, payment ``bid x stake x points`` (times
     the self-draw multiplier); a fold pays ``fold_payment x stake`` to the banker. A win on an
-    end-phase joker (``win_tile`` :data:`~simkit.engine.game.JOKER_TILE`) is a self-draw on the kind
+    end-phase joker (``win_tile`` :data:`~simkit.engine.table.JOKER_TILE`) is a self-draw on the kind
     it stands for (:func:`_joker_stands_for`)."""
     floats[F_COMBINATION] = 0.0
     if win_type == WIN_FOLD:
@@ -283,7 +283,7 @@ def settle_for_two(
 
 
 def game_of(rules) -> Game:
-    """The :class:`~simkit.engine.game.Game` of a rule set (name or Rules)."""
+    """The :class:`~simkit.engine.table.Game` of a rule set (name or Rules)."""
     rules = resolve_rules(rules)
     o = rules.options
     missing = [
@@ -373,7 +373,7 @@ _SETTLE = {
 }
 
 
-#: the wall designs by (deal, wall) setting (see :func:`simkit.engine.game._lay_out_seat_streams`)
+#: the wall designs by (deal, wall) setting (see :func:`simkit.engine.table._lay_out_seat_streams`)
 WALL_DESIGNS = {
     ("dealer", "shared"): WALL_DEALER_FIRST,
     ("seat", "shared"): WALL_SEAT_SHARED,
@@ -384,7 +384,7 @@ WALLS = ("stable", "shared")  #: values of the ``wall`` setting, the default fir
 
 
 def wall_design(deal=None, wall=None) -> int:
-    """The engine's wall design (``WALL_*`` of :mod:`simkit.engine.game`) for a run's settings.
+    """The engine's wall design (``WALL_*`` of :mod:`simkit.engine.table`) for a run's settings.
 
     ``deal``: ``"seat"`` (each seat's tiles, dealt and drawn, come from its own stream of the
     shuffled wall, whoever deals: in a duplicate run the tiles follow the policies) or ``"dealer"``

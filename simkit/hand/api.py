@@ -37,6 +37,7 @@ from .split import MAX_SPLITS, PART_CHOW, PART_NAMES, PART_PAIR, SCRATCH, splits
 from .tables import hand_tables
 from .waits import mask_to_kinds, waits_kernel
 from .win import is_win_kernel
+from .shanten import LIVE_ALL, discard_eval_kernel
 
 __all__ = [
     "is_win",
@@ -125,7 +126,6 @@ def discards(hand, melds=None, rules="douque", visible=None) -> list[dict]:
     Returns a list of dicts: ``discard`` (the tile), ``shanten``, ``live`` (live improving tiles),
     ``improving`` (their kinds, notation).
     """
-    from .shanten import LIVE_ALL, discard_eval_kernel
 
     rules, counts, parsed = _prepare(hand, melds, rules)
     k = len(parsed)

@@ -14,6 +14,8 @@ from .._jit import jit, pjit, prange
 from ..engine.rng import bounded, new_stream
 from ..rules import resolve_rules
 from .tables import hand_tables
+from ..errors import HandError, check_int
+from .api import _batch_melds
 
 __all__ = ["random_complete_kernel", "random_complete_hands", "random_ready_hands"]
 
@@ -74,8 +76,6 @@ def _ready_batch(seed, n_melds, t, out, removed):  # pragma: no cover - compiled
 def _check(n, seed, n_melds, name):
     """Validate the arguments of the samplers: ``n`` 0 to 2**31, ``seed`` 0 to 2**63 - 1,
     ``n_melds`` integers 0-4 (scalar or n of them)."""
-    from ..errors import HandError, check_int
-    from .api import _batch_melds
 
     n = check_int(n, f"{name}: n", 0, 2**31, HandError)
     seed = check_int(seed, f"{name}: seed", 0, 2**63 - 1, HandError)
@@ -86,8 +86,6 @@ def _empty(n: int, name: str) -> np.ndarray:
     try:
         return np.empty((n, 34), np.uint8)
     except MemoryError:
-        from ..errors import HandError
-
         raise HandError(f"{name}: n={n} hands do not fit in memory; ask for fewer at a time") from None
 
 

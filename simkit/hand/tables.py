@@ -46,6 +46,7 @@ import numpy as np
 
 from .._cache import cache_dir as _cache_dir
 from .._jit import borrow, jit
+from ..rules import resolve_rules
 
 __all__ = [
     "INF",
@@ -435,7 +436,6 @@ def _groups_of(kinds: tuple[int, ...]) -> tuple[list[int], list[int]]:
 
 def hand_tables(rules) -> HandTables:
     """The :class:`HandTables` of a rule set (name or Rules object), cached per tile set."""
-    from ..rules import resolve_rules
 
     rules = resolve_rules(rules)
     return layout_tables(tuple(rules.kinds), bool(rules.seven_pairs))
@@ -458,7 +458,6 @@ def hand_tables_stand_in(rules) -> HandTables:
     :func:`hand_tables` ``(rules)``. For the types of a kernel's arguments before the tables
     exist, e.g. in the helper process that compiles ahead on a cold start while this one builds
     them (:func:`simkit.engine.compiled.compile_ahead`)."""
-    from ..rules import resolve_rules
 
     rules = resolve_rules(rules)
     key = _layout_key(rules.kinds, rules.seven_pairs)

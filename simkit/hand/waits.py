@@ -11,6 +11,7 @@ import numpy as np
 from .._jit import borrow, jit, pjit, prange
 from .tables import COMPLETE, WAIT_MASK, borrowed_hand_tables
 from .win import pung_complete, pung_group, pung_has_pair, suit_code
+from ..errors import HandError, check_int
 
 __all__ = ["waits_kernel", "waits_batch_kernel", "mask_to_kinds", "popcount"]
 
@@ -146,7 +147,6 @@ def waits_batch_kernel(counts, n_melds, meld_counts, t, out):  # pragma: no cove
 
 def mask_to_kinds(mask: int) -> list[int]:
     """Kinds whose bits are set in a waits bitmask, ascending."""
-    from ..errors import HandError, check_int
 
     mask = check_int(mask, "a waits mask", 0, 2**34 - 1, HandError)
     return [k for k in range(34) if (mask >> k) & 1]

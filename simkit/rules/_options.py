@@ -28,6 +28,7 @@ import numpy as np
 
 from simkit.errors import RulesError
 from simkit.tiles import MAX_COPIES, N_KINDS, format_kind_set, kinds_mask, parse_tiles
+from simkit.errors import show
 
 __all__ = [
     "RULE_SET_EXPORTS",
@@ -342,7 +343,6 @@ def bad_value_message(rule_set: str, key: str, value: Any, allowed: str) -> str:
     str
         e.g. ``"rule set 'douque': heavenly_tai=20 is not allowed; allowed: 24, 16"``.
     """
-    from simkit.errors import show
 
     return f"rule set {rule_set!r}: {key}={show(value)} is not allowed; allowed: {allowed}"
 

@@ -9,20 +9,20 @@ Banker rotation: docs/rules/for_two.md has the banker keep the deal "on a banker
 otherwise it passes". A fold is neither (the hand is not played), so by default the deal passes
 after a fold (``fold_passes_deal=True``); ``fold_passes_deal=False`` keeps it with the banker, as
 on a banker win (folds are about 8% of greedy hands). The rule is
-applied in ``_next_hand_of_match`` of ``simkit/engine/play.py``.
+applied in ``_next_hand_of_match`` of ``simkit/engine/step.py``.
 
 The source's order, ``bid_timing``: "system randomly choose a player as banker and bid for 1,2 or
 3. The opponent has the choice to follow or not. Initially, each player draws 13 tiles." So by
 default (``"before_deal"``) the banker bids and the opponent follows or folds holding no tiles: the
 wall is shuffled as always, its dealt tiles stay set aside, and the players take them after the
 follow (a fold leaves them there). ``"after_deal"`` is the order simkit first had: both decide having
-seen their dealt tiles. The tiles dealt are the same either way (``simkit.engine.play``:
+seen their dealt tiles. The tiles dealt are the same either way (``simkit.engine.step``:
 ``_begin_hand``, ``_take_dealt_tiles``).
 
 The source's end phase, ``end_phase``: "Draw game happened when last 8th un-drawn tile in the hand.
 Players who under "ting" are able to pick tile from the last 8th un-drawn tiles include 2 jokers
 within the time frame. If none of the players get the tile, an abortive draw happened." simkit's
-reading (``"ready_pick_last_8"``, the default; ``simkit.engine.play._end_phase``), each gap filled:
+reading (``"ready_pick_last_8"``, the default; ``simkit.engine.step._end_phase``), each gap filled:
 
 * When a player must draw and only the last 8 tiles (``KEPT_BACK``) remain -- after the discard
   of the last drawable tile, which may still be won on as before -- the end phase begins; kong
@@ -170,7 +170,7 @@ Options = ForTwoOptions
 #: Options added after runs were recorded, with the value such a run was played with: a run
 #: manifest (or dataset metadata) without ``fold_passes_deal`` was made when the banker kept the
 #: deal after a fold, one without ``bid_timing`` / ``end_phase`` with the bid after the deal and a
-#: plain draw at the last 8 tiles (``simkit.io.rules_from_dict`` reads it so).
+#: plain draw at the last 8 tiles (``simkit.datasets.rules_from_dict`` reads it so).
 OPTIONS_OF_EARLIER_RECORDS = {"fold_passes_deal": False, "bid_timing": "after_deal", "end_phase": "plain_draw"}
 
 

@@ -39,6 +39,7 @@ from ..rules.douque import MAX_STREAK_CAP
 from ..rules.for_two import BIDS
 from ..tiles import EAST, NORTH, WEST, as_counts, format_tiles, kind_of, tile_name
 from . import douque, duel, for_two, night_market
+from ..hand.api import _batch_counts
 
 __all__ = [
     "Score",
@@ -815,7 +816,6 @@ def _batch_hands(counts, win_tile, melds, n_melds, rules):
     0-4 of the rule set's tiles, the winning tile a kind held in each hand, ``n_melds`` 0-4, the first
     ``n_melds`` rows of ``melds`` real melds the rule set allows, and at most 4 copies of a kind in a
     hand and its melds. (A hand of the wrong size or not complete is scored -1, not an error.)"""
-    from ..hand.api import _batch_counts
 
     shape = np.shape(counts)
     if len(shape) != 2 or shape[1] != 34:

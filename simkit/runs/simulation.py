@@ -2,7 +2,7 @@
 
 The run is cut into fixed *chunks* of ``chunk_matches`` matches: chunk ``c`` plays matches
 ``[c * chunk_matches, (c + 1) * chunk_matches)`` and becomes shard ``part-<c>.parquet``
-(:mod:`simkit.io`). Match ``i``'s randomness depends only on ``(seed, i)``, so the rows are the same
+(:mod:`simkit.datasets`). Match ``i``'s randomness depends only on ``(seed, i)``, so the rows are the same
 whatever the chunk size, the number of worker processes or the numba thread count, and a resumed run
 equals an uninterrupted one: shards are committed (renamed into place) in chunk order, and
 ``resume`` recomputes only the chunks without a shard.
@@ -42,11 +42,29 @@ from pathlib import Path
 
 import numpy as np
 
-from . import distributed, io
+from .. import datasets
+
+from . import dask_cluster as distributed
 from .chunk_job import ChunkJob, compute_chunk, shard_meta, warm_engine, worker_init
-from .engine.rulesets import DEALS, WALLS, wall_design, wall_settings
-from .engine.runtime import prepare_match
-from .errors import InputTypeError, InputValueError, RunError, SimkitError, show
+from ..engine.rulesets import DEALS, WALLS, wall_design, wall_settings
+from ..play.runtime import prepare_match
+from ..errors import InputTypeError, InputValueError, RunError, SimkitError, show
+from ..policies.spec import as_policy, default_label
+import hashlib
+from ..rules import get_rules
+from ..rules import resolve_rules
+from ..policies.spec import from_record
+import errno
+import signal
+import threading
+import dataclasses
+import pyarrow.parquet as pq
+import sys
+from ..engine.compiled import record_start_up, start_up_message
+from ..progress import progress_bar
+import concurrent.futures as cf
+import multiprocessing as mp
+import pyarrow.compute as pc
 
 __all__ = [
     "simulate",
@@ -183,10 +201,9 @@ def _check_chunk_memory(spec: dict, rules, workers: int) -> None:
 
 
 def _policy_entries(policies) -> list[tuple[dict, object]]:
-    """``[(manifest record, Policy)]`` of the two policies (:class:`~simkit.engine.policy_spec.Policy`
+    """``[(manifest record, Policy)]`` of the two policies (:class:`~simkit.policies.spec.Policy`
     records: label, name, parameters, module and source hash). Two different policies get two labels:
     when their default labels collide (one function name in two modules), their full names."""
-    from .engine.policy_spec import as_policy, default_label
 
     ps = [as_policy(p) for p in policies]
     if len(ps) == 2 and ps[0].label == ps[1].label and ps[0] != ps[1]:
@@ -211,9 +228,6 @@ def default_out(spec: dict) -> Path:
     Non-default rule options add a short hash of their values; ``duplicate`` adds ``_duplicate``, a
     wall design other than the default ``_<deal>-<wall>``.
     """
-    import hashlib
-
-    from .rules import get_rules
 
     r = spec["rules"]
     name = r["name"]
@@ -259,7 +273,6 @@ def _resolve(
 ):
     """The run directory, its spec and the runnable policies, from the arguments (and, with
     ``resume``, the run's manifest: arguments given must agree with it)."""
-    from .rules import resolve_rules
 
     limit = (MAX_MATCHES, "2**47 (match ids and deal_id = match << 16 | hand must fit 64 bits)")
     matches = _positive("matches", matches, limit)
@@ -283,7 +296,7 @@ def _resolve(
         if out is None:
             raise InputValueError("resume needs the run directory (--out DIR)")
         try:
-            manifest = io.read_manifest(out)
+            manifest = datasets.read_manifest(out)
             if manifest["status"] != "overwriting":  # (that one is refused under the run's lock, saying so)
                 _verified_done(Path(out), manifest)  # its spec is its shards' (an edited target or seed is refused)
             stored = manifest["spec"]
@@ -304,9 +317,9 @@ def _resolve(
         "decisions": decisions,
     }
     if stored is not None:  # resume: the run's settings; any given must agree
-        settings = {**stored, **io.wall_settings_of(stored)}  # a run from before the wall designs: its deal
+        settings = {**stored, **datasets.wall_settings_of(stored)}  # a run from before the wall designs: its deal
         settings.setdefault("decisions", False)  # a run from before the decision log has none
-        settings["rules"] = io.rules_from_dict(stored["rules"]).to_dict()  # options it predates: as played
+        settings["rules"] = datasets.rules_from_dict(stored["rules"]).to_dict()  # options it predates: as played
         for key, value in given.items():
             if key == "policies" and value is not None:
                 if not _same_policies(entries, stored["policies"]):
@@ -320,7 +333,7 @@ def _resolve(
                 raise InputValueError(
                     f"cannot resume {out}: {key} {json.dumps(value)} differs from the run's {json.dumps(settings[key])}"
                 )
-        rules_obj = io.rules_from_dict(stored["rules"])
+        rules_obj = datasets.rules_from_dict(stored["rules"])
         if entries is None:
             entries = [(record, _recorded_policy(record)) for record in stored["policies"]]
     else:
@@ -336,7 +349,7 @@ def _resolve(
         "target": given["target"] or {"matches": DEFAULT_MATCHES},
         "duplicate": bool(duplicate),
         "chunk_matches": chunk_matches or DEFAULT_CHUNK_MATCHES,
-        "items": list(io.item_names(rules_obj)),
+        "items": list(datasets.item_names(rules_obj)),
         **dict(zip(("deal", "wall"), wall_settings(wall_design(deal, wall)))),
         "decisions": bool(decisions),
     }
@@ -347,7 +360,6 @@ def _resolve(
 def _same_policies(entries, records) -> bool:
     """Whether the given policies are the run's: the same functions with the same parameters (the
     labels may be written differently, e.g. by an earlier version)."""
-    from .engine.policy_spec import from_record
 
     for (_, given), record in zip(entries, records):
         try:
@@ -361,14 +373,12 @@ def _same_policies(entries, records) -> bool:
 
 def _recorded_policy(record: dict):
     """The policy a run recorded, to resume it (imported from its module; refused if its source changed)."""
-    from .engine.policy_spec import from_record
 
     return from_record(record)
 
 
 def _os_message(directory, exc: OSError) -> str:
     """One line for an operating-system error while writing a run (a full disk, a too-long name, ...)."""
-    import errno
 
     reason = exc.strerror or (str(exc).splitlines() or [type(exc).__name__])[0]
     where = exc.filename if getattr(exc, "filename", None) else directory
@@ -382,20 +392,20 @@ def _os_message(directory, exc: OSError) -> str:
 
 def _prepare_directory(directory: Path, overwrite: bool, resume: bool) -> None:
     """Create the run directory or check that it may be used; nothing is deleted here (an
-    ``overwrite`` deletes under the run lock, :func:`simkit.io.begin_overwrite`)."""
+    ``overwrite`` deletes under the run lock, :func:`simkit.datasets.begin_overwrite`)."""
     if directory.exists() and not directory.is_dir():
         raise InputValueError(f"output {directory} exists and is not a directory")
     if resume:
-        io.read_manifest(directory)  # a run to resume
+        datasets.read_manifest(directory)  # a run to resume
     elif directory.exists():
         entries = [p for p in directory.iterdir() if p.name != ".simkit.lock"]
         if entries and not overwrite:
-            kind = "a simkit dataset" if (directory / io.MANIFEST).is_file() else "not empty"
+            kind = "a simkit dataset" if (directory / datasets.MANIFEST).is_file() else "not empty"
             raise InputValueError(
                 f"output directory {directory} already exists ({kind}); use --resume to finish it "
                 "or --overwrite to replace it"
             )
-        if entries and not (directory / io.MANIFEST).is_file():
+        if entries and not (directory / datasets.MANIFEST).is_file():
             raise InputValueError(f"refusing to overwrite {directory}: it is not a simkit dataset")
     else:
         try:
@@ -426,7 +436,7 @@ def simulate(
     command: list | None = None,
     scheduler=None,
 ) -> SimulationResult:
-    """Play matches into a Parquet run directory (see the module docstring and :mod:`simkit.io`).
+    """Play matches into a Parquet run directory (see the module docstring and :mod:`simkit.datasets`).
 
     Parameters
     ----------
@@ -473,7 +483,7 @@ def simulate(
     command : list of str, optional
         The command line to record (default ``sys.argv``).
     scheduler : str or distributed.Client, optional
-        Run the chunks as tasks on a Dask cluster (:mod:`simkit.distributed`): a scheduler address
+        Run the chunks as tasks on a Dask cluster (:mod:`simkit.runs.dask_cluster`): a scheduler address
         (``tcp://host:8786``), ``"local"`` (a LocalCluster of ``workers`` processes on this machine)
         or a ``distributed.Client``. ``out`` must then be on a filesystem the workers share. Does
         not change the data.
@@ -539,8 +549,6 @@ def _sigterm_as_interrupt():
     """``kill`` (SIGTERM) of this process stops the run as Ctrl-C does: workers stopped, temporary
     files removed, the complete shards kept (``kill -9`` cannot be caught: the workers notice it
     themselves, see :func:`watch_parent`)."""
-    import signal
-    import threading
 
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -566,29 +574,25 @@ def _simulate(directory, spec, rules_obj, policies, workers, overwrite, resume, 
     except OSError as exc:
         raise InputValueError(_os_message(directory, exc)) from None
     job = ChunkJob(spec=spec, rules=rules_obj, policies=policies, directory=str(directory))
-    with io.run_lock(directory), _sigterm_as_interrupt():
+    with datasets.run_lock(directory), _sigterm_as_interrupt():
         if overwrite:
-            io.begin_overwrite(directory)  # marks the old run 'overwriting', deletes only the files it lists
-        io.clean_temporary(directory)  # e.g. left by a power loss
+            datasets.begin_overwrite(directory)  # marks the old run 'overwriting', deletes only the files it lists
+        datasets.clean_temporary(directory)  # e.g. left by a power loss
         invocation = {
-            "command": command if command is not None else io.command_line(),
-            "started": io.now(),
+            "command": command if command is not None else datasets.command_line(),
+            "started": datasets.now(),
             "workers": workers,
         }
         if cluster is not None:
             invocation["scheduler"] = cluster[2]
         if resume:
-            manifest = io.read_manifest(directory)
+            manifest = datasets.read_manifest(directory)
             if manifest["status"] == "overwriting":
-                raise io.DatasetError(
+                raise datasets.DatasetError(
                     f"cannot resume {directory}: an --overwrite of it was interrupted; run it again with --overwrite"
                 )
             done = _verified_done(directory, manifest)
             if done:  # e.g. a run begun by an earlier version, with the columns it wrote then
-                import dataclasses
-
-                import pyarrow.parquet as pq
-
                 first = Path(directory) / done[min(done)]["file"]
                 job = dataclasses.replace(job, columns=tuple(pq.read_schema(first).names))
             manifest["shards"] = [done[c] for c in sorted(done)]
@@ -597,17 +601,17 @@ def _simulate(directory, spec, rules_obj, policies, workers, overwrite, resume, 
         else:
             done = {}
             manifest = {
-                "format": io.FORMAT,
+                "format": datasets.FORMAT,
                 "spec": spec,
                 "status": "running",
                 "created": invocation["started"],
-                "versions": io.versions(),
+                "versions": datasets.versions(),
                 "invocations": [invocation],
                 "shards": [],
             }
-        io.write_manifest(directory, manifest)
+        datasets.write_manifest(directory, manifest)
         if spec.get("decisions", False):
-            (Path(directory) / io.DECISIONS_DIR).mkdir(exist_ok=True)
+            (Path(directory) / datasets.DECISIONS_DIR).mkdir(exist_ok=True)
 
         last = {"t": 0.0, "cost": 0.0}
 
@@ -620,7 +624,7 @@ def _simulate(directory, spec, rules_obj, policies, workers, overwrite, resume, 
             now = time.monotonic()
             if len(manifest["shards"]) >= LIST_AT_ONCE and now - last["t"] < max(1.0, 20 * last["cost"]):
                 return
-            io.write_manifest(directory, manifest)
+            datasets.write_manifest(directory, manifest)
             last["t"] = time.monotonic()
             last["cost"] = last["t"] - now
 
@@ -632,21 +636,23 @@ def _simulate(directory, spec, rules_obj, policies, workers, overwrite, resume, 
         except KeyboardInterrupt:
             raise Interrupted(directory) from None
         finally:  # chunks computed beyond a hands target, or cut short by an interrupt
-            io.clean_temporary(directory)
+            datasets.clean_temporary(directory)
         kept = {e["chunk"] for e in manifest["shards"]}
         manifest["shards"] = sorted(manifest["shards"], key=lambda e: e["chunk"])
         extra = [e for e in manifest["shards"] if e["chunk"] >= n_shards]
         if extra or len(kept) != n_shards:  # pragma: no cover - a bug, not a state a kill can leave
             raise RunError(f"internal error: {directory} lists chunks {sorted(kept)}, the run has {n_shards}")
-        manifest.update(status="complete", finished=io.now(), rows=total_rows, matches=total_matches)
+        manifest.update(status="complete", finished=datasets.now(), rows=total_rows, matches=total_matches)
         if spec.get("decisions", False):
             manifest["decision_rows"] = sum(e["decisions"]["rows"] for e in manifest["shards"])
-        schema = io.open_run(directory, verify=False).schema  # listed shards and nothing else (checksums just made)
+        schema = datasets.open_run(
+            directory, verify=False
+        ).schema  # listed shards and nothing else (checksums just made)
         manifest["columns"] = schema.names
-        if manifest["versions"] != io.versions():
-            manifest.setdefault("resumed_with_versions", []).append(io.versions())
-        io.write_manifest(directory, manifest)
-        io.write_common_metadata(directory, schema, manifest)
+        if manifest["versions"] != datasets.versions():
+            manifest.setdefault("resumed_with_versions", []).append(datasets.versions())
+        datasets.write_manifest(directory, manifest)
+        datasets.write_common_metadata(directory, schema, manifest)
     return SimulationResult(
         path=directory,
         rows=total_rows,
@@ -661,21 +667,21 @@ def _simulate(directory, spec, rules_obj, policies, workers, overwrite, resume, 
 
 def _verified_done(directory: Path, manifest: dict) -> dict:
     """The chunks a resumed run keeps: ``{chunk: manifest entry}``, every listed shard checked (size,
-    SHA-256, no foreign or stray file: :func:`simkit.io.check_shards`; their footers name the manifest's
-    spec and entries: :func:`simkit.io.check_manifest`). A shard in place but not yet listed (a kill
+    SHA-256, no foreign or stray file: :func:`simkit.datasets.check_shards`; their footers name the manifest's
+    spec and entries: :func:`simkit.datasets.check_manifest`). A shard in place but not yet listed (a kill
     between its rename and the manifest's update) is recomputed (into the same bytes). A legacy run's
     shards (no list) are taken from their footers and listed now."""
-    pairs, _pending = io.check_shards(directory, manifest, pending_ok=True)
+    pairs, _pending = datasets.check_shards(directory, manifest, pending_ok=True)
     done = {}
     for path, entry in pairs:
-        if io.is_legacy(manifest):
-            entry = io.shard_entry(path, entry["chunk"], io.shard_metadata(path))
+        if datasets.is_legacy(manifest):
+            entry = datasets.shard_entry(path, entry["chunk"], datasets.shard_metadata(path))
         else:
-            io.verify_shard(path, entry)
+            datasets.verify_shard(path, entry)
             if entry.get("decisions") is not None:
-                io.verify_shard(Path(directory) / entry["decisions"]["file"], entry["decisions"])
+                datasets.verify_shard(Path(directory) / entry["decisions"]["file"], entry["decisions"])
         done[entry["chunk"]] = entry
-    io.check_manifest(directory, manifest, pairs, resuming=True)  # after the checksums, as open_run
+    datasets.check_manifest(directory, manifest, pairs, resuming=True)  # after the checksums, as open_run
     return done
 
 
@@ -697,9 +703,6 @@ def _remaining(spec: dict, done: dict) -> bool:
 def _warm_up(job: ChunkJob, progress: bool) -> float:
     """Start the engine up (:func:`warm_engine`), saying first what that is about to do and how long
     its last compile took on this machine, and keeping the time of a start-up that compiled."""
-    import sys
-
-    from .engine.compiled import record_start_up, start_up_message
 
     name = job.rules.name
     if progress:
@@ -712,7 +715,6 @@ def _warm_up(job: ChunkJob, progress: bool) -> float:
 def _run_chunks(job: ChunkJob, done: dict, workers: int, progress: bool, cluster=None, on_commit=None):
     """Compute the missing chunks (in worker processes or here) and commit them in chunk order;
     ``on_commit(entry)`` lists each committed shard in the manifest."""
-    from .progress import progress_bar
 
     spec = job.spec
     k = spec["chunk_matches"]
@@ -784,11 +786,11 @@ def _run_chunks(job: ChunkJob, done: dict, workers: int, progress: bool, cluster
                         tmp, rows, matches = _truncate(job, c, first, tmp, keep, int(match_rows[:keep].sum()))
                         if decisions is not None:
                             decisions = _truncate_decisions(job, c, first, decisions[0], keep)
-                entry = io.shard_entry(tmp, c, {"first_match": first, "matches": matches, "rows": rows})
+                entry = datasets.shard_entry(tmp, c, {"first_match": first, "matches": matches, "rows": rows})
                 if decisions is not None:  # committed first: a listed chunk always has its decision shard
-                    entry["decisions"] = io.decision_entry(decisions[0], c, decisions[1])
-                    io.commit_shard(Path(decisions[0]), Path(job.directory) / io.DECISIONS_DIR, c)
-                io.commit_shard(Path(tmp), job.directory, c)
+                    entry["decisions"] = datasets.decision_entry(decisions[0], c, decisions[1])
+                    datasets.commit_shard(Path(decisions[0]), Path(job.directory) / datasets.DECISIONS_DIR, c)
+                datasets.commit_shard(Path(tmp), job.directory, c)
                 if on_commit is not None:
                     on_commit(entry)
                 computed += 1
@@ -823,8 +825,6 @@ def _make_executor(workers: int, directory=None):
     Fresh processes, not forks: a process that has run numba's OpenMP threads cannot fork safely.
     Each worker compiles (or loads) the engine itself before its first chunk.
     """
-    import concurrent.futures as cf
-    import multiprocessing as mp
 
     method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
     threads = max(1, (os.cpu_count() or 1) // workers)
@@ -838,31 +838,28 @@ def _make_executor(workers: int, directory=None):
 
 def _truncate(job: ChunkJob, chunk: int, first: int, tmp: str, keep_matches: int, keep_rows: int):
     """Cut a temporary shard after its first ``keep_matches`` matches (the ``hands`` target)."""
-    import pyarrow.parquet as pq
 
     table = pq.read_table(tmp).slice(0, keep_rows)
     table = table.replace_schema_metadata(
-        {k: v for k, v in table.schema.metadata.items() if k != io.METADATA_KEY.encode()}
+        {k: v for k, v in table.schema.metadata.items() if k != datasets.METADATA_KEY.encode()}
     )
     os.unlink(tmp)
-    new = io.write_shard(job.directory, chunk, table, shard_meta(job, chunk, first, keep_matches, keep_rows))
+    new = datasets.write_shard(job.directory, chunk, table, shard_meta(job, chunk, first, keep_matches, keep_rows))
     return str(new), keep_rows, keep_matches
 
 
 def _truncate_decisions(job: ChunkJob, chunk: int, first: int, tmp: str, keep_matches: int):
     """Cut a temporary decision shard after the chunk's first ``keep_matches`` matches:
     ``(tmp path, rows)``."""
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
 
     table = pq.read_table(tmp)
     table = table.filter(pc.less(table["match"], first + keep_matches))
     table = table.replace_schema_metadata(
-        {k: v for k, v in table.schema.metadata.items() if k != io.METADATA_KEY.encode()}
+        {k: v for k, v in table.schema.metadata.items() if k != datasets.METADATA_KEY.encode()}
     )
     os.unlink(tmp)
     meta = shard_meta(job, chunk, first, keep_matches, table.num_rows, "decisions")
-    new = io.write_shard(Path(job.directory) / io.DECISIONS_DIR, chunk, table, meta)
+    new = datasets.write_shard(Path(job.directory) / datasets.DECISIONS_DIR, chunk, table, meta)
     return str(new), table.num_rows
 
 

@@ -1,9 +1,9 @@
 """Rollouts: which discard, claim or declaration is best at a position, by Monte Carlo.
 
 :func:`rollouts` plays, for every legal action of the deciding player at a
-:class:`~simkit.engine.position.Position` (or the actions given), ``n`` continuations to the end of
+:class:`~simkit.play.position.Position` (or the actions given), ``n`` continuations to the end of
 the hand (or of the match: ``to="match"``) with the rollout policies, in the compiled engine on all cores
-(:func:`simkit.engine.play.rollouts_kernel`). Continuation ``i`` resamples what the player cannot
+(:func:`simkit.engine.step.rollouts_kernel`). Continuation ``i`` resamples what the player cannot
 see -- the opponent's concealed tiles and the order of the wall -- uniformly from the unseen tiles
 (for a declared opponent: uniformly among the completions that leave them ready) from the stream
 ``(seed, i)``, and plays every candidate action from that same completion with the same policy
@@ -27,11 +27,11 @@ import numpy as np
 from ..errors import SimkitError, check_int
 from ..hand.tables import hand_tables
 from ..tiles import format_tile_list, parse_tile_list
-from . import actions as A
-from . import game as eng
-from .compiled import policy_type, prepared
-from .deal import wall_template
-from .policy_spec import as_policy
+from ..engine import actions as A
+from ..engine import table as eng
+from ..engine.compiled import policy_type, prepared
+from ..engine.deal import wall_template
+from ..policies.spec import as_policy
 from .position import COMPLETION_STREAM, Position
 from .runtime import EngineError, engine_for, error_text, match_executor, policy_calls, prepare_match, thread_count
 

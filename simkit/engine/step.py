@@ -1,7 +1,7 @@
 """The engine's state machine: a hand advanced one decision at a time, and the loops and kernels
 that drive it.
 
-A hand is a :class:`~simkit.engine.game.Table` (plain arrays) standing at a **decision point**:
+A hand is a :class:`~simkit.engine.table.Table` (plain arrays) standing at a **decision point**:
 ``sc[S_PLAYER]`` must choose an action in phase ``sc[S_PHASE]`` about tile ``sc[S_TILE]``, the
 legal actions are ``T.legal``. Two functions move it:
 
@@ -15,13 +15,13 @@ Between decisions nothing is asked of anyone: draws, a pass by a player who can 
 pass, the replacement after a kong, the end of the hand. Each ``_after_*`` function below is the
 rule of one kind of decision. Whole hands (:func:`_hand_loop`) and matches (:func:`_play_match`)
 are loops over ``_step`` that ask the players' policies (:func:`_ask`); so are replay, play from a
-given wall or position, and the Python step API (:mod:`simkit.engine.state`), which calls
+given wall or position, and the Python step API (:mod:`simkit.play.stepper`), which calls
 :func:`step_kernel` once per action.
 
 This module is a *template* bound to one rule set's settle function (``SETTLE``):
 :mod:`simkit.engine.compiled` makes one instance per rule set, cached on disk, so the engine is
 compiled once per rule set. Policies are not compiled into it: the built-in random policy's
-choice is inlined (by kind, :data:`~simkit.engine.game.POLICY_RANDOM`), greedy through its function
+choice is inlined (by kind, :data:`~simkit.engine.table.POLICY_RANDOM`), greedy through its function
 pointer with the engine's legal mask (``POLICY_GREEDY``), any other jitted policy through its
 pointer with a copy of the mask (``POLICY_FUNCTION``); each is compiled on its own.
 
@@ -52,10 +52,10 @@ import numpy as np
 
 from simkit._jit import jit, stack_empty
 from simkit.engine import actions as A
-from simkit.engine import game as G
+from simkit.engine import table as G
 from simkit.engine.luck import record_draw
 from simkit.engine.observation import encode_observation_kernel, encode_state_kernel
-from simkit.engine.policies import uniform_legal_action
+from simkit.engine.actions import uniform_legal_action
 from simkit.engine.rng import bounded, stream_key
 from simkit.hand.win import is_win_kernel
 from simkit.hand.waits import waits_kernel
@@ -181,7 +181,7 @@ def _end_phase(T, t, game, p):  # pragma: no cover - compiled
     from their stream, ``T.rng[1 + q]``; the jokers lie at random among the kept-back tiles, and
     the hand ends at the first one). A joker, or a tile the hand
     waits on, is a self-drawn win (a joker's tile is set aside, the kind it stands for is chosen when
-    the hand is settled: :data:`~simkit.engine.game.JOKER_TILE`); any other tile is set aside
+    the hand is settled: :data:`~simkit.engine.table.JOKER_TILE`); any other tile is set aside
     (:func:`_set_aside`). When neither player wins the hand is drawn. Each pick lowers the kept-back
     count, so the drawable count stays 0 and the invariants hold. Nobody is asked anything."""
     sc = T.sc
@@ -754,10 +754,10 @@ _VIEW_RIVERS = (2, G.MAX_RIVER)
 @jit(inline="always", cache=CACHE)
 def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
     """The deciding player's action. A policy called through its pointer is given a copy of the
-    legal mask and a view of copies of the Table's arrays (:func:`~simkit.engine.game.copy_for_view`);
+    legal mask and a view of copies of the Table's arrays (:func:`~simkit.engine.table.copy_for_view`);
     the built-in ones, which only read them, the engine's own (the action is checked against the
     engine's mask either way). Random's choice
-    (:func:`~simkit.engine.policies.uniform_legal_action`) is inlined here, before any view is
+    (:func:`~simkit.engine.actions.uniform_legal_action`) is inlined here, before any view is
     built; greedy is called through its pointer (``fn0`` / ``fn1``): its compile is its own, not
     part of the engine's. A policy called through its pointer gets its user
     counters (``view.counters``) zeroed first, whether decisions are logged or not, so it sees the
@@ -828,7 +828,7 @@ def _record_decision(
 ):  # pragma: no cover
     """Log the decision the Table (its arrays: ``sc``, ``ids``, ...) stands at and the ``action``
     taken (before it is applied): a row of ``decisions`` (``T.decisions``, the D_* columns of
-    :mod:`simkit.engine.game`) and the deciding player's user counters in ``decision_counters``.
+    :mod:`simkit.engine.table`) and the deciding player's user counters in ``decision_counters``.
     ``sc[S_N_DECISIONS]`` counts on past the capacity (rows beyond it are not written), so the
     caller can replay the block with room for all of them.
 
@@ -1001,7 +1001,7 @@ def play_matches_kernel(
     n_log,
 ):  # pragma: no cover
     """Play matches ``start .. start + n_matches - 1`` on the Table ``table`` (the caller's: one
-    per thread; ``table.sc[S_CHECK]`` says whether to check invariants). :mod:`simkit.engine.runtime`
+    per thread; ``table.sc[S_CHECK]`` says whether to check invariants). :mod:`simkit.play.runtime`
     runs blocks of matches in threads (the kernel releases the GIL); a match's rows depend only on
     (seed, match), so any split gives the same rows.
 
@@ -1065,7 +1065,7 @@ def play_matches_kernel(
 
 @jit(cache=CACHE)
 def step_kernel(op, T, template, t, game, sp, action, seed, m):  # pragma: no cover - compiled
-    """The step API in one kernel (:mod:`simkit.engine.state` calls it once per operation); the
+    """The step API in one kernel (:mod:`simkit.play.stepper` calls it once per operation); the
     state is left at a decision, or over. Returns False when OP_NEXT_HAND finds the match over."""
     sc = T.sc
     if op == G.OP_STEP:
@@ -1107,14 +1107,14 @@ def step_kernel(op, T, template, t, game, sp, action, seed, m):  # pragma: no co
 
 
 # The step API from numba: a jitted function may call these functions of a rule set's engine
-# instance (simkit.engine.runtime.engine_for) on a Table (GameState.table).
+# instance (simkit.play.runtime.engine_for) on a Table (GameState.table).
 begin_hand = _begin_hand  #: deal ``T.wall``; then ``advance`` stops at the first decision
 advance = _advance  #: resolve what is pending: stop at the next decision, or settle the hand
 step = _step  #: apply the deciding player's action and advance
 
 
 # ---------------------------------------------------------------------------------------------
-# rollouts (simkit.engine.rollouts): continuations of one position, paired across actions
+# rollouts (simkit.play.rollouts): continuations of one position, paired across actions
 
 
 @jit(cache=CACHE, internal=True)
@@ -1360,7 +1360,7 @@ def vector_step_kernel(
     errors,
 ):  # pragma: no cover
     """One step of tables ``start .. stop - 1`` of a vector environment (``batch``: the stacked
-    Tables of :func:`simkit.engine.game.new_tables`, one row per environment;
+    Tables of :func:`simkit.engine.table.new_tables`, one row per environment;
     :class:`simkit.envs.VectorEnv` runs blocks in threads).
 
     With ``reset`` every table starts a new episode; otherwise table ``i``'s deciding player plays

@@ -1,9 +1,9 @@
 """The built-in ``value`` policy: plays for expected points under the rule set's own scoring, and defends.
 
-``greedy`` (:mod:`simkit.engine.policies`) plays for speed alone. ``value`` weighs the routes open
-to its hand (:mod:`simkit.engine.routes`: plain, all pungs, half flush, full flush, seven pairs) by
+``greedy`` (:mod:`simkit.policies.basic`) plays for speed alone. ``value`` weighs the routes open
+to its hand (:mod:`simkit.policies.routes`: plain, all pungs, half flush, full flush, seven pairs) by
 what the rule set pays for each -- read from the rule set's scorer with the run's options
-(:func:`~simkit.engine.routes.route_values`, appended to its parameters through
+(:func:`~simkit.policies.routes.route_values`, appended to its parameters through
 ``rules_data``) -- against how far each is:
 
 * **estimate.** A concealed part ``h`` (13 - 3k tiles) is worth ``max over routes r`` of
@@ -24,11 +24,11 @@ what the rule set pays for each -- read from the rule set's scorer with the run'
   (duel's kong payments), is worth at least the hand without it;
 * **defence**: when the opponent has declared (douque) or shows ``threat_melds`` melds, and its
   own hand is at least ``defend_at`` from ready, it discards the tile least likely to deal in: one
-  the rules make safe (:func:`~simkit.engine.toolkit.safe_against_discard_win`), else one
+  the rules make safe (:func:`~simkit.policies.helpers.safe_against_discard_win`), else one
   through which the fewest waits can pass given the tiles it cannot see;
 * **for_two's bid and follow**: by the hand's shanten, at ``bid3_at``, ``bid2_at`` and
   ``fold_at``; before the deal (no tiles to judge) by ``blind_bid`` and ``blind_fold_at``
-  (:func:`~simkit.engine.policies.bid_or_follow`).
+  (:func:`~simkit.policies.basic.bid_or_follow`).
 
 It always wins when it can, as ``greedy`` does.
 """
@@ -40,12 +40,12 @@ import numpy as np
 from .._jit import jit, stack_empty
 from ..hand.shanten import LIVE_BEST, LIVE_NONE, discard_eval_kernel, shanten_kernel
 from ..hand.waits import waits_kernel
-from . import actions as A
-from .policies import bid_or_follow, bid_params
-from .policy_spec import Param, policy, spec_of
+from ..engine import actions as A
+from .basic import bid_or_follow, bid_params
+from .spec import Param, policy, spec_of
 from ..melds import MELD_CHOW
 from .routes import FAR, N_ROUTES, PLAIN, VALUE_FIELDS, meld_flags, outside, route_distances, route_values
-from .toolkit import (
+from .helpers import (
     copy_hand,
     first_legal,
     hidden_counts,

@@ -1,14 +1,14 @@
 """The built-in policies by name -- ``random``, ``greedy`` and ``value`` -- with their default
-parameters: the one place they are listed (:data:`simkit.engine.policy_spec.BUILT_IN` is filled
+parameters: the one place they are listed (:data:`simkit.policies.spec.BUILT_IN` is filled
 from here, so a policy text such as ``"value{declare=0}"`` resolves to the function)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .policies import GREEDY_DEFAULTS, greedy_policy, random_policy
-from .policy_spec import BUILT_IN
-from .value_policy import VALUE_DEFAULTS, value_policy
+from .basic import GREEDY_DEFAULTS, greedy_policy, random_policy
+from .spec import BUILT_IN
+from .value import VALUE_DEFAULTS, value_policy
 
 __all__ = ["POLICIES"]
 

@@ -24,7 +24,10 @@ from __future__ import annotations
 import os
 
 from .chunk_job import compute_chunk, warm_engine, watch_parent
-from .errors import InputValueError, RunError
+from ..errors import InputValueError, RunError
+import threading
+import numba
+import time
 
 __all__ = ["DaskExecutor", "connect", "close", "warm_worker", "watch_owner"]
 
@@ -82,7 +85,7 @@ def close(client) -> None:
 
 
 def warm_worker(job) -> float:
-    """Compile or load the engine for ``job`` in this worker (:func:`simkit.chunk_job.warm_engine`);
+    """Compile or load the engine for ``job`` in this worker (:func:`simkit.runs.chunk_job.warm_engine`);
     seconds taken."""
     return warm_engine(job)
 
@@ -91,7 +94,6 @@ def watch_owner(owner: int, directory) -> int:
     """Run on a worker of a LocalCluster on this machine: end the worker (removing its temporary
     files in ``directory``) when the process ``owner`` running the simulation is gone. Returns the
     worker's process id."""
-    import threading
 
     if not any(t.name == "simkit-parent-watch" for t in threading.enumerate()):
         threading.Thread(target=watch_parent, args=(owner, directory), daemon=True, name="simkit-parent-watch").start()
@@ -100,7 +102,6 @@ def watch_owner(owner: int, directory) -> int:
 
 def _run_chunk(job, chunk: int, first: int, n: int, numba_threads: int):
     """One Dask task: set this task thread's numba threads, then compute and write the chunk's shard."""
-    import numba
 
     numba.set_num_threads(max(1, min(numba_threads, numba.config.NUMBA_NUM_THREADS)))
     return compute_chunk(job, chunk, first, n)
@@ -159,7 +160,6 @@ class DaskExecutor:
         (and any cluster it started) is closed by the run."""
         if not wait:
             return
-        import time
 
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -1,6 +1,6 @@
 """Driving the engine from Python: a hand at a decision point, stepped one action at a time.
 
-A :class:`GameState` holds the engine's state (a :class:`~simkit.engine.game.Table` of plain
+A :class:`GameState` holds the engine's state (a :class:`~simkit.engine.table.Table` of plain
 arrays) standing at a decision: :attr:`~GameState.player` must choose in
 :attr:`~GameState.phase` (``PHASE_*`` of :mod:`simkit.engine.actions`) about
 :attr:`~GameState.tile`; :attr:`~GameState.legal` is a copy of the legal-action mask and
@@ -9,11 +9,11 @@ advances to the next decision, or to the end of the hand (:attr:`~GameState.over
 then settled and :attr:`~GameState.row` is its result row, as :func:`simkit.simulate_matches`
 gives it). :meth:`~GameState.next_hand` goes on to the match's next hand.
 
-Each call runs the rule set's compiled engine (:func:`simkit.engine.play._step`, the function
+Each call runs the rule set's compiled engine (:func:`simkit.engine.step._step`, the function
 the match loop runs), so a game stepped from Python is the game the engine plays: a policy written
 in plain Python gives the same rows as the same code jitted. ::
 
-    from simkit.engine.state import GameState
+    from simkit import GameState
 
     s = GameState.new_match("douque", seed=1)
     while not s.over:
@@ -21,7 +21,7 @@ in plain Python gives the same rows as the same code jitted. ::
     s.row["winner"], s.row["points"], s.lines()
 
 From numba, the same functions are ``begin_hand``, ``advance`` and ``step`` of the rule set's
-engine instance (:func:`simkit.engine.runtime.engine_for`), called on :attr:`GameState.table`
+engine instance (:func:`simkit.play.runtime.engine_for`), called on :attr:`GameState.table`
 (``tests/test_engine_state.py`` plays a hand so).
 """
 
@@ -33,11 +33,11 @@ from ..errors import InputTypeError, InputValueError, SimkitError, TileCountErro
 from ..hand.tables import hand_tables
 from ..rules import resolve_rules
 from ..tiles import parse_tile_list, tile_name
-from . import actions as A
-from . import game as eng
-from .deal import wall_template
-from .rng import stream_key
-from .rulesets import engine_spec
+from ..engine import actions as A
+from ..engine import table as eng
+from ..engine.deal import wall_template
+from ..engine.rng import stream_key
+from ..engine.rulesets import engine_spec
 from .runtime import EngineError, engine_for, error_text, hand_record, resolve_policy, run_matches
 
 __all__ = ["GameState"]
@@ -171,7 +171,7 @@ class GameState:
 
     @property
     def table(self):
-        """The engine's state (a :class:`~simkit.engine.game.Table` of arrays), for numba code
+        """The engine's state (a :class:`~simkit.engine.table.Table` of arrays), for numba code
         that steps it with the engine instance's ``step`` / ``advance`` (:func:`engine_for`)."""
         return self._dealt()
 
@@ -248,7 +248,7 @@ class GameState:
         )
 
     def _decision_row(self, action):
-        """The decision log's row (int64[N_DECISION_INT], the D_* columns of :mod:`simkit.engine.game`)
+        """The decision log's row (int64[N_DECISION_INT], the D_* columns of :mod:`simkit.engine.table`)
         of ``action`` taken at this decision, as the engine logs it; None for a value that is not an
         action code (:meth:`apply` refuses it)."""
         if self.over or isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
@@ -280,7 +280,7 @@ class GameState:
         row[eng.D_SHANTEN_AFTER] = after
         return row
 
-    # position(): the Position the deciding player sees, defined in simkit.engine.position (which
+    # position(): the Position the deciding player sees, defined in simkit.play.position (which
     # builds on this module) as GameState.position
 
     def unseen_completion(self):
@@ -305,7 +305,7 @@ class GameState:
     def apply(self, action: int) -> "GameState":
         """Play the deciding player's ``action`` and advance to the next decision or the hand's end.
 
-        Raises :class:`~simkit.engine.runtime.EngineError` (naming the player, the phase, the tile,
+        Raises :class:`~simkit.play.runtime.EngineError` (naming the player, the phase, the tile,
         the action and the legal actions) for an action that is not legal; the state is unchanged.
         """
         if self.over:
@@ -388,7 +388,7 @@ class GameState:
         return self.record().row
 
     def record(self):
-        """The hand as a :class:`~simkit.engine.runtime.HandRecord` (row, events, wall, items)."""
+        """The hand as a :class:`~simkit.play.runtime.HandRecord` (row, events, wall, items)."""
         if int(self._T.sc[eng.S_PHASE]) != A.PHASE_OVER or self.error:
             raise InputValueError(
                 "the hand is not over yet" if not self.over else "the hand stopped on an engine error"

@@ -1,7 +1,7 @@
 """Running the engine's kernels from Python: the policies a match is played with (resolved,
 checked, compiled for the rule set's engine, and how the engine calls each), the compiled engine
 of a rule set, the threads that play blocks of matches, the result buffers, the engine's errors and
-a hand's record. The doors users call (:mod:`simkit.engine.matches`, the step API, rollouts, the
+a hand's record. The doors users call (:mod:`simkit.play.matches`, the step API, rollouts, the
 luck correction, the environments) are built on it."""
 
 from __future__ import annotations
@@ -23,15 +23,15 @@ from ..errors import InputTypeError, InputValueError, SimkitError, show
 from ..hand.tables import hand_tables
 from ..rules import resolve_rules
 from ..tiles import format_tiles, tile_name
-from . import game as eng
-from .actions import N_ACTIONS, PHASE_NAMES, action_name
-from .builtin_policies import POLICIES  # noqa: F401 -- the built-ins' names resolve once it is imported
-from .compiled import compile_ahead, engine_of, policy_type, prepared
-from .deal import wall_template
-from .display import event_table, render_html
-from .policies import greedy_policy, random_policy
-from .policy_spec import as_policy, where_defined
-from .rulesets import engine_spec
+from ..engine import table as eng
+from ..engine.actions import N_ACTIONS, PHASE_NAMES, action_name
+from ..policies.registry import POLICIES  # noqa: F401 -- the built-ins' names resolve once it is imported
+from ..engine.compiled import compile_ahead, engine_of, policy_type, prepared
+from ..engine.deal import wall_template
+from ..engine.display import event_table, render_html
+from ..policies.basic import greedy_policy, random_policy
+from ..policies.spec import as_policy, where_defined
+from ..engine.rulesets import engine_spec
 
 __all__ = [
     "resolve_policy",
@@ -58,10 +58,10 @@ __all__ = [
 def resolve_policy(policy, rules):
     """``(function, params float64[])`` of a policy given as text (``"greedy{declare=0}"``,
     ``"mymodule:my_policy{x=1}"``), a function, ``(function, {name: value})``,
-    ``(function, params)`` or a :class:`~simkit.engine.policy_spec.Policy`
-    (:func:`~simkit.engine.policy_spec.as_policy`; every parameter checked), playing ``rules``
+    ``(function, params)`` or a :class:`~simkit.policies.spec.Policy`
+    (:func:`~simkit.policies.spec.as_policy`; every parameter checked), playing ``rules``
     (a rule-set name or Rules object: a policy that reads the rule set gets its data appended,
-    :meth:`~simkit.engine.policy_spec.Policy.engine_params`).
+    :meth:`~simkit.policies.spec.Policy.engine_params`).
 
     The function is jitted (run inside the engine) or a plain Python callable with the same
     signature (asked from Python at every decision: slower, the same games)."""
@@ -317,7 +317,8 @@ def run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1
     greedy = greedy_policy in (fn0, fn1)
     # on a cold start the helper starts first, on the other core, and compiles while this process
     # builds the hand tables (the helper needs only their types)
-    with compile_ahead(engine.play_matches_kernel, spec.rules.name, greedy, prepare=lambda: hand_tables(spec.rules)):
+    ahead = (greedy_policy,) if greedy else ()
+    with compile_ahead(engine.play_matches_kernel, spec.rules.name, ahead, prepare=lambda: hand_tables(spec.rules)):
         tables = hand_tables(spec.rules)
         kernel = prepared(
             engine.play_matches_kernel, args_of(0, 1), (9, 10), policy_type(spec)
@@ -403,7 +404,7 @@ def result_buffers(spec, *shape, empty=False):
 
 
 def decision_columns(ints, counters) -> dict:
-    """The decision log (:data:`~simkit.engine.game.DECISION_FIELDS` int64 columns and the counters)
+    """The decision log (:data:`~simkit.engine.table.DECISION_FIELDS` int64 columns and the counters)
     as the columns :func:`simulate_matches` returns with ``decisions=True``, in the order played."""
     ints = np.asarray(ints, np.int64).reshape(-1, eng.N_DECISION_INT)
     match = ints[:, eng.D_MATCH].copy()
@@ -453,7 +454,7 @@ class HandRecord:
     wall: np.ndarray  #: the hand's wall as dealt (kinds; in the layout of its wall design)
     items: dict  #: the winner's scored items
     rule_set: str = "douque"  #: name of the rule set played
-    wall_design: int = eng.WALL_DEALER_FIRST  #: how the wall was dealt (``WALL_*`` of :mod:`simkit.engine.game`)
+    wall_design: int = eng.WALL_DEALER_FIRST  #: how the wall was dealt (``WALL_*`` of :mod:`simkit.engine.table`)
 
     def event_table(self):
         """The events as a DataFrame, with both players' tiles, melds, rivers, shanten and waits
@@ -471,7 +472,6 @@ class HandRecord:
         return page
 
     def _repr_html_(self) -> str:  # Jupyter shows a record as its hand
-
         return render_html(self, standalone=False)
 
     def lines(self) -> list[str]:

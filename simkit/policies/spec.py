@@ -1,7 +1,7 @@
 """Policies as research objects: named parameters, labels, the text syntax, and where a policy
 comes from.
 
-A policy is a function ``policy(view, legal, params, rng) -> action`` (:mod:`simkit.engine.policies`);
+A policy is a function ``policy(view, legal, params, rng) -> action`` (:mod:`simkit.policies.basic`);
 ``params`` is a float64 vector. :func:`policy` declares, once and next to the function, what the
 entries of that vector are called, their defaults, kinds and bounds::
 
@@ -257,7 +257,7 @@ def where_defined(py) -> str:
         return name
 
 
-#: The built-in policies by name (filled by :mod:`simkit.engine.builtin_policies`).
+#: The built-in policies by name (filled by :mod:`simkit.policies.registry`).
 BUILT_IN: dict = {}
 
 

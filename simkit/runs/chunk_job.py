@@ -21,9 +21,9 @@ import numba
 import numpy as np
 import pyarrow as pa
 
-from . import io
-from .engine.compiled import also_first
-from .engine.matches import simulate_matches
+from .. import datasets
+from ..engine.compiled import also_first
+from ..play.matches import simulate_matches
 
 #: Matches per engine call inside a chunk (progress granularity; does not affect the data).
 ENGINE_BATCH = 500
@@ -80,15 +80,15 @@ def chunk_table(job: ChunkJob, first: int, n: int, on_batch=None):
         log_keys = []
         for copy, players, names in copies:
             res = simulate_matches(
-                job.rules, players, m, spec["seed"], start=a, decisions=decisions, **io.wall_settings_of(spec)
+                job.rules, players, m, spec["seed"], start=a, decisions=decisions, **datasets.wall_settings_of(spec)
             )
             if decisions:
                 log = res.pop("decisions")
-                logs.append(io.decisions_to_batch(log, seed=spec["seed"], copy=copy))
+                logs.append(datasets.decisions_to_batch(log, seed=spec["seed"], copy=copy))
                 log_keys.append(np.asarray(log["match"], np.int64) * 2 + copy)
-            schema = schema or io.schema_for(job.rules, res, columns=job.columns)
+            schema = schema or datasets.schema_for(job.rules, res, columns=job.columns)
             parts.append(
-                io.rows_to_batch(res, schema, seed=spec["seed"], copy=copy, policy_labels=names, rules=job.rules)
+                datasets.rows_to_batch(res, schema, seed=spec["seed"], copy=copy, policy_labels=names, rules=job.rules)
             )
             keys.append(np.asarray(res["match"], np.int64) * 2 + copy)
             match_rows += np.bincount(np.asarray(res["match"]) - first, minlength=n)
@@ -101,19 +101,19 @@ def chunk_table(job: ChunkJob, first: int, n: int, on_batch=None):
                 out.extend(table.combine_chunks().to_batches())
         if on_batch is not None:
             on_batch(sum(len(p) for p in parts), m)
-    decision_table = pa.Table.from_batches(decision_batches, schema=io.decision_schema()) if decisions else None
+    decision_table = pa.Table.from_batches(decision_batches, schema=datasets.decision_schema()) if decisions else None
     return pa.Table.from_batches(batches, schema=schema), match_rows, decision_table
 
 
 def shard_meta(job: ChunkJob, chunk: int, first: int, matches: int, rows: int, table: str | None = None) -> dict:
     meta = {
-        "format": io.FORMAT,
+        "format": datasets.FORMAT,
         "spec": job.spec,
         "chunk": chunk,
         "first_match": first,
         "matches": matches,
         "rows": rows,
-        "versions": io.versions(),
+        "versions": datasets.versions(),
     }
     if table is not None:
         meta["table"] = table  # "decisions": a decision shard (a shard of the hands has no such key)
@@ -125,12 +125,12 @@ def compute_chunk(job: ChunkJob, chunk: int, first: int, n: int, on_batch=None):
     decisions)``, ``decisions`` None or, in a run with decisions, ``(tmp path, rows)`` of the chunk's
     decision shard (a temporary file in ``_decisions/``)."""
     table, match_rows, decision_table = chunk_table(job, first, n, on_batch)
-    tmp = io.write_shard(job.directory, chunk, table, shard_meta(job, chunk, first, n, table.num_rows))
+    tmp = datasets.write_shard(job.directory, chunk, table, shard_meta(job, chunk, first, n, table.num_rows))
     decisions = None
     if decision_table is not None:
-        place = Path(job.directory) / io.DECISIONS_DIR
+        place = Path(job.directory) / datasets.DECISIONS_DIR
         place.mkdir(exist_ok=True)
-        dtmp = io.write_shard(
+        dtmp = datasets.write_shard(
             place, chunk, decision_table, shard_meta(job, chunk, first, n, decision_table.num_rows, "decisions")
         )
         decisions = (str(dtmp), decision_table.num_rows)
@@ -179,7 +179,7 @@ def watch_parent(owner: int, directory) -> None:
         if os.getppid() != parent or not process_alive(owner):
             if directory is not None:
                 with contextlib.suppress(OSError):
-                    io.clean_temporary(directory, pid=os.getpid())
+                    datasets.clean_temporary(directory, pid=os.getpid())
             os._exit(1)
         time.sleep(PARENT_POLL)
 
@@ -193,7 +193,7 @@ def worker_init(threads: int, method: str, owner: int | None = None, directory=N
         def on_term(signum, frame):
             if directory is not None:
                 with contextlib.suppress(OSError):
-                    io.clean_temporary(directory, pid=os.getpid())
+                    datasets.clean_temporary(directory, pid=os.getpid())
             os._exit(1)
 
         signal.signal(signal.SIGTERM, on_term)
@@ -207,18 +207,23 @@ def worker_init(threads: int, method: str, owner: int | None = None, directory=N
 
 def warm_engine(job: ChunkJob) -> float:
     """Compile the engine for the run's rule set (and the policies that are not built in) and the
-    row-building kernels of :mod:`simkit.io`, or load them from the cache, with one throw-away
+    row-building kernels of :mod:`simkit.datasets`, or load them from the cache, with one throw-away
     match; seconds taken."""
     t0 = time.perf_counter()
     decisions = bool(job.spec.get("decisions", False))
-    with also_first(io.writer_kernels()):  # on a cold start, while the helper compiles the hand kernels
+    with also_first(datasets.writer_kernels()):  # on a cold start, while the helper compiles the hand kernels
         res = simulate_matches(
-            job.rules, tuple(job.policies), 1, job.spec["seed"], decisions=decisions, **io.wall_settings_of(job.spec)
+            job.rules,
+            tuple(job.policies),
+            1,
+            job.spec["seed"],
+            decisions=decisions,
+            **datasets.wall_settings_of(job.spec),
         )
     if decisions:
-        io.decisions_to_batch(res.pop("decisions"), seed=job.spec["seed"], copy=0)
+        datasets.decisions_to_batch(res.pop("decisions"), seed=job.spec["seed"], copy=0)
     labels = [p["label"] for p in job.spec["policies"]]
-    io.rows_to_batch(
-        res, io.schema_for(job.rules, res), seed=job.spec["seed"], copy=0, policy_labels=labels, rules=job.rules
+    datasets.rows_to_batch(
+        res, datasets.schema_for(job.rules, res), seed=job.spec["seed"], copy=0, policy_labels=labels, rules=job.rules
     )
     return time.perf_counter() - t0

@@ -18,7 +18,7 @@ route's targets -- from the per-suit distance rows of :mod:`simkit.hand.tables`.
 options; it reads the item tables of ``simkit/scoring/items/``) what a typical hand of each route pays, concealed or not, self-drawn or on a discard, and
 what a declaration (douque's Declare Ready and MIGI), a valued honor pung (douque's dragon and wind
 pungs), a dealer's streak and a kong add. Those numbers are the only thing the value-aware policy
-(:mod:`simkit.engine.value_policy`) knows about scoring, so it plays every rule set from its own
+(:mod:`simkit.policies.value`) knows about scoring, so it plays every rule set from its own
 table: a rule option that changes a value (e.g. ``migi_tai``) changes its play. A route a rule set
 does not pay for is worth what its typical hand scores there, no more than a plain hand (so the
 policy never goes out of its way for it); one that cannot occur (seven pairs in douque) is worth -1.
@@ -34,6 +34,9 @@ from .._jit import jit, stack_empty
 from ..hand.shanten import seven_pairs_distance
 from ..hand.tables import DIST_MASK, DIST_SHIFT, INF
 from ..melds import MELD_CHOW, MELD_CONCEALED_KONG
+from ..errors import SimkitError
+from ..scoring import score
+from ..rules import resolve_rules
 
 __all__ = [
     "ROUTES",
@@ -109,9 +112,6 @@ _VALUED_HONOR = ("123m456m789m555z11p", "4m")  #: douque: plain with a White Dra
 
 
 def _points(hand, melds, win, rules, self_drawn, **flags) -> float:
-    from ..errors import SimkitError
-    from ..scoring import score
-
     try:
         return float(score(hand, win, melds, rules=rules, self_drawn=self_drawn, **flags).points)
     except SimkitError:  # the hand cannot occur in this rule set (no seven pairs, no such tiles)
@@ -123,7 +123,6 @@ def route_values(rules) -> np.ndarray:
     its options), from the rule set's own scorer (:func:`simkit.scoring.score`); see
     :data:`VALUE_FIELDS` and the module docstring. douque's payments are the non-dealer's at
     streak 0 (the dealer tai of 1 included); for_two's are at a bid of 1."""
-    from ..rules import resolve_rules
 
     rules = resolve_rules(rules)
     kinds = set(int(k) for k in rules.kinds)

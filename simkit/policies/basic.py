@@ -24,7 +24,7 @@ policy that never claims, declares only with two or more winning kinds, and othe
     import numpy as np
     from simkit._jit import jit
     from simkit.engine import actions as A
-    from simkit.engine.policies import greedy_policy, count_waits_after
+    from simkit.policies import greedy_policy, count_waits_after
 
     @jit
     def patient(view, legal, params, rng):
@@ -40,7 +40,7 @@ policy that never claims, declares only with two or more winning kinds, and othe
 
 (This exact policy is tested in ``tests/test_engine.py``.) The helpers a policy usually needs --
 shanten and live tiles per discard, visible and hidden tile counts, waits, the opponent's river
-and declaration, tiles safe by the rules, the phases -- are in :mod:`simkit.engine.toolkit`; the
+and declaration, tiles safe by the rules, the phases -- are in :mod:`simkit.policies.helpers`; the
 built-in policies use them too.
 """
 
@@ -49,12 +49,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jit, stack_empty
-from .._words import lowest_set_bit, popcount64, word_at
+from .._words import word_at
+from ..engine.actions import uniform_legal_action
 from ..hand.shanten import least_shanten_after_discard, shanten_kernel
-from . import actions as A
-from .policy_spec import Param, policy
-from .rng import bounded
-from .toolkit import (
+from ..engine import actions as A
+from .spec import Param, policy
+from .helpers import (
     LIVE_TIES,
     copy_hand,
     discard_table,
@@ -85,56 +85,6 @@ BLIND_FOLD_AT = 4
 GREEDY_DEFAULTS = np.array([1.0, 1.0, 1.0, 1.0, 2.0, 7.0, BLIND_BID, BLIND_FOLD_AT])
 
 
-@jit(inline="always")
-def uniform_legal_action(legal, rng):  # pragma: no cover - compiled
-    """The ``j``-th legal action of ``legal`` for ``j`` uniform below their number (one draw of
-    :func:`~simkit.engine.rng.bounded` from ``rng``); -1 if none is legal.
-
-    A mask of :data:`~simkit.engine.actions.N_ACTIONS` is read eight actions at a time
-    (:mod:`simkit._words`: a legal action is a byte 1, so a word's popcount is the number of
-    legal actions in it), with a trip count LLVM knows: the scan is a few dozen instructions
-    and one unpredictable branch per word, not per action. Inlined where it is called (the
-    engine asks it for a random player directly)."""
-    if legal.shape[0] != A.N_ACTIONS:
-        return _uniform_legal_action_any(legal, rng)
-    whole = A.N_ACTIONS // 8 * 8
-    n = 0
-    for a in range(0, whole, 8):
-        n += popcount64(word_at(legal, a))
-    for a in range(whole, A.N_ACTIONS):
-        n += legal[a]
-    j = bounded(rng, n)
-    for a in range(0, whole, 8):
-        w = word_at(legal, a)
-        c = popcount64(w)
-        if j < c:
-            for _ in range(j):
-                w &= w - np.uint64(1)  # clear the lowest legal action
-            return a + lowest_set_bit(w) // 8
-        j -= c
-    for a in range(whole, A.N_ACTIONS):
-        if legal[a]:
-            if j == 0:
-                return a
-            j -= 1
-    return -1
-
-
-@jit
-def _uniform_legal_action_any(legal, rng):  # pragma: no cover - compiled
-    """:func:`uniform_legal_action` for a mask of any length, an action at a time."""
-    n = 0
-    for a in range(legal.shape[0]):
-        n += legal[a]
-    j = bounded(rng, n)
-    for a in range(legal.shape[0]):
-        if legal[a]:
-            if j == 0:
-                return a
-            j -= 1
-    return -1
-
-
 @policy(name="random")
 @jit
 def random_policy(view, legal, params, rng):  # pragma: no cover - compiled
@@ -145,7 +95,7 @@ def random_policy(view, legal, params, rng):  # pragma: no cover - compiled
 @jit
 def count_waits_after(view, k):  # pragma: no cover - compiled
     """Number of winning kinds of the player's hand after discarding ``k``
-    (``popcount(``:func:`~simkit.engine.toolkit.waits_after_discard```)``)."""
+    (``popcount(``:func:`~simkit.policies.helpers.waits_after_discard```)``)."""
     return popcount(waits_after_discard(view, k))
 
 
@@ -157,7 +107,7 @@ def _best_discard(view, legal):  # pragma: no cover - compiled
     """(discard kind, shanten after it): least shanten, then most live improving tiles, then lowest kind.
 
     Live improving tiles are counted only when two or more discards tie for least shanten
-    (:func:`~simkit.engine.toolkit.discard_table` with ``LIVE_TIES``).
+    (:func:`~simkit.policies.helpers.discard_table` with ``LIVE_TIES``).
     """
     sh = stack_empty(34, np.int64)
     live = stack_empty(34, np.int64)

@@ -6,7 +6,7 @@ winds and the decision they face -- after a draw (``phase="draw"``), after a cla
 (``phase="claim"``: they must discard) or on the opponent's last discard (``phase="discard"``).
 :meth:`Position.state` completes it with what the viewer cannot see -- the opponent's concealed
 tiles and the order of the wall -- either given or sampled uniformly from the unseen tiles by a
-counter-based stream (``seed``), and returns a :class:`~simkit.engine.state.GameState` standing at
+counter-based stream (``seed``), and returns a :class:`~simkit.play.stepper.GameState` standing at
 the viewer's decision: step it, or play it out with any policies.
 
 In the state the viewer is player 0. Rivers are written in order; a ``*`` after a tile marks a
@@ -32,12 +32,12 @@ from ..errors import SimkitError, check_flag, check_int
 from ..melds import MELD_SIZES, MELD_TYPES, meld_counts, melds_array, parse_melds
 from ..rules import resolve_rules
 from ..tiles import format_tile_list, parse_tile_list, parse_tiles, tile_name
-from . import actions as A
-from . import game as eng
-from .deal import shuffle_wall
-from .rng import stream_key
-from .rulesets import engine_spec
-from .state import GameState, streak_limit
+from ..engine import actions as A
+from ..engine import table as eng
+from ..engine.deal import shuffle_wall
+from ..engine.rng import stream_key
+from ..engine.rulesets import engine_spec
+from .stepper import GameState, streak_limit
 
 __all__ = ["Position", "PositionError", "COMPLETION_STREAM", "position_of"]
 
@@ -436,7 +436,7 @@ class Position:
         return tiles[: d["opp_concealed"]].copy(), tiles[d["opp_concealed"] :].copy()
 
     def state(self, seed: int = 0, *, opponent_hand=None, wall=None, check: bool = True):
-        """The :class:`~simkit.engine.state.GameState` of this position at the viewer's decision
+        """The :class:`~simkit.play.stepper.GameState` of this position at the viewer's decision
         (the viewer is player 0), completed by ``opponent_hand`` and ``wall`` (notation or kinds:
         the opponent's concealed tiles; the wall from the next draw on, kept-back tiles last) or,
         when they are not given, by :meth:`completion` of ``seed``. The players' policy streams

@@ -2,7 +2,7 @@
 
 Every helper is jitted (:func:`simkit._jit.jit`), so it can be called inside a jitted policy, and
 from plain Python with a view of :meth:`simkit.GameState.view` (the first call with such a view
-compiles a version for it). The built-in policies (:mod:`simkit.engine.policies`) use these same
+compiles a version for it). The built-in policies (:mod:`simkit.policies.basic`) use these same
 helpers. Arrays passed as ``out`` are filled in place: 34 entries, one per tile kind. None of them
 allocates: their own scratch is on the stack (:func:`simkit._jit.stack_empty`), which a policy
 called at every decision can use too (``hand = stack_empty(34, np.uint8); copy_hand(view, hand)``).
@@ -36,7 +36,7 @@ import numpy as np
 from .._jit import jit, stack_empty
 from ..hand.shanten import LIVE_ALL, LIVE_BEST, LIVE_NONE, LIVE_TIES, discard_eval_kernel, shanten_kernel
 from ..hand.waits import popcount, waits_kernel
-from . import actions as A
+from ..engine import actions as A
 
 __all__ = [
     "LIVE_NONE",

@@ -1,5 +1,5 @@
 """``simulate_matches``, ``replay``, ``play_hand``: whole matches of any rule set on all cores,
-results as numpy columns (the engine: :mod:`simkit.engine.game`; each rule set's data and settle
+results as numpy columns (the engine: :mod:`simkit.engine.table`; each rule set's data and settle
 function: :mod:`simkit.engine.rulesets`)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import InputValueError, check_flag, check_int, show
-from . import game as eng
+from ..engine import table as eng
 from .position import WIND_LETTERS
 from .runtime import (
     EngineError,
@@ -28,7 +28,7 @@ from .runtime import (
     result_columns,
     run_matches,
 )
-from .state import GameState, streak_limit, wall_kinds
+from .stepper import GameState, streak_limit, wall_kinds
 
 __all__ = [
     "EngineError",
@@ -129,7 +129,7 @@ def simulate_matches(
     the drawn tile, the opponent's discard or added tile; -1 if none), ``action`` (the action code),
     ``n_legal`` (legal actions), ``shanten_before`` / ``shanten_after`` (the deciding player's
     shanten at the decision and right after the action, before any draw it leads to; -1 after a win:
-    :func:`simkit.engine.game.decision_stats`), ``counter_0`` .. ``counter_3`` (what the policy
+    :func:`simkit.engine.table.decision_stats`), ``counter_0`` .. ``counter_3`` (what the policy
     wrote in ``view.counters``; 0 otherwise).
     """
     spec, f0, p0, f1, p1 = prepare_match(rules, policies, deal, wall)
@@ -232,7 +232,7 @@ def _play_out_logged(state, calls, log) -> None:
 
 def _simulate_in_python(spec, call0, call1, n_matches, seed, start, check, decisions=False) -> dict:
     """:func:`simulate_matches` with a plain Python policy: every decision asked from Python
-    through the step API (:class:`~simkit.engine.state.GameState`), the same engine and streams."""
+    through the step API (:class:`~simkit.play.stepper.GameState`), the same engine and streams."""
 
     rows = []
     log = []

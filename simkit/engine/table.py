@@ -14,7 +14,7 @@ Mutable scalars live in ``Table.sc`` at the ``S_*`` indices. Policies decide at 
 (:mod:`simkit.engine.actions`); the engine computes the legal actions and applies the rules.
 
 The functions bound to the players' policies and the rule set's settle function (``_decide``,
-``_play_hand``, ``_play_match`` and the three kernels) are in :mod:`simkit.engine.play`, compiled
+``_play_hand``, ``_play_match`` and the three kernels) are in :mod:`simkit.engine.step`, compiled
 once per (settle, policy, policy) combination by :mod:`simkit.engine.compiled` and cached on disk
 when the three functions are importable; this module holds everything else.
 
@@ -144,8 +144,8 @@ S_ERROR_INFO = 12  #: detail of the error (the illegal action code)
 S_KEPT_BACK = 13  #: tiles at the end of the wall that are never drawn (the rule set's)
 S_BID = 14  #: for_two: the banker's bid of this hand (0 before the bid and in other rule sets)
 S_WALL = 15  #: the wall design of the match (WALL_*; from Game.wall, see _lay_out_seat_streams)
-S_SHANTEN_LB = 16  #: S_SHANTEN_LB + p: a lower bound on player p's shanten (SHANTEN_UNKNOWN: none; see play.py)
-# the decision the hand waits for (the state machine's position; see simkit/engine/play.py)
+S_SHANTEN_LB = 16  #: S_SHANTEN_LB + p: a lower bound on player p's shanten (SHANTEN_UNKNOWN: none; see step.py)
+# the decision the hand waits for (the state machine's position; see simkit/engine/step.py)
 S_PLAYER = 18  #: the deciding player
 S_PHASE = 19  #: PHASE_* of the decision; PHASE_OVER once the hand is over
 S_TILE = 20  #: the tile concerned (the view's ``tile``)
@@ -180,7 +180,7 @@ PENDING_TURN_CLAIM = -3  #: S_CURRENT's turn after a pung or chow is to be set u
 PENDING_PASS = -4  #: S_PLAYER can only pass S_TILE, the opponent's discard: the pass is applied at once
 PENDING_DEAL = -5  #: the wall in T.wall is to be dealt (a hand from a given wall)
 
-# operations of the engine instance's step_kernel (the step API: simkit/engine/state.py)
+# operations of the engine instance's step_kernel (the step API: simkit/play/stepper.py)
 OP_BEGIN_HAND = 0  #: deal the wall in T.wall and stop at the first decision
 OP_STEP = 1  #: apply ``action``
 OP_BEGIN_MATCH = 2  #: start match (seed, m) and deal its first hand
@@ -227,7 +227,7 @@ ERROR_MESSAGES = (
     "invariant broken: a win with a hand that is not complete",
 )
 
-# how the engine calls a player's policy (simkit/engine/play.py ``_ask``)
+# how the engine calls a player's policy (simkit/engine/step.py ``_ask``)
 POLICY_FUNCTION = 0  #: through a function pointer, with a copy of the legal mask: any jitted policy
 POLICY_RANDOM = 1  #: the built-in random policy, called directly
 POLICY_GREEDY = 2  #: the built-in greedy policy, through its function pointer with the engine's legal mask
@@ -394,7 +394,7 @@ class Table(NamedTuple):
 def new_table(n_tiles, items_proto):
     """A fresh :class:`Table` for a wall of ``n_tiles``; ``items_proto``: zeros of the rule set's
     item vector (length and dtype of its scoring kernel's items). Its decision log has capacity 0
-    (:func:`simkit.engine.runtime.run_matches` gives a block's Table a real one when decisions
+    (:func:`simkit.play.runtime.run_matches` gives a block's Table a real one when decisions
     are logged). Plain numpy: it is only made in Python (a jitted version cost seconds of compile
     at every cold start for nothing)."""
     return Table(
@@ -768,7 +768,7 @@ def decision_stats(hand, n_melds, phase, tile, action, legal, t, scratch, work):
     for an action that is not legal (the engine then stops the match).
 
     Inlined into ``play._record_decision`` (not into the hand loop), which the engine calls only when
-    decisions are logged; :class:`~simkit.engine.state.GameState` calls it for a Python policy's
+    decisions are logged; :class:`~simkit.play.stepper.GameState` calls it for a Python policy's
     decisions, so both logs agree.
     """
     n_legal = 0
@@ -819,7 +819,7 @@ def _legal_after_draw(
     a ready or complete hand (``lb <= 0``); a complete hand has shanten -1, so the win check is
     skipped when the shanten (or the bound) is 0 or more. Returns the shanten when it was computed,
     else :data:`SHANTEN_UNKNOWN`. Inlined into the engine's hand loop, like :func:`_legal_react`:
-    there it runs without reference counts (see :mod:`simkit.engine.play`).
+    there it runs without reference counts (see :mod:`simkit.engine.step`).
     """
     for a in range(A.N_ACTIONS):
         legal[a] = False
@@ -1101,7 +1101,7 @@ def _pay_chips(money, purse, sc, receiver, payer, game, check, out):  # pragma: 
     """:func:`_pay` for duel with chips, in whole money units (``money`` holds units, exact
     integers): what a player pays in the hand is capped by their chips at the start of the
     settlement (coins received in the same settlement are not used); a player with exactly none
-    left ends the match (:func:`simkit.engine.play._next_hand_of_match`). The float row and the
+    left ends the match (:func:`simkit.engine.step._next_hand_of_match`). The float row and the
     balances get the exact amounts in coins (the nearest float)."""
     unit = game.money_unit
     left0 = sc[S_CHIPS0]

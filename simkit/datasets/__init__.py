@@ -1,0 +1,168 @@
+"""Simulation datasets on disk: the Arrow schema, the shard writer, run metadata, reading and resume.
+
+A *run* is a directory::
+
+    data/runs/douque_greedy-greedy_seed0_2000matches/
+        _simkit.json          the run manifest (JSON): how the run was made, its state, its shards
+        _common_metadata      Parquet schema + the manifest as key-value metadata (written at the end)
+        part-000000.parquet   chunk 0: matches [0, chunk_matches), one row per hand
+        part-000001.parquet   chunk 1: the next chunk_matches matches, ...
+        _decisions/           only in a run with decisions (simulate(..., decisions=True)):
+            part-000000.parquet   chunk 0's decisions, one row per decision taken
+            ...
+
+Every shard holds whole matches, rows in (match, copy, hand) order, so the shards read in name order
+are the run's rows in order (``pandas.read_parquet(run_dir)`` and ``pyarrow.dataset`` skip the
+``_``- and ``.``-prefixed files). Each shard carries the run's description in its Parquet key-value
+metadata under ``simkit`` and Parquet page checksums; shards are written to a hidden temporary name
+in the run directory, flushed with ``fsync`` and renamed into place, so a run killed at any moment
+leaves only complete shards.
+
+The manifest says which files are the run: its ``shards`` list names every committed shard with its chunk,
+matches, rows, byte size and SHA-256 (appended, atomically, as each shard is committed). Every reader
+(:func:`~simkit.datasets.reader.open_run`, :meth:`Run.read_shard`, ``simkit.analysis``, a resumed run) reads exactly the
+listed shards and refuses, naming the file, a listed shard that is missing, resized or corrupt (its
+SHA-256 or a page checksum differs), a shard written by another run, and any other ``part-*`` or
+``*.parquet`` file in the directory. What the manifest says of the run is checked against the
+shards' footers (:func:`check_manifest`): each footer names the spec of the run that wrote it (rule
+set and options, policies, seed, target, duplicate, items, chunking, wall design) and its chunk,
+matches and rows, so an edited manifest is refused, naming the field, rather than reported as fact
+or resumed toward an edited target. The manifest's ``status`` is ``running``, ``complete`` or
+``overwriting`` (an ``--overwrite`` marks the old run so before deleting the files it lists; such a
+directory is refused by readers until the overwrite is run again). A manifest written before the
+shard list (*legacy*, e.g. ``data/sample/``) is checked against the shards' own footers instead: each
+``part-<chunk>.parquet`` must carry the manifest's spec and its chunk, and their count and rows must
+equal the manifest's totals (no checksums: those runs have none).
+
+The schema is declared once (:data:`COLUMNS`, :func:`dataset_schema`); the scoring items become
+``item_<name>`` columns, from the rule set's item table (:func:`item_names`).
+
+A run with decisions (its spec's ``decisions`` is true) has a second dataset, the decision log
+(:data:`DECISION_COLUMNS`), in ``_decisions/``: one shard per chunk, named like the chunk's shard.
+The leading underscore keeps it out of ``pandas.read_parquet(run_dir)``. Each entry of the
+manifest's ``shards`` then carries the chunk's decision shard as ``"decisions": {"file":
+"_decisions/part-000012.parquet", "rows", "bytes", "sha256"}``; the decision shard is committed
+before the chunk's shard and both are listed together, and every check above (missing, extra,
+foreign, resized, corrupt, resume, overwrite) covers the decision shards too. A decision shard's
+footer names the run's spec, its chunk and ``"table": "decisions"``.
+
+The modules: :mod:`~simkit.datasets.schema`, :mod:`~simkit.datasets.batches`,
+:mod:`~simkit.datasets.shards`, :mod:`~simkit.datasets.manifest` (the truth) and
+:mod:`~simkit.datasets.reader`; every public name is importable from ``simkit.datasets``.
+"""
+
+from .schema import (
+    FORMAT,
+    MANIFEST,
+    COMMON_METADATA,
+    METADATA_KEY,
+    COLUMNS,
+    WIN_TYPES,
+    WINDS,
+    DECLARATIONS,
+    DEAL_ID_HAND_BITS,
+    DECISIONS_DIR,
+    DECISION_COLUMNS,
+    decision_schema,
+    DatasetError,
+    item_names,
+    dataset_schema,
+    schema_for,
+    STATISTICS_COLUMNS,
+    SHARED_RESULT_COLUMNS,
+)
+from .batches import (
+    decisions_to_batch,
+    rows_to_batch,
+    format_wins,
+    writer_kernels,
+)
+from .shards import (
+    decision_entry,
+    decision_file,
+    shard_name,
+    write_shard,
+    commit_shard,
+    shard_metadata,
+    clean_temporary,
+    temporary_files,
+    file_digest,
+    shard_entry,
+    verify_shard,
+)
+from .manifest import (
+    write_manifest,
+    read_manifest,
+    write_common_metadata,
+    completed_chunks,
+    check_shards,
+    check_manifest,
+    begin_overwrite,
+    is_legacy,
+    run_lock,
+    rules_from_dict,
+    wall_settings_of,
+    versions,
+    now,
+    command_line,
+    MAX_MANIFEST_DEPTH,
+)
+from .reader import (
+    Run,
+    open_run,
+    read_run,
+)
+
+__all__ = [
+    "FORMAT",
+    "MANIFEST",
+    "COMMON_METADATA",
+    "METADATA_KEY",
+    "COLUMNS",
+    "WIN_TYPES",
+    "WINDS",
+    "DECLARATIONS",
+    "DEAL_ID_HAND_BITS",
+    "DECISIONS_DIR",
+    "DECISION_COLUMNS",
+    "decision_schema",
+    "DatasetError",
+    "item_names",
+    "dataset_schema",
+    "schema_for",
+    "STATISTICS_COLUMNS",
+    "SHARED_RESULT_COLUMNS",
+    "decisions_to_batch",
+    "rows_to_batch",
+    "format_wins",
+    "writer_kernels",
+    "decision_entry",
+    "decision_file",
+    "shard_name",
+    "write_shard",
+    "commit_shard",
+    "shard_metadata",
+    "clean_temporary",
+    "temporary_files",
+    "file_digest",
+    "shard_entry",
+    "verify_shard",
+    "write_manifest",
+    "read_manifest",
+    "write_common_metadata",
+    "completed_chunks",
+    "check_shards",
+    "check_manifest",
+    "begin_overwrite",
+    "is_legacy",
+    "run_lock",
+    "rules_from_dict",
+    "wall_settings_of",
+    "versions",
+    "now",
+    "command_line",
+    "MAX_MANIFEST_DEPTH",
+    "Run",
+    "open_run",
+    "read_run",
+]

@@ -1,0 +1,144 @@
+"""What every environment shares: one table stepped through the engine (:class:`EnvTable`), the
+settings an environment is made with, its observation space, the text rendering, and
+:class:`EnvError`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine import actions as A
+from ..engine import table as eng
+from ..engine.observation import OBSERVATION_LAYOUT, OBSERVATION_SIZE, encode_observation_kernel
+from ..errors import InputValueError, SimkitError
+from ..rules import get_rules, resolve_rules
+from ..play.stepper import GameState
+
+__all__ = [
+    "EnvError",
+    "EnvTable",
+    "env_settings",
+    "observation_space_of",
+    "render_table",
+    "encode_observation",
+    "OBSERVATION_LAYOUT",
+    "OBSERVATION_SIZE",
+]
+
+
+class EnvError(SimkitError, ValueError):
+    """An environment used out of order: stepped (or observed, rendered) before its first ``reset()``."""
+
+
+def encode_observation(T, p: int, deciding: bool) -> np.ndarray:
+    """The observation vector of player ``p`` of the engine's Table ``T`` (see the module docstring;
+    the compiled encoder the vector environment uses)."""
+    out = np.empty(OBSERVATION_SIZE, np.float32)
+    encode_observation_kernel(T, int(p), bool(deciding), out)
+    return out
+
+
+def observation_space_of(gym_spaces):
+    return gym_spaces.Dict(
+        {
+            "observation": gym_spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE,), np.float32),
+            "action_mask": gym_spaces.Box(0, 1, (A.N_ACTIONS,), np.int8),
+        }
+    )
+
+
+def env_settings(rules, episode, illegal, illegal_penalty, options):
+    """The rule set of an environment, after checking the settings every environment shares."""
+
+    if episode not in ("hand", "match"):
+        raise InputValueError(f"episode is 'hand' or 'match', got {episode!r}")
+    if illegal not in ("error", "penalty"):
+        raise InputValueError(f"illegal is 'error' or 'penalty', got {illegal!r}")
+    if (
+        isinstance(illegal_penalty, bool)
+        or not isinstance(illegal_penalty, (int, float))
+        or not np.isfinite(illegal_penalty)
+    ):
+        raise InputValueError(f"illegal_penalty is a finite number, got {illegal_penalty!r}")
+    return get_rules(rules, **options) if options else resolve_rules(rules)
+
+
+class EnvTable:
+    """What the environments share: a match of the step API, scores, illegal-action handling."""
+
+    def __init__(self, rules, episode, illegal, illegal_penalty, options):
+        self.rules = env_settings(rules, episode, illegal, illegal_penalty, options)
+        self.episode = episode
+        self.illegal = illegal
+        self.illegal_penalty = float(illegal_penalty)
+        self.seed = 0
+        self.match = 0
+        self.state = None
+        self.rng = np.random.default_rng(0)
+
+    def started(self, what: str) -> None:
+        """Raise :class:`EnvError` if there is no hand yet (no ``reset()`` so far) for ``what``."""
+        if self.state is None:
+            raise EnvError(f"call reset() before {what}: the environment has no hand yet")
+
+    def reset(self, seed):
+        if seed is not None:
+            self.seed = int(seed)
+            self.match = 0
+            self.rng = np.random.default_rng(self.seed)
+        self.state = GameState.new_match(self.rules, self.seed, self.match)
+        self.match += 1
+
+    def scores(self) -> np.ndarray:
+        return self.state.table.purse[eng.P_BALANCE0 : eng.P_BALANCE0 + 2].copy()
+
+    def done(self) -> bool:
+        s = self.state
+        if not s.over:
+            return False
+        if self.episode == "hand":
+            return True
+        return not s.next_hand()
+
+    def play(self, agent: str, action) -> float:
+        """Apply the deciding player's action (or a random legal one, with the penalty); returns the
+        penalty charged (0 or ``illegal_penalty``)."""
+        s = self.state
+        legal = s.legal
+        ok = (
+            not isinstance(action, (bool, np.bool_))
+            and isinstance(action, (int, np.integer))
+            and 0 <= int(action) < A.N_ACTIONS
+            and legal[int(action)]
+        )
+        if ok:
+            s.apply(int(action))
+            return 0.0
+        if self.illegal == "penalty":
+            s.apply(int(self.rng.choice(np.flatnonzero(legal))))
+            return self.illegal_penalty
+        names = ", ".join(A.action_name(a) for a in np.flatnonzero(legal))
+        code = (
+            isinstance(action, (int, np.integer))
+            and not isinstance(action, (bool, np.bool_))
+            and 0 <= int(action) < A.N_ACTIONS
+        )
+        what = A.action_name(int(action)) if code else "not an action code"
+        tile = s.tile
+        on = f" about {A.action_name(A.DISCARD + tile)[len('discard ') :]}" if 0 <= tile < 34 else ""
+        raise InputValueError(
+            f"{agent} played {action!r} ({what}), not legal {A.PHASE_NAMES[s.phase]}{on}; legal: {names}"
+        )
+
+
+def render_table(state) -> str:
+    """The hand's events once it is over; before, the state and what the deciding player sees."""
+    if state.over and not state.error:
+        return "\n".join(state.lines())
+    try:
+        return f"{state!r}\n{state.position()}"
+    except SimkitError:
+        return repr(state)
+
+
+# ---------------------------------------------------------------------------------------------
+# PettingZoo

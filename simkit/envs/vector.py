@@ -1,0 +1,293 @@
+"""The vector environment: many tables stepped at once inside the compiled engine
+(:class:`VectorEnv`), and :func:`random_legal_actions` for its masks."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine import actions as A
+from ..engine import table as eng
+from ..engine.compiled import policy_type
+from ..engine.observation import OBSERVATION_SIZE
+from ..engine.rulesets import engine_spec
+from ..play.runtime import (
+    compile_policy,
+    engine_for,
+    error_text,
+    match_executor,
+    policy_calls,
+    resolve_policy,
+    thread_count,
+)
+from ..errors import InputValueError, check_flag
+from .table import EnvError, env_settings
+from ..errors import check_int
+from ..engine.deal import wall_template
+from ..engine.observation import state_size
+from ..hand.tables import hand_tables
+from ..engine.rng import stream_key
+from ..engine.compiled import function_pointer, prepared
+
+__all__ = ["VectorEnv", "random_legal_actions"]
+
+
+def random_legal_actions(masks, rng) -> np.ndarray:
+    """A uniformly random legal action per row of ``masks`` (int8 or bool [n, N_ACTIONS], at least
+    one legal action per row), chosen in numpy from the generator ``rng``: the argmax of uniform
+    float32 draws over the legal actions."""
+    draws = rng.random(masks.shape, dtype=np.float32)
+    draws *= masks
+    return draws.argmax(axis=1)
+
+
+class VectorEnv:
+    """``n_envs`` tables of ``rules`` stepped at once inside the compiled engine, numpy in and out.
+
+    ``VectorEnv(rules="douque", n_envs=1024, opponent=None, seed=0, episode="hand", ...)``.
+    Without an ``opponent`` both players are agents (self-play): every decision of every table is
+    a step, and ``info["player"]`` says whose it is. With an ``opponent`` (any policy
+    :func:`simkit.simulate_matches` takes, e.g. ``"greedy"``) the agent holds one seat, alternating
+    by episode as in the Gymnasium environment, and the opponent's decisions are played in the
+    engine between the agent's.
+
+    * :meth:`reset` ``-> (obs, masks, info)`` and :meth:`step` ``(actions) -> (obs, masks, rewards,
+      terminated, truncated, info)``: ``obs`` float32[n_envs, OBSERVATION_SIZE] (the deciding
+      player's observation, :data:`OBSERVATION_LAYOUT`), ``masks`` int8[n_envs, N_ACTIONS] (its
+      legal actions), ``rewards`` float32: [n_envs] the agent's change of score in the step (the
+      opponent's moves and the settlement included) with an opponent, [n_envs, 2] each player's
+      in self-play; ``terminated`` bool[n_envs]; ``truncated`` all False; ``info["player"]``
+      int64[n_envs] the deciding player's seat (0 / 1); with ``full_state=True``
+      ``info["state"]`` float32[n_envs, state_size] (both hands and the wall,
+      :func:`simkit.engine.observation.state_layout`), for centralised critics.
+    * A table whose episode ends starts the next one in the same step: its row of ``obs`` /
+      ``masks`` is then the new episode's first decision and ``rewards`` the finished episode's
+      last change. An episode is one hand (``episode="hand"``) or one match (``"match"``).
+    * Reproducible per table: table ``i`` plays matches 0, 1, 2, ... of the seed
+      ``stream_key(seed, i, 0) >> 1`` (:attr:`table_seeds`), one per episode (with an opponent, an
+      episode that ends before the agent decides is passed over), whatever ``n_envs`` and the
+      thread count.
+    * Illegal actions raise an error naming the table, the player, the phase and the legal actions
+      (``illegal="error"``), or cost ``illegal_penalty`` with a uniformly random legal action
+      played instead (``illegal="penalty"``, from the environment's own seeded stream).
+
+    The returned arrays are the environment's buffers, overwritten by the next :meth:`step` (copy
+    what you keep, or pass ``copy=True``). Tables run in blocks on ``threads`` threads (default:
+    numba's thread count).
+    """
+
+    def __init__(
+        self,
+        rules="douque",
+        n_envs: int = 1024,
+        *,
+        opponent=None,
+        seed: int = 0,
+        episode: str = "hand",
+        illegal: str = "error",
+        illegal_penalty: float = -1.0,
+        full_state: bool = False,
+        threads=None,
+        copy: bool = False,
+        **options,
+    ):
+
+        check_int(n_envs, "n_envs", 1, 1 << 24)
+        check_int(seed, "seed", 0, 2**63 - 1)
+        full_state = check_flag(full_state, "full_state")
+        copy = check_flag(copy, "copy")
+        if threads is not None:
+            check_int(threads, "threads", 1, 1024)
+        self.rules = env_settings(rules, episode, illegal, illegal_penalty, options)
+        self.spec = engine_spec(self.rules)
+        self.n_envs = int(n_envs)
+        self.episode = episode
+        self.illegal = illegal
+        self.illegal_penalty = float(illegal_penalty)
+        self.full_state = bool(full_state)
+        self.copy = bool(copy)
+        self.threads = int(threads) if threads is not None else thread_count()
+        self.opponent = opponent
+        if opponent is None:
+            fn, params = resolve_policy("random", self.rules)  # never asked: every decision is the agents'
+        else:
+            fn, params = resolve_policy(opponent, self.rules)
+            compile_policy(fn, self.spec)
+        self._kinds, self._fn0, self._fn1 = policy_calls(fn, fn)
+        self._params = params
+        self._template = wall_template(self.rules)
+        self._hand_tables = hand_tables(self.rules)
+        n = self.n_envs
+        self._batch = eng.new_tables(n, len(self._template), self.spec.items_proto)
+        self._obs = np.zeros((n, OBSERVATION_SIZE), np.float32)
+        self._masks = np.zeros((n, A.N_ACTIONS), np.int8)
+        self._rewards = np.zeros((n, 2), np.float32)
+        self._terminated = np.zeros(n, np.bool_)
+        self._players = np.zeros(n, np.int64)
+        self._states = np.zeros((n if full_state else 0, state_size(len(self._template))), np.float32)
+        self._errors = np.zeros((n, 5), np.int64)
+        self._actions = np.zeros(n, np.int64)
+        self._seats = np.zeros(n, np.int64)
+        self._seed(int(seed))
+        self._kernel = None
+        self._started = False
+
+    def _seed(self, seed: int) -> None:
+        n = self.n_envs
+        self.seed = seed
+        # 63-bit, like every seed simkit takes: a table's games replay in GameState or the Gymnasium env
+        self.table_seeds = np.array([int(stream_key(np.uint64(seed), i, 0)) >> 1 for i in range(n)], np.uint64)
+        self._matches = np.zeros(n, np.int64)
+        self._agent_episodes = np.zeros(n, np.int64)
+        self._rng = np.random.default_rng(seed)
+
+    @property
+    def observation_size(self) -> int:
+        return OBSERVATION_SIZE
+
+    @property
+    def n_actions(self) -> int:
+        return A.N_ACTIONS
+
+    def _args(self, start, stop, reset):
+        spec = self.spec
+        return (
+            self._batch,
+            int(start),
+            int(stop),
+            bool(reset),
+            self._actions,
+            self._template,
+            self._hand_tables,
+            spec.game,
+            spec.sp,
+            self._kinds,
+            self._fn0,
+            self._fn1,
+            self._params,
+            self._params,
+            self.opponent is not None,
+            self.episode == "match",
+            self.table_seeds,
+            self._matches,
+            self._agent_episodes,
+            self._seats,
+            self._obs,
+            self._masks,
+            self._rewards,
+            self._terminated,
+            self._players,
+            self.full_state,
+            self._states,
+            self._errors,
+        )
+
+    def _run(self, reset: bool) -> None:
+        if self._kernel is None:
+            engine = engine_for(self.spec)
+            kind = policy_type(self.spec)
+            self._kernel = prepared(engine.vector_step_kernel, self._args(0, 0, reset), (10, 11), kind)
+            self._fn0, self._fn1 = function_pointer(self._fn0, kind), function_pointer(self._fn1, kind)
+            # the compiled entry of the kernel's one signature: every argument comes from _args with
+            # fixed types, so the dispatcher's type matching (about 30 us a call) is skipped
+            self._kernel = next(iter(self._kernel.overloads.values())).entry_point
+        n = self.n_envs
+        blocks = min(self.threads, n)
+        bounds = [n * b // blocks for b in range(blocks + 1)]
+        self._errors[:] = 0
+        if blocks == 1:
+            self._kernel(*self._args(0, n, reset))
+        else:
+            pool = match_executor(blocks)
+            futures = [pool.submit(self._kernel, *self._args(bounds[b], bounds[b + 1], reset)) for b in range(blocks)]
+            for f in futures:
+                f.result()
+        bad = np.flatnonzero(self._errors[:, 0])
+        if bad.size:
+            i = int(bad[0])
+            code, detail, player, phase, tile = (int(x) for x in self._errors[i])
+            raise InputValueError(
+                error_text(
+                    code,
+                    detail,
+                    f"table {i} of the vector environment",
+                    player,
+                    phase,
+                    tile,
+                    self._batch.legal[i].copy(),
+                )
+            )
+
+    def _out(self):
+        info = {"player": self._players}
+        if self.full_state:
+            info["state"] = self._states
+        if self.copy:
+            info = {k: v.copy() for k, v in info.items()}
+            return self._obs.copy(), self._masks.copy(), info
+        return self._obs, self._masks, info
+
+    def reset(self, seed=None):
+        """Start a new episode on every table (``seed``: start the tables' match sequences again
+        from that seed); returns ``(obs, masks, info)``."""
+        if seed is not None:
+            check_int(seed, "seed", 0, 2**63 - 1)
+            self._seed(int(seed))
+        self._run(reset=True)
+        self._started = True
+        return self._out()
+
+    def step(self, actions):
+        """Play ``actions`` (one per table, for its deciding player); returns ``(obs, masks,
+        rewards, terminated, truncated, info)``."""
+        if not self._started:
+            raise EnvError("call reset() before step(): the environment has no hand yet")
+        a = np.asarray(actions)
+        if a.shape != (self.n_envs,) or not (np.issubdtype(a.dtype, np.integer)):
+            raise InputValueError(
+                f"actions is an integer array of shape ({self.n_envs},), got {a.dtype} of shape {a.shape}"
+            )
+        self._actions[:] = a
+        codes = np.clip(self._actions, 0, A.N_ACTIONS - 1)
+        engine_legal = self._batch.legal  # the engine's own masks: the ones returned are the caller's to change
+        legal = (self._actions == codes) & engine_legal[np.arange(self.n_envs), codes]
+        penalty = None
+        if not legal.all():
+            bad = np.flatnonzero(~legal)
+            if self.illegal == "error":
+                i = int(bad[0])
+                self._raise_illegal(i, int(self._actions[i]), len(bad))
+            for i in bad:
+                self._actions[i] = self._rng.choice(np.flatnonzero(engine_legal[i]))
+            penalty = (bad, self._players[bad].copy())
+        self._run(reset=False)
+        rewards = self._rewards
+        if penalty is not None:
+            bad, who = penalty
+            if self.opponent is None:
+                rewards[bad, who] += self.illegal_penalty
+            else:
+                rewards[bad, 0] += self.illegal_penalty
+        out_rewards = rewards if self.opponent is None else rewards[:, 0]
+        obs, masks, info = self._out()
+        terminated = self._terminated
+        truncated = np.zeros(self.n_envs, np.bool_)
+        if self.copy:
+            out_rewards, terminated = out_rewards.copy(), terminated.copy()
+        return obs, masks, out_rewards, terminated, truncated, info
+
+    def _raise_illegal(self, i: int, action: int, n_bad: int):
+        legal = np.flatnonzero(self._batch.legal[i])
+        names = ", ".join(A.action_name(x) for x in legal)
+        what = A.action_name(action) if 0 <= action < A.N_ACTIONS else "not an action code"
+        phase = int(self._batch.sc[i, eng.S_PHASE])
+        tile = int(self._batch.sc[i, eng.S_TILE])
+        on = f" about {A.action_name(A.DISCARD + tile)[len('discard ') :]}" if 0 <= tile < 34 else ""
+        more = f" ({n_bad} tables had illegal actions)" if n_bad > 1 else ""
+        raise InputValueError(
+            f"table {i}: player {int(self._players[i])} played {action} ({what}), not legal {A.PHASE_NAMES[phase]}{on}; "
+            f"legal: {names}{more}"
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Gymnasium

@@ -1,0 +1,25 @@
+"""Playing from Python: whole matches and their replay (:mod:`~simkit.play.matches`), the step
+API (:class:`~simkit.play.stepper.GameState`), positions (:mod:`~simkit.play.position`) and
+rollouts from them (:mod:`~simkit.play.rollouts`), and the draws replayed for the luck correction
+(:mod:`~simkit.play.draw_luck`). :mod:`~simkit.play.runtime` is what they share: the policies of a
+match resolved for the engine, the threads that play blocks of matches, the result buffers, the
+engine's errors and a hand's record."""
+
+from .matches import EngineError, HandRecord, PolicyCompileError, play_hand, replay, simulate_matches
+from .position import Position, PositionError
+from .rollouts import RolloutError, rollouts
+from .stepper import GameState
+
+__all__ = [
+    "simulate_matches",
+    "replay",
+    "play_hand",
+    "HandRecord",
+    "GameState",
+    "Position",
+    "PositionError",
+    "rollouts",
+    "RolloutError",
+    "EngineError",
+    "PolicyCompileError",
+]
