@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from engine_util import GREEDY, PASSIVE, fallback
+from simkit.rules import resolve_rules
 from simkit._jit import jit
 from simkit.engine import compiled
 from simkit.play import matches
@@ -57,7 +58,7 @@ def test_every_policy_pair_runs_on_the_one_engine_of_its_rule_set():
         (local_policy, fallback(PASSIVE)),
     ]:
         simulate_matches("douque", pair, 2, seed=1)
-    engine = matches.engine_for(engine_spec("douque"))
+    engine = matches.engine_for(engine_spec(resolve_rules("douque")))
     assert len(engine.play_matches_kernel.signatures) == 1
     assert "FunctionType" in str(engine.play_matches_kernel.signatures[0])
 
@@ -158,7 +159,7 @@ def test_compile_ahead_waits_for_its_helper_and_then_steps_aside(tmp_path, monke
     assert names.index("settle") < names.index("advance")  # the engine's _advance calls the settle function
     assert items[0][1] is shanten_kernel and items[names.index("settle")][1] is settle_douque
     assert items[-1][1] is greedy_policy
-    engine = matches.engine_for(engine_spec("douque"))
+    engine = matches.engine_for(engine_spec(resolve_rules("douque")))
     assert items[names.index("advance")][1] is engine._advance
     assert [(name, d) for name, d, _ in compiled.first_of_the_engine("douque")] == [
         ("apply", engine._apply),
@@ -174,7 +175,7 @@ def test_compile_ahead_waits_for_its_helper_and_then_steps_aside(tmp_path, monke
             assert [vars(cache).get("load_overload") for cache in caches] == hooks
     assert all("load_overload" not in vars(cache) for cache in caches)
     simulate_matches("douque", ("greedy", "greedy"), 1, seed=0)  # compiled or loaded by now
-    cached = matches.engine_for(engine_spec("douque")).play_matches_kernel
+    cached = matches.engine_for(engine_spec(resolve_rules("douque"))).play_matches_kernel
     for kern, env in ((cached, "1"), (kernel, "0")):
         monkeypatch.setenv("SIMKIT_COMPILE_AHEAD", env)
         with compiled.compile_ahead(kern, "douque", [greedy_policy]):
@@ -201,7 +202,7 @@ def test_also_first_items_compile_first_on_a_cold_start_only(tmp_path, monkeypat
     will = compiled._will_compile
     monkeypatch.setattr(compiled, "_will_compile", lambda k: k is first or will(k))
     cold = _NeverCompiled(tmp_path)
-    cached = matches.engine_for(engine_spec("douque")).play_matches_kernel
+    cached = matches.engine_for(engine_spec(resolve_rules("douque"))).play_matches_kernel
     simulate_matches("douque", ("random", "random"), 1, seed=0)  # the engine cached by now
     prepare = lambda: order.append("prepare")  # noqa: E731
     with compiled.also_first([("probe", first, (numba.int64,))]):

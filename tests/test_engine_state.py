@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import simkit
+from simkit.rules import resolve_rules
 from simkit._jit import jit
 from simkit.engine import actions as A
 from simkit.play.matches import EngineError, simulate_matches
@@ -276,7 +277,7 @@ def test_the_step_function_runs_from_numba():
     from simkit.engine.rulesets import engine_spec
     from simkit.hand.tables import hand_tables
 
-    spec = engine_spec("douque")
+    spec = engine_spec(resolve_rules("douque"))
     engine = engine_for(spec)
     step = engine.step
 

@@ -34,7 +34,7 @@ from ..errors import InputValueError
 from ..hand.waits import waits_kernel
 from ..rules import duel as duel_rules
 from ..rules import for_two as for_two_rules
-from ..rules import resolve_rules
+from ..rules import require_rules
 from ..scoring import douque as sc_douque
 from ..scoring import duel as sc_duel
 from ..scoring import for_two as sc_for_two
@@ -283,8 +283,8 @@ def settle_for_two(
 
 
 def game_of(rules) -> Game:
-    """The :class:`~simkit.engine.table.Game` of a rule set (name or Rules)."""
-    rules = resolve_rules(rules)
+    """The :class:`~simkit.engine.table.Game` of a rule set (a Rules object)."""
+    rules = require_rules(rules, "game_of")
     o = rules.options
     missing = [
         label
@@ -412,9 +412,9 @@ def wall_settings(design: int) -> tuple[str, str]:
 
 
 def engine_spec(rules, deal=None, wall=None) -> EngineSpec:
-    """The :class:`EngineSpec` of a rule set (name or Rules), with the run's wall design
+    """The :class:`EngineSpec` of a rule set (a Rules object), with the run's wall design
     (:func:`wall_design`)."""
-    rules = resolve_rules(rules)
+    rules = require_rules(rules, "engine_spec")
     if rules.name not in _SETTLE:
         raise InputValueError(f"the engine has no settle function for rule set '{rules.name}'")
     settle, module, work_dtype = _SETTLE[rules.name]

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..rules import resolve_rules
 from ..errors import InputValueError, check_flag, check_int, show
 from ..engine import table as eng
 from .position import WIND_LETTERS
@@ -132,7 +133,7 @@ def simulate_matches(
     :func:`simkit.engine.table.decision_stats`), ``counter_0`` .. ``counter_3`` (what the policy
     wrote in ``view.counters``; 0 otherwise).
     """
-    spec, f0, p0, f1, p1 = prepare_match(rules, policies, deal, wall)
+    spec, f0, p0, f1, p1 = prepare_match(resolve_rules(rules), policies, deal, wall)
     for name, value in (("n_matches", n_matches), ("seed", seed), ("start", start)):
         if (
             isinstance(value, (bool, np.bool_))
@@ -280,7 +281,7 @@ def replay(
     The result is identical to what :func:`simulate_matches` did (same rules, wall design, streams
     and policies; the match is replayed from its start, so balances and chips are too).
     """
-    spec, f0, p0, f1, p1 = prepare_match(rules, policies, deal, wall)
+    spec, f0, p0, f1, p1 = prepare_match(resolve_rules(rules), policies, deal, wall)
     for name, value in (("seed", seed), ("match", match), ("hand", hand)):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
             raise InputValueError(f"{name} must be a non-negative integer, got {show(value)}")
@@ -317,7 +318,7 @@ def play_hand(
     each player has ``chips`` at the table). for_two hands start with the bid and follow decisions.
     """
 
-    spec, f0, p0, f1, p1 = prepare_match(rules, policies)
+    spec, f0, p0, f1, p1 = prepare_match(resolve_rules(rules), policies)
     kinds = wall_kinds(wall, spec.rules)  # checked before anything enters numba
 
     prevailing = WIND_LETTERS.get(prevailing_wind) if isinstance(prevailing_wind, str) else None

@@ -179,7 +179,7 @@ def rollouts(
         threads = check_int(threads, "threads", 1, 1024, RolloutError)
     if to not in ("hand", "match"):
         raise RolloutError(f"to must be 'hand' or 'match', got {to!r}")
-    rules = position._derived["rules"]
+    rules = position._derived["rules"]  # resolved when the position was checked
     spec, f0, p0, f1, p1 = prepare_match(rules, policies, "dealer", "shared")
     spec = position._derived["spec"]  # the position's own wall design (stable_wall or not)
     state = position.state(seed, check=False)

@@ -21,7 +21,7 @@ from numba.core import errors as nerrors
 
 from ..errors import InputTypeError, InputValueError, SimkitError, show
 from ..hand.tables import hand_tables
-from ..rules import resolve_rules
+from ..rules import require_rules
 from ..tiles import format_tiles, tile_name
 from ..engine import table as eng
 from ..engine.actions import N_ACTIONS, PHASE_NAMES, action_name
@@ -67,7 +67,7 @@ def resolve_policy(policy, rules):
     signature (asked from Python at every decision: slower, the same games)."""
 
     p = as_policy(policy)
-    return p.function, p.engine_params(resolve_rules(rules))
+    return p.function, p.engine_params(require_rules(rules, "resolve_policy"))
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -192,7 +192,7 @@ def error_text(code: int, detail: int, where: str, player=None, phase=None, tile
 
 
 def prepare_match(rules, policies, deal=None, wall=None):
-    spec = engine_spec(resolve_rules(rules), deal, wall)
+    spec = engine_spec(require_rules(rules, "prepare_match"), deal, wall)
     if isinstance(policies, (str, bytes)) or not hasattr(policies, "__len__"):
         raise InputValueError(f"policies must be a pair of policies (one per player), got {policies!r}")
     if len(policies) != 2:

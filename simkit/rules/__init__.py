@@ -38,6 +38,7 @@ __all__ = [
     "OptionSpec",
     "get_rules",
     "resolve_rules",
+    "require_rules",
     "rules_module",
     "options_class",
     "parse_option",
@@ -124,6 +125,18 @@ def resolve_rules(rules: str | Rules) -> Rules:
     if isinstance(rules, str):
         return get_rules(rules)
     raise InputTypeError(f"rules must be a rule-set name (str) or a Rules object, got {type(rules).__name__}")
+
+
+def require_rules(rules, where: str) -> Rules:
+    """``rules`` itself when it is a :class:`Rules` object: what a layer below the public doors
+    takes, the door having resolved a name once (:func:`resolve_rules`); anything else is an error
+    naming ``where``."""
+    if isinstance(rules, Rules):
+        return rules
+    raise InputTypeError(
+        f"{where} takes a Rules object (resolve a name once at the door: simkit.resolve_rules), "
+        f"got {type(rules).__name__}"
+    )
 
 
 use_rules_resolver(resolve_rules)  # the tile functions take a rule set's name too
