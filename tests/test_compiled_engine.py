@@ -14,16 +14,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from engine_util import GREEDY, PASSIVE, fallback
-from simkit.rules import resolve_rules
+
 from simkit._jit import jit
 from simkit.engine import compiled
+from simkit.engine.rulesets import engine_spec, settle_douque, settle_duel
+from simkit.hand.shanten import shanten_kernel
 from simkit.play import matches
 from simkit.play.matches import simulate_matches
 from simkit.policies.basic import greedy_policy, random_policy
-from simkit.engine.rulesets import engine_spec, settle_douque, settle_duel
-from simkit.hand.shanten import shanten_kernel
+from simkit.rules import resolve_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,6 +40,18 @@ def test_each_rule_set_has_one_generated_instance_under_the_cache_root():
     assert engine.SETTLE is settle_douque
     assert compiled.engine_of(settle_douque) is engine
     assert compiled.engine_of(settle_duel) is not engine
+
+
+def test_an_instance_is_the_step_module_line_for_line():
+    """Only the bind block differs, padded to its own length: a line number in a traceback from an
+    instance is the same line of simkit/engine/step.py."""
+    template = Path(compiled._TEMPLATE).read_text().splitlines()
+    instance = Path(compiled.engine_of(settle_douque).__file__).read_text().splitlines()
+    assert len(instance) == len(template)
+    differ = [i for i, (a, b) in enumerate(zip(template, instance)) if a != b]
+    bind = [i for i, line in enumerate(template) if line.startswith(("# <bind>", "# </bind>"))]
+    assert differ and bind[0] <= min(differ) and max(differ) <= bind[1]
+    assert "SETTLE" in "\n".join(instance[bind[0] : bind[1] + 1])
 
 
 def test_every_policy_pair_runs_on_the_one_engine_of_its_rule_set():
