@@ -27,7 +27,6 @@ import tempfile
 import time
 from pathlib import Path
 
-
 import simkit
 from simkit.analysis import compare
 from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy

@@ -11,13 +11,11 @@ Quick start::
     4
 """
 
-from .engine.deal import deal_hands, deal_stats
+from . import _moved
 from ._jit import jit
-from .play.matches import EngineError, PolicyCompileError, play_hand, replay, simulate_matches
-from .policies.spec import Param, Policy, PolicyError, as_policy, policy
-from .play.position import Position, PositionError
-from .play.rollouts import RolloutError, rollouts
-from .play.stepper import GameState
+from ._version import __version__
+from .analysis import summarize
+from .engine.deal import deal_hands, deal_stats
 from .errors import (
     HandError,
     InputTypeError,
@@ -44,13 +42,15 @@ from .hand import (
     waits_batch,
 )
 from .melds import parse_meld, parse_melds
+from .play.matches import EngineError, PolicyCompileError, play_hand, replay, simulate_matches
+from .play.position import Position, PositionError
+from .play.rollouts import RolloutError, rollouts
+from .play.stepper import GameState
+from .policies.spec import Param, Policy, PolicyError, as_policy, policy
 from .rules import RULE_SETS, Rules, get_rules, resolve_rules
+from .runs.simulation import simulate  # the function (the module is simkit.runs.simulation)
 from .scoring import Score, score, score_batch
-from .runs.simulation import simulate  # the function; the module stays importable (importlib) as simkit.simulate
-from .analysis import summarize
 from .tiles import as_counts, format_tiles, parse_tiles, tile_name
-from ._version import __version__
-from . import _moved
 
 _moved.install()
 

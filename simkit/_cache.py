@@ -7,6 +7,7 @@ import hashlib
 import os
 import sys
 from pathlib import Path
+
 import numba
 
 __all__ = ["cache_dir", "source_hash", "cache_root", "engine_dir", "numba_cache_dir"]

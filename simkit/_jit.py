@@ -25,7 +25,6 @@ from numba.extending import intrinsic, lower_builtin, type_callable
 
 from ._cache import numba_cache_dir
 
-
 __all__ = [
     "jit",
     "pjit",

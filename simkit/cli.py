@@ -7,40 +7,33 @@ exit code 2; the library's messages say what is wrong.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 import time
 
 import numpy as np
+import pyarrow.compute as pc
+from tqdm import tqdm
 
-from . import __version__
+from . import __version__, datasets
+from .analysis import compare, summarize
+from .engine.compiled import record_start_up, start_up_message
+from .engine.deal import deal_stats
 from .engine.rulesets import DEALS, WALLS
 from .errors import InputValueError, SimkitError
-from .rules import get_rules
-from .hand import is_win, shanten, splits, waits
+from .hand import discards, is_win, shanten, splits, waits
+from .hand.tables import cache_dir, load_tables
 from .melds import parse_melds
-from .tiles import as_counts, format_tiles
-from .hand import discards
+from .play.matches import replay
 from .play.position import Position
 from .play.rollouts import rollouts
-from .tiles import parse_tile_list, parse_tiles
-from .engine.compiled import record_start_up, start_up_message
-from .rules import resolve_rules
-from .scoring import score
-from tqdm import tqdm
-from .engine.deal import deal_stats
-from .stats import wilson_interval
-from .policies.spec import split_policies
-import os
-from .play.matches import replay
-import pyarrow.compute as pc
-from . import datasets
-from .policies.spec import BUILT_IN, parse_policy, spec_of
-from .rules import RULE_SETS
-from .hand.tables import cache_dir, load_tables
+from .policies.spec import BUILT_IN, parse_policy, spec_of, split_policies
+from .rules import RULE_SETS, get_rules, resolve_rules
 from .runs.simulation import simulate
-from .analysis import summarize
-import json
-from .analysis import compare
+from .scoring import score
+from .stats import wilson_interval
+from .tiles import as_counts, format_tiles, parse_tile_list, parse_tiles
 
 __all__ = ["main", "build_parser"]
 

@@ -25,6 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from simkit.errors import InputTypeError, MeldError, TileCountError, TileNotationError
+from simkit.rules import resolve_rules
 from simkit.tiles import (
     MAX_COPIES,
     N_KINDS,
@@ -34,7 +35,6 @@ from simkit.tiles import (
     format_kind_set,
     format_tile_list,
 )
-from simkit.rules import resolve_rules
 
 __all__ = [
     "MELD_TYPES",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
+
 from tqdm import tqdm
 
 __all__ = ["progress_bar", "LogProgress", "LOG_INTERVAL"]

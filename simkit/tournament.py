@@ -12,21 +12,20 @@ shows a study.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from .errors import InputTypeError, InputValueError, show
-import hashlib
-import json
-from .policies.spec import as_policy
-from .analysis import compare
+from .analysis import compare, item_frequencies
 from .datasets import MANIFEST
+from .errors import InputTypeError, InputValueError, show
+from .policies.spec import as_policy
 from .rules import resolve_rules
 from .runs.simulation import simulate
-from .analysis import item_frequencies
 
 __all__ = ["Tournament", "round_robin", "plot_tournament", "item_edges", "RULE_SETS", "POLICIES"]
 

@@ -10,7 +10,6 @@ import numpy as np
 from simkit._jit import jit
 from simkit.engine import actions as A
 from simkit.policies.basic import greedy_policy
-from simkit.policies.spec import Param, policy
 from simkit.policies.helpers import (
     LIVE_ALL,
     discard_table,
@@ -19,6 +18,7 @@ from simkit.policies.helpers import (
     opponent_discarded,
     safe_against_discard_win,
 )
+from simkit.policies.spec import Param, policy
 
 
 @policy(

@@ -8,8 +8,8 @@ import numpy as np
 
 from simkit._jit import jit
 from simkit.engine import actions as A
-from simkit.policies.spec import Param, policy
 from simkit.policies.routes import route_values
+from simkit.policies.spec import Param, policy
 
 
 @policy(rules_data=route_values, shift=Param(0, int, low=0, high=100, doc="added to the entry read"))

@@ -347,7 +347,9 @@ def test_overwrite_sigkilled_during_the_new_run_shows_only_the_new_runs_shards(g
     manifest = datasets.read_manifest(out)
     assert manifest["spec"]["seed"] == 9 and manifest["status"] == "running"
     pairs, pending = datasets.check_shards(out, manifest, pending_ok=True)  # pending: killed between rename and listing
-    assert {p.name for p, _ in pairs} | {datasets.shard_name(c) for c in pending} == {p.name for p in out.glob("part-*")}
+    assert {p.name for p, _ in pairs} | {datasets.shard_name(c) for c in pending} == {
+        p.name for p in out.glob("part-*")
+    }
     for p, entry in pairs:
         datasets.verify_shard(p, entry)
         assert datasets.shard_metadata(p)["spec"]["seed"] == 9

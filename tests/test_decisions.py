@@ -24,10 +24,10 @@ from simkit import analysis, datasets
 from simkit._jit import jit
 from simkit.engine import actions as A
 from simkit.engine import table as eng
-from simkit.play import runtime
-from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy
-from simkit.play.stepper import GameState
 from simkit.melds import MELD_TYPES
+from simkit.play import runtime
+from simkit.play.stepper import GameState
+from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy
 from simkit.runs.simulation import simulate
 from simkit.tiles import TILE_NAMES
 
@@ -480,7 +480,9 @@ def test_cli_decisions(tmp_path):
     assert proc.returncode == 0, proc.stderr
     dec = analysis.load(out, table="decisions")
     assert len(dec) == analysis.load(out)["turns"].sum()
-    assert pq.read_schema(out / "_decisions" / "part-000000.parquet").names == [c for c, *_ in datasets.DECISION_COLUMNS]
+    assert pq.read_schema(out / "_decisions" / "part-000000.parquet").names == [
+        c for c, *_ in datasets.DECISION_COLUMNS
+    ]
     # a resume without the flag keeps the setting; with it on a run without decisions, refused
     plain = tmp_path / "plain"
     proc = subprocess.run(

@@ -10,12 +10,12 @@ import pytest
 
 from simkit._jit import jit
 from simkit.engine import actions as A
-from simkit.play.matches import simulate_matches
 from simkit.engine.observation import OBSERVATION_LAYOUT
-from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy
+from simkit.envs import encode_observation
+from simkit.play.matches import simulate_matches
 from simkit.play.position import Position, PositionError
 from simkit.play.stepper import GameState
-from simkit.envs import encode_observation
+from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy
 
 
 @jit

@@ -147,8 +147,8 @@ def _rate_gap(x, y, clusters_x, clusters_y):
 
 def _dealt_rates(design, n, seed):
     """Dealer complete (14 tiles) and non-dealer ready (13) rates of ``n`` hands dealt by the engine."""
-    from simkit.engine.deal import wall_template
     from simkit.engine import table as G
+    from simkit.engine.deal import wall_template
     from simkit.engine.rng import stream_key
 
     template = wall_template("douque")

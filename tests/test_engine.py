@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 import simkit
+from simkit._jit import jit
 from simkit.engine import actions as A
 from simkit.play.matches import play_hand, replay, simulate_matches
 from simkit.policies.basic import count_waits_after, greedy_policy
-from simkit._jit import jit
 
 N_RANDOM = 3_000  #: random-policy matches in the default run (acceptance run: 20,000, -m slow)
 N_GREEDY = 300  #: greedy matches in the default run (acceptance run: 2,000, -m slow)

@@ -16,9 +16,9 @@ tiles kept back, the empty-wall draw (and for_two's 8 kept-back tiles), bid / fo
 from __future__ import annotations
 
 import pytest
+from engine_util import PASSIVE, PASSIVE_WINS, build_wall, script
 
 import simkit
-from engine_util import PASSIVE, PASSIVE_WINS, build_wall, script
 from simkit.engine import actions as A
 from simkit.play import matches as _matches
 from simkit.play.matches import play_hand

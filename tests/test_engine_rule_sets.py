@@ -23,9 +23,9 @@ from fractions import Fraction
 import numba
 import numpy as np
 import pytest
+from engine_util import GREEDY, RANDOM, fallback
 
 import simkit
-from engine_util import GREEDY, RANDOM, fallback
 from simkit.play.matches import play_hand, replay, simulate_matches
 
 RULE_SETS = ("night_market", "duel", "for_two")
@@ -288,8 +288,8 @@ def test_duel_chips_no_match_can_spend_play_as_unlimited():
 
 
 def test_duel_fee_in_money_units_is_rounded_down_only_between_units():
-    from simkit.engine.table import _fee_units
     from simkit.engine.rulesets import game_of
+    from simkit.engine.table import _fee_units
 
     game = game_of(simkit.get_rules("duel", chips=100))  # 5% = 1/20; 400 units per coin
     assert (game.money_unit, game.chips, game.fee_numerator, game.fee_denominator) == (400, 40_000, 1, 20)

@@ -25,9 +25,9 @@ every discard is the tile just drawn and no discard gives the opponent any optio
 from __future__ import annotations
 
 import pytest
+from engine_util import build_wall, script
 
 import simkit
-from engine_util import build_wall, script
 from simkit.engine import actions as A
 from simkit.play import matches as _matches
 from simkit.play.matches import play_hand, simulate_matches

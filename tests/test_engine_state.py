@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 import simkit
-from simkit.rules import resolve_rules
 from simkit._jit import jit
 from simkit.engine import actions as A
 from simkit.play.matches import EngineError, simulate_matches
-from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy, random_policy
 from simkit.play.position import Position, PositionError
 from simkit.play.stepper import GameState
+from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy, random_policy
+from simkit.rules import resolve_rules
 
 GREEDY_PY = (greedy_policy.py_func, GREEDY_DEFAULTS)  # the built-in greedy's own code, run as Python
 
@@ -273,9 +273,9 @@ def test_the_step_function_runs_from_numba():
     """A jitted loop over the engine instance's ``step`` plays the hand the Python step API plays
     with the same choices (the first legal action at every decision)."""
     from simkit.engine import table as G
-    from simkit.play.matches import engine_for
     from simkit.engine.rulesets import engine_spec
     from simkit.hand.tables import hand_tables
+    from simkit.play.matches import engine_for
 
     spec = engine_spec(resolve_rules("douque"))
     engine = engine_for(spec)

@@ -16,18 +16,18 @@ import random
 
 import numpy as np
 import pytest
-
-import simkit
 from engine_util import PASSIVE, fallback
 from reference import ref_waits
 from reference_scoring_for_two import ref_score
+
+import simkit
 from simkit.engine import actions as A
 from simkit.engine import table as eng
+from simkit.errors import RulesError
 from simkit.play.matches import play_hand, replay, simulate_matches
+from simkit.play.stepper import GameState
 from simkit.policies.basic import BLIND_BID, BLIND_FOLD_AT
 from simkit.policies.spec import as_policy
-from simkit.play.stepper import GameState
-from simkit.errors import RulesError
 
 KEPT_BACK = 8
 JOKERS = 2

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+import oracle
 import pytest
+import reference as ref
+from conftest import RULE_NAMES, one_suit_vectors, random_hands
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import oracle
-import reference as ref
 import simkit
-from conftest import RULE_NAMES, one_suit_vectors, random_hands
 from simkit.hand.shanten import (
     LIVE_ALL,
     LIVE_BEST,

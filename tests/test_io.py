@@ -13,8 +13,8 @@ import pytest
 import simkit
 from simkit import datasets
 from simkit.analysis import clustered_mean
-from simkit.play.matches import simulate_matches
 from simkit.melds import MELD_TYPES
+from simkit.play.matches import simulate_matches
 from simkit.tiles import format_tiles
 
 
@@ -97,7 +97,9 @@ def test_winner_notation_columns_round_trip(rules, engine_rows):
     if "win_hand" not in res:
         pytest.skip("this engine does not report the winner's tiles yet")
     schema = datasets.schema_for(rules, res)
-    df = datasets.rows_to_batch(res, schema, seed=11, copy=0, policy_labels=("greedy", "greedy"), rules=rules).to_pandas()
+    df = datasets.rows_to_batch(
+        res, schema, seed=11, copy=0, policy_labels=("greedy", "greedy"), rules=rules
+    ).to_pandas()
     won = res["winner"] >= 0
     assert df["win_hand"].isna().tolist() == (~won).tolist() and df["win_melds"].isna().tolist() == (~won).tolist()
     for i in np.flatnonzero(won):
@@ -111,8 +113,8 @@ def test_writer_kernels_lists_the_signature_format_wins_compiles():
     """``datasets.writer_kernels()`` (what ``simkit simulate`` compiles during a cold start's wait for the
     helper) names the notation kernel with exactly the argument types a run's ``format_wins`` call
     gives it, so that compile is the one the run uses."""
-    from simkit.datasets.batches import _format_wins_kernel
     from simkit.datasets import writer_kernels
+    from simkit.datasets.batches import _format_wins_kernel
 
     ((name, kernel, signature),) = writer_kernels()
     assert name == "format_wins" and kernel is _format_wins_kernel

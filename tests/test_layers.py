@@ -100,8 +100,8 @@ def test_the_circle_check_finds_a_planted_circle():
     assert _circles({"a": {"b"}, "b": set()}) == []
 
 
-def test_the_engine_s_runtime_sits_below_the_doors_users_call():
-    """The step API, positions, rollouts and the luck correction build on the engine's runtime;
+def test_the_play_runtime_sits_below_the_doors_users_call():
+    """The step API, positions, rollouts and the luck correction build on the play runtime;
     it imports none of them (nor the user's door, :mod:`simkit.play.matches`)."""
     graph = _graph()
     doors = {
@@ -126,7 +126,15 @@ def test_the_engine_s_runtime_sits_below_the_doors_users_call():
 #: the rooms from the bottom up: a module of a room may import its own room and the rooms before it
 #: (``simkit`` itself, the public API, and ``simkit.__main__`` sit on top and may import anything)
 ROOMS = [
-    ["simkit._version", "simkit._cache", "simkit._words", "simkit._jit", "simkit.errors", "simkit.tiles", "simkit.stats"],
+    [
+        "simkit._version",
+        "simkit._cache",
+        "simkit._words",
+        "simkit._jit",
+        "simkit.errors",
+        "simkit.tiles",
+        "simkit.stats",
+    ],
     ["simkit.engine.rng"],  # the counter-based streams: the engine's, and random hands' (simkit.hand.sample)
     ["simkit.rules"],
     ["simkit.melds"],

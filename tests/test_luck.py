@@ -23,11 +23,11 @@ from simkit.engine.luck import (
     L_TILES_LEFT,
     N_DRAW_CLASSES,
 )
+from simkit.engine.rulesets import engine_spec
+from simkit.errors import SimkitError
 from simkit.play.draw_luck import draw_records
 from simkit.play.matches import resolve_policy
-from simkit.engine.rulesets import engine_spec
 from simkit.play.stepper import GameState
-from simkit.errors import SimkitError
 from simkit.rules import resolve_rules
 
 POLICIES = ("greedy", "greedy{declare=0}")

@@ -229,7 +229,9 @@ def test_replay_names_the_columns_a_row_lacks(tmp_path):
     with pytest.raises(datasets.DatasetError, match="lacks columns policy_0, policy_1: replay needs seed, match, hand"):
         datasets.open_run(run.path).replay(row)
     with pytest.raises(datasets.DatasetError, match="has no policy 'nobody'"):
-        datasets.open_run(run.path).replay({"seed": 0, "match": 0, "hand": 0, "policy_0": "nobody", "policy_1": "greedy"})
+        datasets.open_run(run.path).replay(
+            {"seed": 0, "match": 0, "hand": 0, "policy_0": "nobody", "policy_1": "greedy"}
+        )
 
 
 def test_resume_imports_a_recorded_user_policy(user_module, monkeypatch):

@@ -527,8 +527,8 @@ def test_skipped_pung_turn_never_restricts_a_two_player_game():
     at once (the passer draws next): at every decision on a discard, over many greedy and random
     hands, no skipped pung is in force for the deciding player -- 'turn' plays as no restriction."""
     from simkit.engine import actions as A
-    from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy, random_policy
     from simkit.play.stepper import GameState
+    from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy, random_policy
 
     rules = get_rules("douque", skipped_pung="turn")
     checked = 0

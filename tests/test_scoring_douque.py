@@ -12,7 +12,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 import reference as ref
 import reference_scoring as rs
 from scoring_util import ScoringAdapter

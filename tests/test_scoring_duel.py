@@ -10,7 +10,6 @@ Each test runs against the reference (tests/reference_scoring_duel.py) and ``sim
 from __future__ import annotations
 
 import pytest
-
 from scoring_util import ScoringAdapter
 
 ADAPTER = ScoringAdapter("duel")

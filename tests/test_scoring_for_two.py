@@ -9,7 +9,6 @@ against the reference (tests/reference_scoring_for_two.py) and ``simkit.score``.
 from __future__ import annotations
 
 import pytest
-
 from scoring_util import ScoringAdapter
 
 ADAPTER = ScoringAdapter("for_two")

@@ -11,10 +11,10 @@ import random
 
 import numpy as np
 import pytest
-
 import reference_scoring as rs
-import simkit
 from scoring_util import batch_arrays, flag, meld_text, options_groups
+
+import simkit
 from simkit.scoring import douque
 
 N_CASES = 100_000

@@ -10,7 +10,6 @@ two is in tests/test_scoring_rule_sets_random.py.
 from __future__ import annotations
 
 import pytest
-
 from scoring_util import ScoringAdapter
 
 ADAPTER = ScoringAdapter("night_market")

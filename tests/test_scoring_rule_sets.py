@@ -7,10 +7,10 @@ import re
 
 import numpy as np
 import pytest
-
 import reference_scoring_duel
 import reference_scoring_for_two
 import reference_scoring_night_market
+
 import simkit
 from simkit.cli import main
 from simkit.scoring import SCORE_FLAGS, douque, duel, for_two, item_names_of, items_of, night_market, scoring_module

@@ -14,12 +14,12 @@ import random
 
 import numpy as np
 import pytest
-
 import reference_scoring_duel
 import reference_scoring_for_two
 import reference_scoring_night_market
-import simkit
 from scoring_util import batch_arrays, flag, meld_text, options_groups
+
+import simkit
 from simkit.scoring import duel, for_two, night_market
 
 N_CASES = 20_000  #: per rule set in the default suite

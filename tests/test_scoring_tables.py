@@ -7,11 +7,11 @@ from __future__ import annotations
 import random
 
 import pytest
-
 import reference_scoring
 import reference_scoring_duel
 import reference_scoring_for_two
 import reference_scoring_night_market
+
 import simkit
 from simkit.scoring import item_values_of, items_of, scoring_module
 

@@ -17,9 +17,9 @@ import pytest
 import simkit
 from simkit.cli import main
 from simkit.engine.deal import wall_template
+from simkit.errors import InputTypeError, ScoreError, SimkitError, TileCountError
 from simkit.play.position import Position, PositionError
 from simkit.play.stepper import GameState
-from simkit.errors import InputTypeError, ScoreError, SimkitError, TileCountError
 from simkit.tiles import format_tile_list
 
 HAND = "123456789m111p99p"  # a complete douque hand, won on 6m

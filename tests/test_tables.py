@@ -6,8 +6,8 @@ import itertools
 
 import numpy as np
 import pytest
-
 import reference as ref
+
 from simkit.hand import tables as T
 
 

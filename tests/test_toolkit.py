@@ -18,16 +18,15 @@ from collections import Counter
 
 import numpy as np
 import pytest
+import reference as R
+from conftest import RULE_NAMES
 
 import simkit
 from simkit._jit import jit
 from simkit.engine import actions as A
-from simkit.policies import helpers as K
 from simkit.play.matches import simulate_matches
+from simkit.policies import helpers as K
 from simkit.policies.basic import count_waits_after
-
-import reference as R
-from conftest import RULE_NAMES
 
 KINDS = {"douque": R.DOUQUE_KINDS, "night_market": R.MZ_KINDS, "duel": R.MZ_KINDS, "for_two": R.ALL_KINDS}
 SEVEN_PAIRS = {"douque": False, "night_market": False, "duel": True, "for_two": False}

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference_routes import route_distance
 
 import simkit
 from simkit.engine import actions as A
+from simkit.hand.tables import hand_tables
+from simkit.melds import MELD_CHOW, MELD_CONCEALED_KONG, MELD_PUNG
 from simkit.play.matches import simulate_matches
-from simkit.policies.spec import Param, as_policy, policy
 from simkit.policies.routes import (
     ALL_PUNGS,
     FAR,
@@ -26,11 +28,8 @@ from simkit.policies.routes import (
     route_values,
     value_index,
 )
-from simkit.hand.tables import hand_tables
-from simkit.melds import MELD_CHOW, MELD_CONCEALED_KONG, MELD_PUNG
+from simkit.policies.spec import Param, as_policy, policy
 from simkit.rules import get_rules
-
-from reference_routes import route_distance
 
 ROUTE_OF = {ALL_PUNGS: "all_pungs", HALF_FLUSH: "half_flush", FULL_FLUSH: "full_flush", SEVEN_PAIRS: "seven_pairs"}
 

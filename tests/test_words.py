@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from simkit._words import BYTE_ONES, lowest_set_bit, popcount64, set_word_at, word_at
 from simkit.engine import actions as A
-from simkit.engine.table import _legal_after_draw as fill_after_draw
 from simkit.engine.actions import uniform_legal_action
-from simkit.policies.basic import random_policy
 from simkit.engine.rng import bounded
+from simkit.engine.table import _legal_after_draw as fill_after_draw
 from simkit.hand.tables import hand_tables
+from simkit.policies.basic import random_policy
 
 
 @numba.njit

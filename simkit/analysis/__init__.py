@@ -48,8 +48,8 @@ from .comparison import Comparison, compare
 from .distributions import WIN_VALUES, item_frequencies, item_pairs, tai_distribution
 from .groups import PLAYER_KEYS
 from .intervals import clustered_mean
-from .luck import draw_luck
 from .loading import load, load_many, players
+from .luck import draw_luck
 from .payments import deal_value, expected_payment
 from .plots import (
     plot_comparison,

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..datasets import wall_settings_of
 from ..errors import InputValueError
 from ..rules import get_rules
 from .intervals import _clusters, _cr1, _interval, _ratio_terms, _reduction, clustered_mean
 from .loading import _data, _is_path, _player_result, _require, load
-from ..datasets import wall_settings_of
 from .luck import draw_luck
 
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 import fnmatch
 import os
 import warnings
+from pathlib import Path
 
 import numpy as np
-
-from ..errors import InputTypeError, InputValueError, SimkitError
 import pyarrow as pa
 import pyarrow.compute as pc
+
 from .. import datasets
-from pathlib import Path
+from ..errors import InputTypeError, InputValueError, SimkitError
 
 
 def _as_list(value, what) -> list[str]:

@@ -34,16 +34,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..datasets import rules_from_dict, wall_settings_of
+from ..engine.luck import (
+    L_CLASS,
+    L_CLASS_COUNTS,
+    L_DECLARED,
+    L_HAND,
+    L_MATCH,
+    L_OPP_DECLARED,
+    L_OPP_SHANTEN,
+    L_PLAYER,
+    L_TILES_LEFT,
+    N_DRAW_CLASSES,
+)
+from ..engine.rulesets import engine_spec
 from ..errors import InputValueError, show
-from ..engine.luck import L_CLASS, L_CLASS_COUNTS, L_HAND, L_MATCH, L_PLAYER, N_DRAW_CLASSES
 from ..play.draw_luck import draw_records
-from ..progress import progress_bar
-from .loading import _is_path, _player_result, _require, load
 from ..play.runtime import resolve_policy
 from ..policies.spec import from_record
-from ..engine.rulesets import engine_spec
-from ..datasets import rules_from_dict, wall_settings_of
-from ..engine.luck import L_DECLARED, L_OPP_DECLARED, L_OPP_SHANTEN, L_TILES_LEFT
+from ..progress import progress_bar
+from .loading import _is_path, _player_result, _require, load
 
 __all__ = ["draw_luck", "FOLDS", "TILES_LEFT_STEP", "PRIOR_HANDS"]
 

@@ -9,11 +9,11 @@ values (``greedy, dealer``), wraps a title that would not fit its panel, and dra
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 
 from ..errors import InputValueError
-import textwrap
 from ..stats import wilson_interval
 
 

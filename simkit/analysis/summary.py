@@ -9,13 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..stats import wilson_interval
+from .. import datasets
+from ..datasets import wall_settings_of
 from ..errors import InputValueError
+from ..rules import get_rules
+from ..stats import wilson_interval
 from .distributions import WIN_VALUES
 from .intervals import clustered_mean
-from ..datasets import wall_settings_of
-from ..rules import get_rules
-from .. import datasets
 
 #: The keys :func:`summarize` groups by (``simkit summarize --by``): the policy or the role
 #: (dealer / non-dealer) of each player in each hand, or how the hand ended (``win_type``).

@@ -4,19 +4,16 @@
 
 from __future__ import annotations
 
-
+import numba
 import numpy as np
 import pyarrow as pa
 
 from .._jit import jit
+from ..engine.actions import N_ACTIONS, PHASE_NAMES, action_name
 from ..errors import InputValueError, RunError
 from ..melds import MELD_TYPES
 from ..tiles import TILE_NAMES
-
-from .schema import DEAL_ID_HAND_BITS, DECLARATIONS, WINDS, WIN_TYPES, decision_schema, extra_columns, pays_in_tai
-from ..engine.actions import N_ACTIONS, action_name
-from ..engine.actions import PHASE_NAMES
-import numba
+from .schema import DEAL_ID_HAND_BITS, DECLARATIONS, WIN_TYPES, WINDS, decision_schema, extra_columns, pays_in_tai
 
 __all__ = [
     "decisions_to_batch",

@@ -16,14 +16,15 @@ import platform
 import sys
 from pathlib import Path
 
+import numba
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .._version import __version__
 from ..errors import RunError, SimkitError
-
-from .schema import COMMON_METADATA, DECISIONS_DIR, DatasetError, FORMAT, MANIFEST, METADATA_KEY
+from ..rules import get_rules, rules_module
+from .schema import COMMON_METADATA, DECISIONS_DIR, FORMAT, MANIFEST, METADATA_KEY, DatasetError
 from .shards import (
     TMP_SUFFIX,
     chunk_of,
@@ -37,8 +38,6 @@ from .shards import (
     shard_name,
     temporary_files,
 )
-import numba
-from ..rules import get_rules, rules_module
 
 __all__ = [
     "write_manifest",

@@ -12,12 +12,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import InputTypeError, show
-
+from ..play.matches import replay
+from ..policies.spec import from_record
 from .manifest import check_manifest, check_shards, is_legacy, read_manifest, rules_from_dict, wall_settings_of
 from .schema import DatasetError
 from .shards import verify_shard
-from ..play.matches import replay
-from ..policies.spec import from_record
 
 __all__ = [
     "Run",

@@ -12,7 +12,6 @@ import pyarrow as pa
 
 from ..errors import InputValueError, SimkitError
 
-
 __all__ = [
     "FORMAT",
     "MANIFEST",

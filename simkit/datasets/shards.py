@@ -7,6 +7,8 @@ listed shard (:func:`verify_shard`) and the temporary files a killed run leaves
 from __future__ import annotations
 
 import contextlib
+import errno
+import hashlib
 import json
 import os
 import re
@@ -15,10 +17,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-
-from .schema import COMPRESSION, DECISIONS_DIR, DatasetError, METADATA_KEY, STATISTICS_COLUMNS
-import errno
-import hashlib
+from .schema import COMPRESSION, DECISIONS_DIR, METADATA_KEY, STATISTICS_COLUMNS, DatasetError
 
 __all__ = [
     "decision_entry",

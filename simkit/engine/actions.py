@@ -43,9 +43,8 @@ import numpy as np
 
 from .._jit import jit
 from .._words import lowest_set_bit, popcount64, word_at
-from .rng import bounded
 from ..tiles import tile_name
-
+from .rng import bounded
 
 __all__ = [
     "uniform_legal_action",

@@ -13,13 +13,13 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import jit, pjit, prange
+from ..errors import check_int
 from ..hand.shanten import shanten_kernel
 from ..hand.tables import hand_tables
 from ..hand.waits import popcount, waits_kernel
 from ..hand.win import is_win_kernel
 from ..rules import resolve_rules
 from .rng import bounded, new_stream, stream_key
-from ..errors import check_int
 
 __all__ = ["wall_template", "shuffle_wall", "deal_hands", "DealStats", "deal_stats", "deal_check_kernel"]
 

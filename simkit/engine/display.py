@@ -24,11 +24,10 @@ import html
 
 import numpy as np
 
-from ..tiles import format_tiles, tile_name
-from . import table as eng
 from ..hand import shanten, waits
 from ..rules import resolve_rules
-from ..tiles import parse_tile_list
+from ..tiles import format_tiles, parse_tile_list, tile_name
+from . import table as eng
 
 __all__ = ["event_table", "render_html"]
 

@@ -18,7 +18,6 @@ A record is a row of ``int32[N_DRAW_COLUMNS]``, columns ``L_*`` below.
 
 from __future__ import annotations
 
-
 from .._jit import jit
 from ..hand.shanten import shanten_kernel
 from . import table as G

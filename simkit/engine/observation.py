@@ -29,7 +29,6 @@ tail); ``front`` / ``back``: the wall indices of the next draw from the front an
 
 from __future__ import annotations
 
-
 from simkit._jit import jit
 from simkit.engine import actions as A
 from simkit.engine import table as G

@@ -53,12 +53,12 @@ import numpy as np
 from simkit._jit import jit, stack_empty
 from simkit.engine import actions as A
 from simkit.engine import table as G
+from simkit.engine.actions import uniform_legal_action
 from simkit.engine.luck import record_draw
 from simkit.engine.observation import encode_observation_kernel, encode_state_kernel
-from simkit.engine.actions import uniform_legal_action
 from simkit.engine.rng import bounded, stream_key
-from simkit.hand.win import is_win_kernel
 from simkit.hand.waits import waits_kernel
+from simkit.hand.win import is_win_kernel
 
 # <bind> -- replaced in every instance by simkit.engine.compiled
 SETTLE = None

@@ -75,12 +75,12 @@ import numpy as np
 
 from .._jit import borrow, jit
 from .._words import BYTE_ONES, set_word_at, word_at
-from ..hand.tables import HandTables, borrowed_hand_tables  # noqa: F401 -- the engine reaches them as G.*
 from ..hand.shanten import shanten_kernel
+from ..hand.split import MAX_SPLITS, SCRATCH
+from ..hand.tables import HandTables, borrowed_hand_tables  # noqa: F401 -- the engine reaches them as G.*
 from ..hand.waits import waits_kernel
 from ..hand.win import is_win_kernel
 from ..scoring.core import ScoreWork
-from ..hand.split import MAX_SPLITS, SCRATCH
 from . import actions as A
 from .deal import shuffle_wall
 from .rng import bounded

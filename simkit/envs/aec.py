@@ -7,7 +7,7 @@ import numpy as np
 
 from ..engine import actions as A
 from ..errors import InputValueError
-from .table import EnvTable, observation_space_of, render_table, encode_observation
+from .table import EnvTable, encode_observation, observation_space_of, render_table
 
 __all__ = ["aec_env"]
 

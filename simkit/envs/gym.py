@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import actions as A
+from ..errors import InputValueError
 from ..play.runtime import (
     resolve_policy,
 )
-from ..errors import InputValueError
-from .table import EnvTable, observation_space_of, render_table, encode_observation
+from .table import EnvTable, encode_observation, observation_space_of, render_table
 
 __all__ = ["SimkitGymEnv", "register_gymnasium", "GYM_IDS"]
 

@@ -10,8 +10,8 @@ from ..engine import actions as A
 from ..engine import table as eng
 from ..engine.observation import OBSERVATION_LAYOUT, OBSERVATION_SIZE, encode_observation_kernel
 from ..errors import InputValueError, SimkitError
-from ..rules import get_rules, resolve_rules
 from ..play.stepper import GameState
+from ..rules import get_rules, resolve_rules
 
 __all__ = [
     "EnvError",

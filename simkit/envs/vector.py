@@ -7,9 +7,13 @@ import numpy as np
 
 from ..engine import actions as A
 from ..engine import table as eng
-from ..engine.compiled import policy_type
-from ..engine.observation import OBSERVATION_SIZE
+from ..engine.compiled import function_pointer, policy_type, prepared
+from ..engine.deal import wall_template
+from ..engine.observation import OBSERVATION_SIZE, state_size
+from ..engine.rng import stream_key
 from ..engine.rulesets import engine_spec
+from ..errors import InputValueError, check_flag, check_int
+from ..hand.tables import hand_tables
 from ..play.runtime import (
     compile_policy,
     engine_for,
@@ -19,14 +23,7 @@ from ..play.runtime import (
     resolve_policy,
     thread_count,
 )
-from ..errors import InputValueError, check_flag
 from .table import EnvError, env_settings
-from ..errors import check_int
-from ..engine.deal import wall_template
-from ..engine.observation import state_size
-from ..hand.tables import hand_tables
-from ..engine.rng import stream_key
-from ..engine.compiled import function_pointer, prepared
 
 __all__ = ["VectorEnv", "random_legal_actions"]
 

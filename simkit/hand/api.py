@@ -32,12 +32,11 @@ from .checked import (
     shanten_checked_kernel,
     waits_checked_kernel,
 )
-from .shanten import shanten_kernel
+from .shanten import LIVE_ALL, discard_eval_kernel, shanten_kernel
 from .split import MAX_SPLITS, PART_CHOW, PART_NAMES, PART_PAIR, SCRATCH, splits_kernel
 from .tables import hand_tables
 from .waits import mask_to_kinds, waits_kernel
 from .win import is_win_kernel
-from .shanten import LIVE_ALL, discard_eval_kernel
 
 __all__ = [
     "is_win",

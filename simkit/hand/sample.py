@@ -12,10 +12,10 @@ import numpy as np
 
 from .._jit import jit, pjit, prange
 from ..engine.rng import bounded, new_stream
-from ..rules import resolve_rules
-from .tables import hand_tables
 from ..errors import HandError, check_int
+from ..rules import resolve_rules
 from .api import _batch_melds
+from .tables import hand_tables
 
 __all__ = ["random_complete_kernel", "random_complete_hands", "random_ready_hands"]
 

@@ -9,9 +9,9 @@ over the 34 kinds (bit ``w`` set when ``w`` is a wait).
 import numpy as np
 
 from .._jit import borrow, jit, pjit, prange
+from ..errors import HandError, check_int
 from .tables import COMPLETE, WAIT_MASK, borrowed_hand_tables
 from .win import pung_complete, pung_group, pung_has_pair, suit_code
-from ..errors import HandError, check_int
 
 __all__ = ["waits_kernel", "waits_batch_kernel", "mask_to_kinds", "popcount"]
 

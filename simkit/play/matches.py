@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..rules import resolve_rules
-from ..errors import InputValueError, check_flag, check_int, show
 from ..engine import table as eng
+from ..errors import InputValueError, check_flag, check_int, show
+from ..rules import resolve_rules
 from .position import WIND_LETTERS
 from .runtime import (
     EngineError,

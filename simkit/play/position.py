@@ -28,15 +28,15 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from ..errors import SimkitError, check_flag, check_int
-from ..melds import MELD_SIZES, MELD_TYPES, meld_counts, melds_array, parse_melds
-from ..rules import resolve_rules
-from ..tiles import format_tile_list, parse_tile_list, parse_tiles, tile_name
 from ..engine import actions as A
 from ..engine import table as eng
 from ..engine.deal import shuffle_wall
 from ..engine.rng import stream_key
 from ..engine.rulesets import engine_spec
+from ..errors import SimkitError, check_flag, check_int
+from ..melds import MELD_SIZES, MELD_TYPES, meld_counts, melds_array, parse_melds
+from ..rules import resolve_rules
+from ..tiles import format_tile_list, parse_tile_list, parse_tiles, tile_name
 from .stepper import GameState, streak_limit
 
 __all__ = ["Position", "PositionError", "COMPLETION_STREAM", "position_of"]

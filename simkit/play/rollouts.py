@@ -24,14 +24,14 @@ import re
 
 import numpy as np
 
-from ..errors import SimkitError, check_int
-from ..hand.tables import hand_tables
-from ..tiles import format_tile_list, parse_tile_list
 from ..engine import actions as A
 from ..engine import table as eng
 from ..engine.compiled import policy_type, prepared
 from ..engine.deal import wall_template
+from ..errors import SimkitError, check_int
+from ..hand.tables import hand_tables
 from ..policies.spec import as_policy
+from ..tiles import format_tile_list, parse_tile_list
 from .position import COMPLETION_STREAM, Position
 from .runtime import EngineError, engine_for, error_text, match_executor, policy_calls, prepare_match, thread_count
 

@@ -19,19 +19,19 @@ import numpy as np
 from numba import types
 from numba.core import errors as nerrors
 
-from ..errors import InputTypeError, InputValueError, SimkitError, show
-from ..hand.tables import hand_tables
-from ..rules import require_rules
-from ..tiles import format_tiles, tile_name
 from ..engine import table as eng
 from ..engine.actions import N_ACTIONS, PHASE_NAMES, action_name
-from ..policies.registry import POLICIES  # noqa: F401 -- the built-ins' names resolve once it is imported
 from ..engine.compiled import compile_ahead, engine_of, policy_type, prepared
 from ..engine.deal import wall_template
 from ..engine.display import event_table, render_html
-from ..policies.basic import greedy_policy, random_policy
-from ..policies.spec import as_policy, where_defined
 from ..engine.rulesets import engine_spec
+from ..errors import InputTypeError, InputValueError, SimkitError, show
+from ..hand.tables import hand_tables
+from ..policies.basic import greedy_policy, random_policy
+from ..policies.registry import POLICIES  # noqa: F401 -- the built-ins' names resolve once it is imported
+from ..policies.spec import as_policy, where_defined
+from ..rules import require_rules
+from ..tiles import format_tiles, tile_name
 
 __all__ = [
     "resolve_policy",

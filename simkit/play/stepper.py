@@ -29,15 +29,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputTypeError, InputValueError, SimkitError, TileCountError, check_flag, check_int, show
-from ..hand.tables import hand_tables
-from ..rules import resolve_rules
-from ..tiles import parse_tile_list, tile_name
 from ..engine import actions as A
 from ..engine import table as eng
 from ..engine.deal import wall_template
 from ..engine.rng import stream_key
 from ..engine.rulesets import engine_spec
+from ..errors import InputTypeError, InputValueError, SimkitError, TileCountError, check_flag, check_int, show
+from ..hand.tables import hand_tables
+from ..rules import resolve_rules
+from ..tiles import parse_tile_list, tile_name
 from .runtime import EngineError, engine_for, error_text, hand_record, resolve_policy, run_matches
 
 __all__ = ["GameState"]

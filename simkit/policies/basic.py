@@ -50,10 +50,9 @@ import numpy as np
 
 from .._jit import jit, stack_empty
 from .._words import word_at
+from ..engine import actions as A
 from ..engine.actions import uniform_legal_action
 from ..hand.shanten import least_shanten_after_discard, shanten_kernel
-from ..engine import actions as A
-from .spec import Param, policy
 from .helpers import (
     LIVE_TIES,
     copy_hand,
@@ -67,6 +66,7 @@ from .helpers import (
     shanten_of,
     waits_after_discard,
 )
+from .spec import Param, policy
 
 __all__ = ["random_policy", "greedy_policy", "count_waits_after", "GREEDY_DEFAULTS"]
 

@@ -34,9 +34,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jit, stack_empty
+from ..engine import actions as A
 from ..hand.shanten import LIVE_ALL, LIVE_BEST, LIVE_NONE, LIVE_TIES, discard_eval_kernel, shanten_kernel
 from ..hand.waits import popcount, waits_kernel
-from ..engine import actions as A
 
 __all__ = [
     "LIVE_NONE",

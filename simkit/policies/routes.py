@@ -31,12 +31,12 @@ import math
 import numpy as np
 
 from .._jit import jit, stack_empty
+from ..errors import SimkitError
 from ..hand.shanten import seven_pairs_distance
 from ..hand.tables import DIST_MASK, DIST_SHIFT, INF
 from ..melds import MELD_CHOW, MELD_CONCEALED_KONG
-from ..errors import SimkitError
-from ..scoring import score
 from ..rules import resolve_rules
+from ..scoring import score
 
 __all__ = [
     "ROUTES",

@@ -38,13 +38,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jit, stack_empty
+from ..engine import actions as A
 from ..hand.shanten import LIVE_BEST, LIVE_NONE, discard_eval_kernel, shanten_kernel
 from ..hand.waits import waits_kernel
-from ..engine import actions as A
-from .basic import bid_or_follow, bid_params
-from .spec import Param, policy, spec_of
 from ..melds import MELD_CHOW
-from .routes import FAR, N_ROUTES, PLAIN, VALUE_FIELDS, meld_flags, outside, route_distances, route_values
+from .basic import bid_or_follow, bid_params
 from .helpers import (
     copy_hand,
     first_legal,
@@ -58,6 +56,8 @@ from .helpers import (
     safe_against_discard_win,
     visible_counts,
 )
+from .routes import FAR, N_ROUTES, PLAIN, VALUE_FIELDS, meld_flags, outside, route_distances, route_values
+from .spec import Param, policy, spec_of
 
 __all__ = ["value_policy", "VALUE_DEFAULTS"]
 

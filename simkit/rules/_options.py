@@ -26,9 +26,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from simkit.errors import RulesError
+from simkit.errors import RulesError, show
 from simkit.tiles import MAX_COPIES, N_KINDS, format_kind_set, kinds_mask, parse_tiles
-from simkit.errors import show
 
 __all__ = [
     "RULE_SET_EXPORTS",

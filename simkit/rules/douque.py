@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from simkit.rules._options import (
+    MAX_BASE,  # noqa: F401 -- the template's bound, named here too
     RuleOptions,
     base_option,
     boolean,
@@ -26,7 +27,6 @@ from simkit.rules._options import (
     per_unit_option,
     tile_set,
 )
-from simkit.rules._options import MAX_BASE  # noqa: F401 -- the template's bound, named here too
 
 __all__ = ["DouqueOptions"]  # and the template's names (RULE_SET_EXPORTS)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from simkit.rules._options import (
+    MAX_BASE,  # noqa: F401 -- the template's bound, named here too
     RuleOptions,
     base_option,
     complete_rule_set,
@@ -17,7 +18,6 @@ from simkit.rules._options import (
     per_unit_option,
     tile_set,
 )
-from simkit.rules._options import MAX_BASE  # noqa: F401 -- the template's bound, named here too
 
 __all__ = ["NightMarketOptions"]  # and the template's names (RULE_SET_EXPORTS)
 

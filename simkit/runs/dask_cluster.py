@@ -22,12 +22,13 @@ Each worker compiles (or loads from numba's cache) the engine once, before its f
 from __future__ import annotations
 
 import os
-
-from .chunk_job import compute_chunk, warm_engine, watch_parent
-from ..errors import InputValueError, RunError
 import threading
-import numba
 import time
+
+import numba
+
+from ..errors import InputValueError, RunError
+from .chunk_job import compute_chunk, warm_engine, watch_parent
 
 __all__ = ["DaskExecutor", "connect", "close", "warm_worker", "watch_owner"]
 

@@ -31,40 +31,37 @@ gives the paired difference of A and B (each match's both copies one cluster).
 from __future__ import annotations
 
 import collections
+import concurrent.futures as cf
 import contextlib
+import dataclasses
+import errno
+import hashlib
 import itertools
 import json
 import math
+import multiprocessing as mp
 import os
+import signal
+import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from .. import datasets
-
+from ..engine.compiled import record_start_up, start_up_message
+from ..engine.rulesets import DEALS, WALLS, wall_design, wall_settings
+from ..errors import InputTypeError, InputValueError, RunError, SimkitError, show
+from ..play.runtime import prepare_match
+from ..policies.spec import as_policy, default_label, from_record
+from ..progress import progress_bar
+from ..rules import get_rules, resolve_rules
 from . import dask_cluster as distributed
 from .chunk_job import ChunkJob, compute_chunk, shard_meta, warm_engine, worker_init
-from ..engine.rulesets import DEALS, WALLS, wall_design, wall_settings
-from ..play.runtime import prepare_match
-from ..errors import InputTypeError, InputValueError, RunError, SimkitError, show
-from ..policies.spec import as_policy, default_label
-import hashlib
-from ..rules import get_rules
-from ..rules import resolve_rules
-from ..policies.spec import from_record
-import errno
-import signal
-import threading
-import dataclasses
-import pyarrow.parquet as pq
-import sys
-from ..engine.compiled import record_start_up, start_up_message
-from ..progress import progress_bar
-import concurrent.futures as cf
-import multiprocessing as mp
-import pyarrow.compute as pc
 
 __all__ = [
     "simulate",

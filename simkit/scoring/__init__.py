@@ -29,17 +29,17 @@ from types import ModuleType
 import numpy as np
 
 from ..errors import HandError, InputTypeError, ScoreError, TileCountError, check_flag, show
+from ..hand.api import _batch_counts
 from ..hand.split import PART_CHOW, PART_NAMES, PART_PAIR
 from ..hand.tables import hand_tables
 from ..hand.win import is_win_kernel
-from ..melds import MELD_CHOW, MELD_PUNG, MELD_SIZES, MELD_TYPES, check_total_counts, melds_array, parse_melds
 from ..melds import _RULE_FLAG as _MELD_RULE_FLAG
+from ..melds import MELD_CHOW, MELD_PUNG, MELD_SIZES, MELD_TYPES, check_total_counts, melds_array, parse_melds
 from ..rules import resolve_rules
 from ..rules.douque import MAX_STREAK_CAP
 from ..rules.for_two import BIDS
 from ..tiles import EAST, NORTH, WEST, as_counts, format_tiles, kind_of, tile_name
 from . import douque, duel, for_two, night_market
-from ..hand.api import _batch_counts
 
 __all__ = [
     "Score",

@@ -55,10 +55,10 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import borrow, jit
-from ..melds import MELD_ADDED_KONG, MELD_CHOW, MELD_CONCEALED_KONG, MELD_KONG, MELD_PUNG
-from ..tiles import EAST, WHITE
 from ..hand.split import MAX_SPLITS, PART_CHOW, PART_PAIR, SCRATCH, splits_kernel
 from ..hand.win import is_seven_pairs
+from ..melds import MELD_ADDED_KONG, MELD_CHOW, MELD_CONCEALED_KONG, MELD_KONG, MELD_PUNG
+from ..tiles import EAST, WHITE
 
 __all__ = [
     "RULE_SET_SCORING",

@@ -38,8 +38,10 @@ import numpy as np
 
 from .._jit import jit, pjit, prange
 from ..hand.waits import popcount, waits_kernel
-from .core import EAST, RULE_SET_SCORING, WHITE
 from .core import (
+    EAST,
+    RULE_SET_SCORING,
+    WHITE,
     Item,
     ScoreWork,
     batch_chunks,

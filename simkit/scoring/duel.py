@@ -49,8 +49,13 @@ import numpy as np
 
 from .._jit import jit, pjit, prange
 from ..rules.duel import money_unit
-from .core import EAST, MELD_ADDED, MELD_CONCEALED, MELD_KONG, RULE_SET_SCORING, WHITE
 from .core import (
+    EAST,
+    MELD_ADDED,
+    MELD_CONCEALED,
+    MELD_KONG,
+    RULE_SET_SCORING,
+    WHITE,
     batch_chunks,
     best_arrangement,
     fixed_values,

@@ -32,8 +32,16 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import jit, pjit, prange
-from .core import RULE_SET_SCORING
-from .core import batch_chunks, best_arrangement, item_table, item_total, score_chunk, tally_melds, work_factory
+from .core import (
+    RULE_SET_SCORING,
+    batch_chunks,
+    best_arrangement,
+    item_table,
+    item_total,
+    score_chunk,
+    tally_melds,
+    work_factory,
+)
 
 __all__ = [*RULE_SET_SCORING, "ForTwoParams", "payment", "fold_payment"]
 

@@ -54,8 +54,10 @@ import numpy as np
 from .._jit import jit, pjit, prange
 from ..hand.split import PART_CHOW, PART_PAIR
 from ..hand.waits import popcount, waits_kernel
-from .core import EAST, RULE_SET_SCORING, WHITE
 from .core import (
+    EAST,
+    RULE_SET_SCORING,
+    WHITE,
     batch_chunks,
     best_arrangement,
     fixed_values,
