@@ -27,7 +27,7 @@ def run(args, rec) -> None:
 _SIDE_BY_SIDE = """
 import inspect, sys, time
 import simkit
-from simkit.play.matches import simulate_matches
+from simkit import simulate_matches
 rules, a, b, n, seed, closed_loop = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6] == "1"
 kw = {}
 if closed_loop and "deal" in inspect.signature(simulate_matches).parameters:
@@ -45,7 +45,7 @@ dt = time.perf_counter() - t0
 print(len(r["match"]) / dt, len(r["match"]), float(r["score_0"].sum()))
 """
 
-_HAS_DEAL = "import inspect; from simkit.play.matches import simulate_matches; print(int('deal' in inspect.signature(simulate_matches).parameters))"
+_HAS_DEAL = "import inspect; from simkit import simulate_matches; print(int('deal' in inspect.signature(simulate_matches).parameters))"
 
 
 def _side_by_side(other_python: str, matches: int, seed: int, repeat: int, rec=None) -> None:
