@@ -95,3 +95,62 @@ def test_a_family_writes_its_figures_as_json(tmp_path):
         assert set(record) == {"family", "name", "value", "unit", "n", "repeat", "params"}
         assert record["family"] == "scoring" and record["value"] > 0 and record["repeat"] == 1
     assert {r["params"]["rules"] for r in records} == {"douque", "night_market", "duel", "for_two"}
+
+
+def test_render_figures_publishes_a_result_without_its_history():
+    render = _module("render_figures")
+    result = {
+        "machine": {
+            "cores": 2,
+            "arch": "x86_64",
+            "numba_threads": 2,
+            "threading_layer": "omp",
+            "versions": {"simkit": "0.1.0", "numba": "0.68.1", "numpy": "2.4", "python": "3.11.7"},
+            "simkit_path": "/home/someone/simkit/simkit",
+            "commit": "0123456789abcdef",
+            "python": "/usr/bin/python3",
+            "time": "2026-01-01T00:00:00+0000",
+            "command": [
+                "/usr/bin/python3",
+                "/home/someone/simkit/benchmarks/run_all.py",
+                "--compare-python",
+                "/opt/old/bin/python",
+                "--json",
+                "/tmp/out/results.json",
+            ],
+        },
+        "records": [
+            _record("compare", "whole hands/s, this", 293638.4, rules="douque"),
+            _record("compare", "whole hands/s, this / other", 1.017, unit="ratio", rules="douque"),
+            _record("end_to_end", "Parquet share", 0.068, unit="fraction"),
+        ],
+    }
+    published = render.published(result)
+    text = json.dumps(published)
+    for history in ("/home/someone", "0123456789abcdef", "2026-01-01", "/opt/old", "/tmp/out"):
+        assert history not in text
+    assert published["machine"]["command"] == [
+        "python3",
+        "benchmarks/run_all.py",
+        "--compare-python",
+        "PY",
+        "--json",
+        "results.json",
+    ]
+    block = render.render(published)
+    assert "python3 benchmarks/run_all.py --compare-python PY --json results.json" in block
+    assert "| whole hands/s, this | rules=douque | 293.64 k | hands/s |" in block
+    assert "| whole hands/s, this / other | rules=douque | 1.017 | ratio |" in block
+    assert "| Parquet share | - | 6.8% | fraction |" in block
+    page = f"intro\n{render.START}\nold figures\n{render.END}\nafter\n"
+    assert render.replace_block(page, block) == f"intro\n{render.START}\n\n{block}\n{render.END}\nafter\n"
+
+
+def test_the_performance_page_shows_the_figures_of_its_data_file():
+    """docs/performance.md's figures are exactly the tables of docs/performance.json, a run's
+    published result: the page shows what a benchmark run measured, nothing typed by hand."""
+    render = _module("render_figures")
+    page = (ROOT / "docs" / "performance.md").read_text()
+    data = json.loads((ROOT / "docs" / "performance.json").read_text())
+    assert render.replace_block(page, render.render(data)) == page
+    assert render.published(data) == data  # nothing of the run's history is in it
