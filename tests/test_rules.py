@@ -577,18 +577,17 @@ def test_duel_chips_too_fine_to_count_exactly_are_refused():
 
 
 def test_layers_below_the_doors_take_a_resolved_rule_set():
-    """A public door resolves a rule-set name once; the engine's spec and the policies' resolution
+    """A public door resolves a rule-set name once; the engine's spec and a match's preparation
     below it take the Rules object and name themselves when given anything else."""
     from simkit.engine.rulesets import engine_spec
     from simkit.errors import InputTypeError
-    from simkit.play.runtime import prepare_match, resolve_policy
+    from simkit.play.runtime import prepare_match
     from simkit.rules import resolve_rules
 
     rules = resolve_rules("duel")
     assert engine_spec(rules).rules is rules
     for call, where in (
         (lambda: engine_spec("duel"), "engine_spec"),
-        (lambda: resolve_policy("greedy", "duel"), "resolve_policy"),
         (lambda: prepare_match("duel", ("greedy", "greedy")), "prepare_match"),
     ):
         with pytest.raises(InputTypeError, match=where):

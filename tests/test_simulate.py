@@ -21,6 +21,7 @@ import simkit
 from simkit import datasets
 from simkit.analysis import summarize
 from simkit.cli import main
+from simkit.runs import local_workers
 from simkit.runs.simulation import default_out, simulate
 
 GG = ("greedy", "greedy")
@@ -85,7 +86,7 @@ def _thread_workers(monkeypatch):
     processes, without each process compiling the engine again (numba releases the GIL)."""
     import concurrent.futures as cf
 
-    monkeypatch.setattr(_sim_module(), "_make_executor", lambda workers, directory=None: cf.ThreadPoolExecutor(workers))
+    monkeypatch.setattr(local_workers, "process_pool", lambda workers, directory=None: cf.ThreadPoolExecutor(workers))
 
 
 def test_same_data_for_any_chunk_size_and_worker_pool(base_run, tmp_path, monkeypatch):

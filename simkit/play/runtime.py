@@ -30,7 +30,7 @@ from ..hand.tables import hand_tables
 from ..policies.basic import greedy_policy, random_policy
 from ..policies.registry import POLICIES  # noqa: F401 -- the built-ins' names resolve once it is imported
 from ..policies.spec import as_policy, where_defined
-from ..rules import require_rules
+from ..rules import require_rules, resolve_rules
 from ..tiles import format_tiles, tile_name
 
 __all__ = [
@@ -67,7 +67,7 @@ def resolve_policy(policy, rules):
     signature (asked from Python at every decision: slower, the same games)."""
 
     p = as_policy(policy)
-    return p.function, p.engine_params(require_rules(rules, "resolve_policy"))
+    return p.function, p.engine_params(resolve_rules(rules))
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")

@@ -1,6 +1,7 @@
 """Simulation runs: :func:`simulate` (:mod:`~simkit.runs.simulation`, the public door, its run
-loop and local worker processes), the work of one chunk (:mod:`~simkit.runs.chunk_job`, the same
-on every back end) and the Dask back end (:mod:`~simkit.runs.dask_cluster`). A run writes a
+loop), the work of one chunk (:mod:`~simkit.runs.chunk_job`, the same on every back end) and the
+back ends: worker processes on this machine (:mod:`~simkit.runs.local_workers`) and a Dask cluster
+(:mod:`~simkit.runs.dask_cluster`). A run writes a
 dataset (:mod:`simkit.datasets`)."""
 
 from .simulation import DEFAULT_MATCHES, Interrupted, SimulationResult, default_out, simulate

@@ -31,7 +31,6 @@ gives the paired difference of A and B (each match's both copies one cluster).
 from __future__ import annotations
 
 import collections
-import concurrent.futures as cf
 import contextlib
 import dataclasses
 import errno
@@ -39,7 +38,6 @@ import hashlib
 import itertools
 import json
 import math
-import multiprocessing as mp
 import os
 import signal
 import sys
@@ -60,8 +58,8 @@ from ..play.runtime import prepare_match
 from ..policies.spec import as_policy, default_label, from_record
 from ..progress import progress_bar
 from ..rules import get_rules, resolve_rules
-from . import dask_cluster as distributed
-from .chunk_job import ChunkJob, compute_chunk, shard_meta, warm_engine, worker_init
+from . import dask_cluster, local_workers
+from .chunk_job import ChunkJob, compute_chunk, shard_meta, warm_engine
 
 __all__ = [
     "simulate",
@@ -511,7 +509,7 @@ def simulate(
     _check_chunk_memory(spec, rules_obj, workers)
     cluster = None
     if scheduler is not None:  # connect first: a bad address leaves no directory behind
-        cluster = distributed.connect(scheduler, workers if workers > 1 else None)
+        cluster = dask_cluster.connect(scheduler, workers if workers > 1 else None)
     try:
         return _simulate(
             directory, spec, rules_obj, policies, workers, overwrite, resume, progress, command, cluster, t_start
@@ -538,7 +536,7 @@ def simulate(
         raise
     finally:
         if cluster is not None and cluster[1]:
-            distributed.close(cluster[0])
+            dask_cluster.close(cluster[0])
 
 
 @contextlib.contextmanager
@@ -737,9 +735,9 @@ def _run_chunks(job: ChunkJob, done: dict, workers: int, progress: bool, cluster
         bar.update(rows if want_hands is None else max(0, min(rows, want_hands - bar.n)))
 
     if cluster is not None:
-        executor = distributed.DaskExecutor(cluster[0], job)
+        executor = dask_cluster.DaskExecutor(cluster[0], job)
     else:
-        executor = _make_executor(workers, job.directory) if workers > 1 else None
+        executor = local_workers.process_pool(workers, job.directory) if workers > 1 else None
 
     def submit(c):
         first, n = bounds(c)
@@ -804,7 +802,7 @@ def _run_chunks(job: ChunkJob, done: dict, workers: int, progress: bool, cluster
             if want_matches is not None and exhausted and not pending:
                 finished = True
     except BaseException:
-        _stop(executor, pending)
+        local_workers.stop_workers(executor, pending)
         raise
     finally:
         bar.close()
@@ -814,23 +812,6 @@ def _run_chunks(job: ChunkJob, done: dict, workers: int, progress: bool, cluster
                 fut.cancel()
         executor.shutdown(wait=True, cancel_futures=True)
     return rows_total, matches_total, shards, computed, computed_rows
-
-
-def _make_executor(workers: int, directory=None):
-    """``workers`` fresh processes (forkserver, else spawn), each with ``cores // workers`` numba threads.
-
-    Fresh processes, not forks: a process that has run numba's OpenMP threads cannot fork safely.
-    Each worker compiles (or loads) the engine itself before its first chunk.
-    """
-
-    method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
-    threads = max(1, (os.cpu_count() or 1) // workers)
-    return cf.ProcessPoolExecutor(
-        workers,
-        mp_context=mp.get_context(method),
-        initializer=worker_init,
-        initargs=(threads, method, os.getpid(), directory),
-    )
 
 
 def _truncate(job: ChunkJob, chunk: int, first: int, tmp: str, keep_matches: int, keep_rows: int):
@@ -858,20 +839,3 @@ def _truncate_decisions(job: ChunkJob, chunk: int, first: int, tmp: str, keep_ma
     meta = shard_meta(job, chunk, first, keep_matches, table.num_rows, "decisions")
     new = datasets.write_shard(Path(job.directory) / datasets.DECISIONS_DIR, chunk, table, meta)
     return str(new), table.num_rows
-
-
-def _stop(executor, pending) -> None:
-    """Stop worker processes started by this run at once (an interrupt or an error): cancel queued
-    chunks and terminate the processes; their temporary files are removed by the caller."""
-    if executor is None:
-        return
-    for _, fut in pending:
-        if fut is not None:
-            fut.cancel()
-    processes = list(getattr(executor, "_processes", {}).values())
-    executor.shutdown(wait=False, cancel_futures=True)
-    for p in processes:  # chunks beyond the target, or an interrupted run: end them now (SIGKILL: a
-        if p.is_alive():  # worker busy in the engine would run a SIGTERM handler only after its batch)
-            p.kill()
-    for p in processes:
-        p.join(timeout=10)
