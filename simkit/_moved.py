@@ -1,7 +1,10 @@
 """Old module paths that keep working: each name a module had before the packages were arranged
 by concern imports the module that holds that code now (the same module object, so its names,
 pickles and policy references such as ``"simkit.engine.toolkit:..."`` resolve as before).
-Importing one by its old path warns (:class:`DeprecationWarning`) with the new path."""
+Importing one by its old path warns (:class:`DeprecationWarning`) with the new path, except
+``simkit.simulate``: that name is also the :func:`simkit.simulate` function, which importing a
+module of that name would replace on the package, so the old module path is registered at once
+(in :data:`sys.modules`, without a warning) rather than found on import."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ import importlib.util
 import sys
 import warnings
 
-__all__ = ["MOVED", "install"]
+__all__ = ["MOVED", "REGISTERED", "install"]
 
 #: old module path -> the module that holds its code now
 MOVED = {
@@ -51,13 +54,20 @@ class _Alias(importlib.abc.Loader):
 class _MovedFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
         new = MOVED.get(fullname)
-        if new is None:
+        if new is None or fullname in REGISTERED:
             return None
         warnings.warn(f"{fullname} is now {new}", DeprecationWarning, stacklevel=3)
         return importlib.util.spec_from_loader(fullname, _Alias(new))
 
 
+#: old module paths that are also the name of a function of their package: registered at once
+REGISTERED = ("simkit.simulate",)
+
+
 def install() -> None:
-    """Put the finder of old module paths on :data:`sys.meta_path` (once)."""
+    """Put the finder of old module paths on :data:`sys.meta_path` (once), and register the paths
+    of :data:`REGISTERED`."""
     if not any(isinstance(f, _MovedFinder) for f in sys.meta_path):
         sys.meta_path.append(_MovedFinder())
+    for old in REGISTERED:
+        sys.modules.setdefault(old, importlib.import_module(MOVED[old]))
