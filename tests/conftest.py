@@ -91,6 +91,9 @@ def one_suit_vectors(total: int) -> np.ndarray:
 TIERS = {
     # unit
     "test_analysis.py": "unit",
+    "test_beliefs.py": "engine",
+    "test_search.py": "engine",
+    "test_exploitability.py": "integration",
     "test_api.py": "unit",
     "test_deal.py": "unit",
     "test_error_messages.py": "unit",

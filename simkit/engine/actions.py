@@ -162,6 +162,9 @@ class View(NamedTuple):
         the discard that declared (douque's Declare Ready or MIGI); -1 when that player has not
         declared. The opponent's discards from ``opp_river[opp_declared_at]`` on were made by a
         locked hand.
+    river_claimed, opp_river_claimed : bool[MAX_RIVER]
+        True at each discard of ``river`` (``opp_river``) the other player claimed: that tile is
+        also in their meld, so it is counted once (:func:`simkit.engine.beliefs.view_unseen`).
     """
 
     phase: int
@@ -188,6 +191,8 @@ class View(NamedTuple):
     counters: np.ndarray
     declared_at: int
     opp_declared_at: int
+    river_claimed: np.ndarray
+    opp_river_claimed: np.ndarray
 
 
 def action_name(action: int) -> str:

@@ -59,6 +59,8 @@ from .table import new_table
 __all__ = [
     "engine_of",
     "prepared",
+    "search_type",
+    "search_function",
     "function_pointer",
     "compile_ahead",
     "also_first",
@@ -197,23 +199,56 @@ def engine_of(settle):
         return module
 
 
-def prepared(kernel, args, function_positions, function_type):
-    """``kernel`` compiled for the types of ``args`` with the arguments at ``function_positions``
-    typed as the first-class ``function_type`` (a policy's signature), and closed to other
-    signatures: a jitted policy passed there is then called through a function pointer, so the
-    kernel is compiled (or loaded from the cache) once for every policy."""
+def prepared(kernel, args, function_types):
+    """``kernel`` compiled for the types of ``args`` with the arguments at the positions of
+    ``function_types`` (``{position: first-class function type}``: a policy's, the search's) typed
+    as those, and closed to other signatures: a jitted policy passed there is then called through
+    a function pointer, so the kernel is compiled (or loaded from the cache) once for every policy."""
 
     with _lock:
         if not kernel.signatures:
             types_ = [numba.typeof(a) for a in args]
-            for i in function_positions:
-                types_[i] = function_type
+            for i, t in function_types.items():
+                types_[i] = t
             kernel.compile(tuple(types_))
             kernel.disable_compile()
     return kernel
 
 
 _policy_types: dict = {}
+_search_types: dict = {}
+
+
+def search_type(spec):
+    """The numba first-class function type of the engine's search (:func:`simkit.engine.step._search_action`)
+    for this rule set: ``int64(Table, HandTables, game, sp, policy, float64[::1], uint64[::1])``."""
+    name = spec.rules.name
+    if name not in _search_types:
+        table = game.new_table(len(wall_template(spec.rules)), spec.items_proto)
+        _search_types[name] = nb_types.FunctionType(
+            nb_types.int64(
+                numba.typeof(table),
+                numba.typeof(hand_tables_stand_in(spec.rules)),
+                numba.typeof(spec.game),
+                numba.typeof(spec.sp),
+                policy_type(spec),
+                nb_types.float64[::1],
+                nb_types.uint64[::1],
+            )
+        )
+    return _search_types[name]
+
+
+def search_function(engine, spec, searching: bool):
+    """The ``search`` argument of the engine's kernels: the search compiled for this rule set when a
+    player searches (compiled or loaded from the cache here, not with the engine: nobody else pays
+    for it), else a stub of the same type."""
+    fn = engine._search_action if searching else engine._no_search
+    sig = search_type(spec).signature
+    with _lock:
+        if not any(s == sig.args for s in fn.signatures):
+            fn.compile(sig.args)
+    return fn
 
 
 def policy_type(spec):
@@ -227,6 +262,7 @@ def policy_type(spec):
         # and the hand tables' stand-ins, so that it needs no tables built
         hand, melds = np.zeros(34, np.uint8), np.zeros((4, 2), np.int8)
         river, counters = np.zeros(game.MAX_RIVER, np.int8), np.zeros(game.N_COUNTERS, np.float64)
+        claimed = np.zeros(game.MAX_RIVER, np.bool_)
         view = View(
             0,
             0,
@@ -252,6 +288,8 @@ def policy_type(spec):
             counters,
             0,
             0,
+            claimed,
+            claimed,
         )
         _policy_types[name] = nb_types.FunctionType(
             nb_types.int64(numba.typeof(view), nb_types.bool_[::1], nb_types.float64[::1], nb_types.uint64[::1])

@@ -54,9 +54,10 @@ from simkit._jit import jit, stack_empty
 from simkit.engine import actions as A
 from simkit.engine import table as G
 from simkit.engine.actions import uniform_legal_action
+from simkit.engine.beliefs import sample_hidden, table_unseen
 from simkit.engine.luck import record_draw
 from simkit.engine.observation import encode_observation_kernel, encode_state_kernel
-from simkit.engine.rng import bounded, stream_key
+from simkit.engine.rng import bounded, next_u64, stream_key
 from simkit.hand.waits import waits_kernel
 from simkit.hand.win import is_win_kernel
 
@@ -752,8 +753,21 @@ _VIEW_RIVERS = (2, G.MAX_RIVER)
 
 
 @jit(inline="always", cache=CACHE)
-def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
-    """The deciding player's action. A policy called through its pointer is given a copy of the
+def _ask(T, t, game, sp, kinds, fn0, fn1, params0, params1, search):  # pragma: no cover - compiled
+    """The deciding player's action: a ``search`` player's from ``search`` (:func:`_search_action`,
+    called through its pointer so that its compile is its own, as a policy's; given ``fn0`` /
+    ``fn1``, the continuation), any other's from :func:`_ask_policy`."""
+    p = T.sc[G.S_PLAYER]
+    if kinds[p] == G.POLICY_SEARCH:
+        if p == 0:
+            return search(T, t, game, sp, fn0, params0, T.rng[1:2])
+        return search(T, t, game, sp, fn1, params1, T.rng[2:3])
+    return _ask_policy(T, t, kinds, fn0, fn1, params0, params1)
+
+
+@jit(inline="always", cache=CACHE)
+def _ask_policy(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
+    """The deciding player's action from a policy that does not search. A policy called through its pointer is given a copy of the
     legal mask and a view of copies of the Table's arrays (:func:`~simkit.engine.table.copy_for_view`);
     the built-in ones, which only read them, the engine's own (the action is checked against the
     engine's mask either way). Random's choice
@@ -786,6 +800,7 @@ def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compile
             sc[G.S_TILE],
             t,
             T.counters,
+            T.claimed,
         )
         if p == 0:
             return fn0(view, T.legal, params, rng)
@@ -795,7 +810,8 @@ def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compile
     hand = stack_empty((2, 34), np.uint8)
     melds = stack_empty((2, 4, 2), np.int8)
     river = stack_empty(_VIEW_RIVERS, np.int8)
-    G.copy_for_view(T, p, hand, melds, river)
+    claimed = stack_empty(_VIEW_RIVERS, np.bool_)
+    G.copy_for_view(T, p, hand, melds, river, claimed)
     view = G._view(
         hand,
         melds,
@@ -811,6 +827,7 @@ def _ask(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compile
         sc[G.S_TILE],
         t,
         T.counters,
+        claimed,
     )
     pl = T.policy_legal
     for a in range(A.N_ACTIONS):
@@ -860,7 +877,7 @@ def _record_decision(
 
 
 @jit(inline="always", cache=CACHE)
-def _hand_loop(T, t, game, sp, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
+def _hand_loop(T, t, game, sp, kinds, fn0, fn1, params0, params1, search):  # pragma: no cover - compiled
     """Play the hand in ``T`` from its current decision (or a pending one) to its end with the
     players' policies (logging each decision when ``sc[S_DECISIONS]`` is 1). Inlined once into the
     match kernel (so that LLVM optimises and generates it once there) and into :func:`_run_hand`."""
@@ -869,7 +886,7 @@ def _hand_loop(T, t, game, sp, kinds, fn0, fn1, params0, params1):  # pragma: no
         _advance(T, t, game, sp)
         if sc[G.S_PHASE] == A.PHASE_OVER:
             return
-        action = _ask(T, t, kinds, fn0, fn1, params0, params1)
+        action = _ask(T, t, game, sp, kinds, fn0, fn1, params0, params1, search)
         if sc[G.S_DECISIONS]:
             _record_decision(
                 T.sc, T.ids, T.hand, T.n_melds, T.legal, T.counters, T.decisions, T.decision_counters, t, action
@@ -881,10 +898,199 @@ def _hand_loop(T, t, game, sp, kinds, fn0, fn1, params0, params1):  # pragma: no
 
 
 @jit(cache=CACHE, internal=True, refcounts=False)
-def _run_hand(T, t, game, sp, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
+def _run_hand(T, t, game, sp, kinds, fn0, fn1, params0, params1, search):  # pragma: no cover - compiled
     """:func:`_hand_loop` as a function of its own, for the kernels that play hands one at a time
     from copies of a state (rollouts, the vector environment)."""
-    _hand_loop(T, t, game, sp, kinds, fn0, fn1, params0, params1)
+    _hand_loop(T, t, game, sp, kinds, fn0, fn1, params0, params1, search)
+
+
+@jit(inline="always", cache=CACHE)
+def _playout_loop(T, t, game, sp, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
+    """:func:`_hand_loop` for a search's playouts: no decision log, and no player searches (a
+    search's continuation is a policy that does not search: :func:`_ask_policy`)."""
+    sc = T.sc
+    while True:
+        _advance(T, t, game, sp)
+        if sc[G.S_PHASE] == A.PHASE_OVER:
+            return
+        action = _ask_policy(T, t, kinds, fn0, fn1, params0, params1)
+        _apply(T, t, game, action)
+        if sc[G.S_ERROR]:
+            sc[G.S_PHASE] = A.PHASE_OVER
+            return
+
+
+@jit(cache=CACHE, internal=True, refcounts=False)
+def _play_out(T, t, game, sp, kinds, fn0, fn1, params0, params1):  # pragma: no cover - compiled
+    """:func:`_playout_loop` as a function of its own (one copy of it, called by the search)."""
+    _playout_loop(T, t, game, sp, kinds, fn0, fn1, params0, params1)
+
+
+@jit(cache=CACHE)
+def _no_search(T, t, game, sp, fn, params, rng):  # pragma: no cover - compiled
+    """The ``search`` argument of the kernels when no player searches (never called)."""
+    return -1
+
+
+@jit(cache=CACHE)
+def _search_action(T, t, game, sp, fn, params, rng):  # pragma: no cover - compiled
+    """The action of a ``search`` player (:mod:`simkit.policies.search`) at the decision ``T`` stands
+    at: determinized Monte Carlo search, anchored on its continuation's choice.
+
+    ``params`` holds the search's settings (``G.SEARCH_*``) and then its continuation's vector;
+    ``fn`` is the continuation (of kind ``params[G.SEARCH_CONTINUATION]``). A forced decision (one
+    legal action) and, with ``always_win``, a win are taken at once. Otherwise the continuation's
+    own choice is the **default**, and the candidates are every legal action (with
+    ``keep_shanten``, discards that raise the hand's shanten are left out, unless the default is
+    one). One draw of the player's stream ``rng`` keys the decision: world ``w`` completes what the
+    player cannot see (:func:`simkit.engine.beliefs.sample_hidden` from the stream ``(key, w,
+    0)``), and every candidate still in the race is played from it to the end of the hand -- the
+    candidate, then the continuation for both players with the streams ``(key, w, 1 + p)``:
+    common random numbers, so candidates are compared pair by pair. From ``min_worlds`` worlds on,
+    a candidate (other than the default) whose mean difference to the leader is below zero by
+    more than ``z`` standard errors drops out; the search ends when the leader stands ``z``
+    standard errors above every other candidate left, or after ``worlds`` worlds. It plays the
+    leader if it beats the default by more than ``z`` standard errors, else the default: noise
+    alone never moves it off its continuation's choice. Not inlined, with
+    reference counts: it allocates its own scratch (a Table to play out on)."""
+    sc = T.sc
+    p = sc[G.S_PLAYER]
+    q = 1 - p
+    ckind = np.int64(params[G.SEARCH_CONTINUATION])
+    cparams = params[G.N_SEARCH_PARAMS :]
+    ckinds = np.empty(2, np.int64)
+    ckinds[0] = ckind
+    ckinds[1] = ckind
+    n_legal = 0
+    for a in range(A.N_ACTIONS):
+        n_legal += T.legal[a]
+    if n_legal == 1 or (params[G.SEARCH_ALWAYS_WIN] != 0 and T.legal[A.WIN]):
+        return _ask_policy(T, t, ckinds, fn, fn, cparams, cparams) if n_legal > 1 else _first_legal(T.legal)
+    default = _ask_policy(T, t, ckinds, fn, fn, cparams, cparams)
+    for i in range(G.N_COUNTERS):
+        T.counters[p, i] = 0.0
+    if default < 0 or default >= A.N_ACTIONS or not T.legal[default]:
+        return default  # the engine reports the continuation's illegal action
+    key = next_u64(rng)
+    unseen = np.zeros(34, np.int64)
+    n_unseen = table_unseen(T, p, t.kinds, unseen)
+    n_opp = 0
+    for k in range(34):
+        n_opp += T.hand[q, k]
+    front = sc[G.S_FRONT]
+    if n_unseen - n_opp != sc[G.S_BACK] - front + 1:  # no wall to complete (before the deal)
+        return default
+    # the candidates: the default first
+    cands = np.empty(A.N_ACTIONS, np.int64)
+    cands[0] = default
+    n_cand = 1
+    keep = params[G.SEARCH_KEEP_SHANTEN] != 0
+    base = -1
+    hand = T.tmp
+    if keep:
+        for k in range(34):
+            hand[k] = T.hand[p, k]
+        base = G.shanten_kernel(hand, T.n_melds[p], t, T.swork)
+    for a in range(A.N_ACTIONS):
+        if not T.legal[a] or a == default:
+            continue
+        if keep and A.DISCARD <= a < A.DISCARD + 34:
+            hand[a - A.DISCARD] -= 1
+            raises = G.shanten_kernel(hand, T.n_melds[p], t, T.swork) > base
+            hand[a - A.DISCARD] += 1
+            if raises:
+                continue
+        cands[n_cand] = a
+        n_cand += 1
+    if n_cand == 1:
+        return default
+    worlds = max(1, np.int64(params[G.SEARCH_WORLDS]))
+    min_worlds = max(2, np.int64(params[G.SEARCH_MIN_WORLDS]))
+    z = params[G.SEARCH_Z]
+    W = G.copied_table(T)
+    tiles = np.empty(max(1, n_unseen), np.int8)
+    opp = np.zeros(34, np.uint8)
+    state = np.zeros(1, np.uint64)
+    values = np.zeros((worlds, n_cand), np.float64)
+    alive = np.ones(n_cand, np.bool_)
+    n_alive = n_cand
+    done = 0
+    lead = 0
+    for w in range(worlds):
+        state[0] = stream_key(key, w, 0)
+        if sample_hidden(unseen, n_opp, T.n_melds[q], T.declared[q] != 0, t, state, tiles, opp, W.swork) < 0:
+            break  # no world leaves a declared opponent ready: judge on the worlds drawn so far
+        for c in range(n_cand):
+            if not alive[c]:
+                continue
+            _copy_state(T, W)
+            ws = W.sc
+            for k in range(34):
+                W.hand[q, k] = opp[k]
+                W.locked[q, k] = opp[k]
+            for k in range(n_opp, n_unseen):
+                W.wall[front + k - n_opp] = tiles[k]
+            W.skip_win[q] = 0  # what the opponent passed up is theirs to know
+            W.skip_pung[q] = 0
+            ws[G.S_LOGGING] = 0
+            ws[G.S_DECISIONS] = 0
+            ws[G.S_SHANTEN_LB + q] = G.SHANTEN_UNKNOWN
+            W.rng[1] = stream_key(key, w, 1)
+            W.rng[2] = stream_key(key, w, 2)
+            _apply(W, t, game, cands[c])
+            if not ws[G.S_ERROR]:
+                _play_out(W, t, game, sp, ckinds, fn, fn, cparams, cparams)
+            if ws[G.S_ERROR]:
+                values[w, c] = -1e300  # an action the engine refuses is never chosen
+            else:
+                values[w, c] = W.row_floats[G.F_SCORE0 + p] - W.row_floats[G.F_FEE0 + p]
+        done = w + 1
+        if done < min_worlds:
+            continue
+        lead = _search_leader(values, done, alive)
+        for c in range(1, n_cand):
+            if alive[c] and c != lead and _separated(values, done, lead, c, z):
+                alive[c] = False
+                n_alive -= 1
+        if n_alive == 1 or (n_alive == 2 and lead != 0 and _separated(values, done, lead, 0, z)):
+            break
+    T.counters[p, 0] = done  # worlds searched, and candidates left: for the decision log
+    T.counters[p, 1] = n_alive
+    if done < 2 or lead == 0 or not _separated(values, done, lead, 0, z):
+        return default
+    return cands[lead]
+
+
+@jit(cache=CACHE, internal=True)
+def _search_leader(values, done, alive):  # pragma: no cover - compiled
+    """The candidate still in the race with the best mean over the first ``done`` worlds (the
+    default, candidate 0, on a tie)."""
+    lead = -1
+    lead_mean = 0.0
+    for c in range(values.shape[1]):
+        if alive[c]:
+            m = values[:done, c].mean()
+            if lead < 0 or m > lead_mean:
+                lead, lead_mean = c, m
+    return lead
+
+
+@jit(cache=CACHE, internal=True)
+def _separated(values, done, a, b, z):  # pragma: no cover - compiled
+    """Whether candidate ``a`` beats ``b`` over the first ``done`` worlds by more than ``z``
+    standard errors of their paired differences."""
+    d = values[:done, a] - values[:done, b]
+    m = d.mean()
+    var = max(0.0, (d * d).mean() - m * m) * done / (done - 1)
+    return m - z * np.sqrt(var / done) > 0.0
+
+
+@jit(inline="always", cache=CACHE)
+def _first_legal(legal):  # pragma: no cover - compiled
+    for a in range(A.N_ACTIONS):
+        if legal[a]:
+            return a
+    return -1
 
 
 @jit(cache=CACHE, internal=True)
@@ -916,6 +1122,7 @@ def _play_match(
     fn1,
     params0,
     params1,
+    search,
     ints,
     items,
     floats,
@@ -941,7 +1148,7 @@ def _play_match(
         h = 0 if from_state else sc[G.S_HAND_NUMBER]
         if not from_state:
             _deal_match_hand(T, template, t, game, log_hand)
-        _hand_loop(T, t, game, sp, kinds, fn0, fn1, params0, params1)
+        _hand_loop(T, t, game, sp, kinds, fn0, fn1, params0, params1, search)
         if sc[G.S_ERROR]:
             if not from_state:
                 ints[h, G.R_MATCH] = m
@@ -986,6 +1193,7 @@ def play_matches_kernel(
     fn1,
     params0,
     params1,
+    search,
     log_hand,
     from_state,
     ints,
@@ -1042,6 +1250,7 @@ def play_matches_kernel(
             fn1,
             params0,
             params1,
+            search,
             ints[row:],
             items[row:],
             floats[row:],
@@ -1163,6 +1372,7 @@ def rollouts_kernel(
     fn1,
     params0,
     params1,
+    search,
     results,
     errors,
     template,
@@ -1171,10 +1381,10 @@ def rollouts_kernel(
     """Continuations ``first .. first + n - 1`` of the position in Table ``base`` (player 0 decides),
     each for every action in ``actions``, played to the end of the hand on the Table ``work``.
 
-    Continuation ``r`` completes the position from the stream ``(seed, r, stream)``: a uniform
-    shuffle of ``unseen`` (the tiles player 0 cannot see) gives the opponent's ``n_opp`` concealed
-    tiles (redrawn until they are ready when ``opp_ready``: a declared opponent) and the wall from
-    the next draw on; the players' policy streams are ``(seed, r, 1 + p)``. Every action of ``r``
+    Continuation ``r`` completes the position from the stream ``(seed, r, stream)``
+    (:func:`simkit.engine.beliefs.sample_hidden` of ``unseen``, the counts of the tiles player 0
+    cannot see): the opponent's ``n_opp`` concealed tiles (ready when ``opp_ready``: a declared
+    opponent) and the wall from the next draw on; the players' policy streams are ``(seed, r, 1 + p)``. Every action of ``r``
     starts from the same completion and streams (common random numbers), so the differences
     between actions are paired. With ``to_match_end`` the match goes on after the hand (its next
     hands dealt from the streams of match ``r`` of ``seed``, the same for every action) until it
@@ -1186,7 +1396,10 @@ def rollouts_kernel(
     """
     T = G.borrowed_table(work)
     tb = G.borrowed_hand_tables(t)
-    tiles = np.empty(unseen.shape[0], np.int8)
+    n_unseen = 0
+    for k in range(34):
+        n_unseen += unseen[k]
+    tiles = np.empty(max(1, n_unseen), np.int8)
     opp = np.zeros(34, np.uint8)
     state = np.zeros(1, np.uint64)
     front = base.sc[G.S_FRONT]
@@ -1194,24 +1407,8 @@ def rollouts_kernel(
     for i in range(n):
         r = first + i
         state[0] = stream_key(np.uint64(seed), r, stream)
-        found = False
-        for attempt in range(100000):
-            for k in range(unseen.shape[0]):
-                tiles[k] = unseen[k]
-            for k in range(unseen.shape[0] - 1):  # Fisher-Yates
-                j = k + bounded(state, unseen.shape[0] - k)
-                x = tiles[k]
-                tiles[k] = tiles[j]
-                tiles[j] = x
-            for k in range(34):
-                opp[k] = 0
-            for k in range(n_opp):
-                opp[tiles[k]] += 1
-            if not opp_ready or G.shanten_kernel(opp, n_melds1, tb, T.swork) == 0:
-                found = True
-                break
-        if not found:  # no completion leaves the declared opponent ready (reported as code -1)
-            errors[i, 0] = -1
+        if sample_hidden(unseen, n_opp, n_melds1, opp_ready, tb, state, tiles, opp, T.swork) < 0:
+            errors[i, 0] = -1  # no completion leaves the declared opponent ready
             for a in range(actions.shape[0]):
                 results[i, a, 0] = np.nan
             continue
@@ -1221,7 +1418,7 @@ def rollouts_kernel(
             for k in range(34):
                 T.hand[1, k] = opp[k]
                 T.locked[1, k] = opp[k]
-            for k in range(n_opp, unseen.shape[0]):
+            for k in range(n_opp, n_unseen):
                 T.wall[front + k - n_opp] = tiles[k]
             sc[G.S_LOGGING] = 0
             sc[G.S_SHANTEN_LB + 1] = G.SHANTEN_UNKNOWN
@@ -1229,7 +1426,7 @@ def rollouts_kernel(
             T.rng[2] = stream_key(np.uint64(seed), r, 2)
             _apply(T, tb, game, actions[a])
             if not sc[G.S_ERROR]:
-                _run_hand(T, tb, game, sp, kinds, fn0, fn1, params0, params1)
+                _run_hand(T, tb, game, sp, kinds, fn0, fn1, params0, params1, search)
             if not sc[G.S_ERROR]:
                 results[i, a, 0] = T.row_floats[G.F_SCORE0] - T.row_floats[G.F_FEE0]
                 results[i, a, 1] = T.row[G.R_WINNER]
@@ -1239,7 +1436,7 @@ def rollouts_kernel(
                     T.ids[1] = r  # the next hands' walls and streams: match r of seed
                     while not sc[G.S_ERROR] and _next_hand_of_match(T, game):
                         _deal_match_hand(T, template, tb, game, -1)
-                        _run_hand(T, tb, game, sp, kinds, fn0, fn1, params0, params1)
+                        _run_hand(T, tb, game, sp, kinds, fn0, fn1, params0, params1, search)
                     results[i, a, 0] = T.purse[G.P_BALANCE0] - base.purse[G.P_BALANCE0]
             if sc[G.S_ERROR]:
                 if errors[i, 0] == 0:
@@ -1262,6 +1459,7 @@ def draw_luck_kernel(
     fn1,
     params0,
     params1,
+    search,
     records,
     n_records,
     results,
@@ -1299,7 +1497,7 @@ def draw_luck_kernel(
                     if k < records.shape[0]:
                         record_draw(T, tb, i, h, records[k], remaining, trial, work)
                     k += 1
-                action = _ask(T, tb, kinds, fn0, fn1, params0, params1)
+                action = _ask(T, tb, game, sp, kinds, fn0, fn1, params0, params1, search)
                 _apply(T, tb, game, action)
                 if sc[G.S_ERROR]:
                     sc[G.S_PHASE] = A.PHASE_OVER
@@ -1344,6 +1542,7 @@ def vector_step_kernel(
     fn1,
     params0,
     params1,
+    search,
     agent_mode,
     match_episodes,
     seeds,
@@ -1425,7 +1624,7 @@ def vector_step_kernel(
                 continue
             if not agent_mode or sc[G.S_PLAYER] == seats[i]:
                 break
-            action = _ask(T, tb, kinds, fn0, fn1, params0, params1)
+            action = _ask(T, tb, game, sp, kinds, fn0, fn1, params0, params1, search)
         if failed:
             _report(T, errors[i], T.policy_legal)
             continue

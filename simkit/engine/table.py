@@ -108,6 +108,15 @@ __all__ = [
     "POLICY_FUNCTION",
     "POLICY_RANDOM",
     "POLICY_GREEDY",
+    "POLICY_SEARCH",
+    "SEARCH_WORLDS",
+    "SEARCH_MIN_WORLDS",
+    "SEARCH_Z",
+    "SEARCH_ALWAYS_WIN",
+    "SEARCH_KEEP_SHANTEN",
+    "SEARCH_CONTINUATION",
+    "N_SEARCH_PARAMS",
+    "copied_table",
     "DECISION_FIELDS",
     "N_DECISION_INT",
     "N_COUNTERS",
@@ -231,6 +240,14 @@ ERROR_MESSAGES = (
 POLICY_FUNCTION = 0  #: through a function pointer, with a copy of the legal mask: any jitted policy
 POLICY_RANDOM = 1  #: the built-in random policy, called directly
 POLICY_GREEDY = 2  #: the built-in greedy policy, through its function pointer with the engine's legal mask
+POLICY_SEARCH = 3  #: the built-in search policy: the engine searches, its continuation through the pointer
+
+#: The search policy's settings at the head of its parameter vector (its continuation's follow):
+#: worlds per decision at most, worlds before any candidate is dropped, the standard errors that
+#: separate two, whether a win is taken at once, whether discards that raise shanten are left
+#: out, and the continuation's kind (``POLICY_*``).
+SEARCH_WORLDS, SEARCH_MIN_WORLDS, SEARCH_Z, SEARCH_ALWAYS_WIN, SEARCH_KEEP_SHANTEN, SEARCH_CONTINUATION = range(6)
+N_SEARCH_PARAMS = 6
 
 MAX_LOG = 512  #: capacity of the event log of one hand
 # event kinds of the log (player, tile, extra)
@@ -510,6 +527,57 @@ def table_of(B, i):  # pragma: no cover - compiled
     )
 
 
+@jit(internal=True)
+def copied_table(T):  # pragma: no cover - compiled
+    """A new Table with copies of ``T``'s arrays (an empty decision log): scratch a kernel plays
+    out on, made inside the engine (the search's)."""
+    w = T.work
+    return Table(
+        T.wall.copy(),
+        T.hand.copy(),
+        T.meld_counts.copy(),
+        T.melds.copy(),
+        T.n_melds.copy(),
+        T.river.copy(),
+        T.claimed.copy(),
+        T.n_river.copy(),
+        T.declared.copy(),
+        T.skip_win.copy(),
+        T.skip_pung.copy(),
+        T.seat.copy(),
+        T.acted.copy(),
+        T.kongs.copy(),
+        T.skips.copy(),
+        T.sc.copy(),
+        T.legal.copy(),
+        T.rng.copy(),
+        ScoreWork(
+            w.splits.copy(),
+            w.cand.copy(),
+            w.ready.copy(),
+            w.meld_counts.copy(),
+            w.choice.copy(),
+            w.split_scratch.copy(),
+        ),
+        T.items.copy(),
+        T.tmp.copy(),
+        T.log.copy(),
+        T.swork.copy(),
+        T.locked.copy(),
+        T.purse.copy(),
+        T.money.copy(),
+        T.policy_legal.copy(),
+        T.row.copy(),
+        T.row_floats.copy(),
+        T.row_hand.copy(),
+        T.row_melds.copy(),
+        T.ids.copy(),
+        T.counters.copy(),
+        T.decisions[:0].copy(),
+        T.decision_counters[:0].copy(),
+    )
+
+
 @jit(internal=True)  # only kernels call it: no Python entry point (boxing a Table of 35 arrays)
 def borrowed_table(T):  # pragma: no cover - compiled
     """``T`` with every array borrowed (no reference counting): see :func:`simkit._jit.borrow`."""
@@ -703,7 +771,7 @@ def _check(T, p_holding, expect_extra):  # pragma: no cover - compiled
 
 @jit(inline="always")
 def _view(
-    hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p, phase, tile, t, counters
+    hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p, phase, tile, t, counters, claimed
 ):  # pragma: no cover
     """The :class:`~simkit.engine.actions.View` of player ``p`` (arguments: the Table's arrays, or for
     a policy called through its pointer, copies of them: :func:`copy_for_view`)."""
@@ -733,15 +801,18 @@ def _view(
         counters[p],
         sc[S_DECLARED_AT + p],
         sc[S_DECLARED_AT + q],
+        claimed[p],
+        claimed[q],
     )
 
 
 @jit(inline="always")
-def copy_for_view(T, p, hand, melds, river):  # pragma: no cover - compiled
+def copy_for_view(T, p, hand, melds, river, claimed):  # pragma: no cover - compiled
     """Copy what player ``p``'s view shows of the Table into the caller's scratch: their concealed
-    tiles into ``hand`` (uint8[2, 34], row p), both players' melds into ``melds`` (int8[2, 4, 2])
-    and discards into ``river`` (int8[2, MAX_RIVER]): the arrays of the view a policy called
-    through its pointer gets, so that whatever it writes there the game is untouched."""
+    tiles into ``hand`` (uint8[2, 34], row p), both players' melds into ``melds`` (int8[2, 4, 2]),
+    discards into ``river`` (int8[2, MAX_RIVER]) and which were claimed into ``claimed``
+    (bool[2, MAX_RIVER]): the arrays of the view a policy called through its pointer gets, so that
+    whatever it writes there the game is untouched."""
     q = 1 - p
     for k in range(34):
         hand[p, k] = T.hand[p, k]
@@ -751,6 +822,7 @@ def copy_for_view(T, p, hand, melds, river):  # pragma: no cover - compiled
             melds[x, i, 1] = T.melds[x, i, 1]
         for i in range(MAX_RIVER):  # the whole row, as the Table holds it: no uninitialised scratch in view
             river[x, i] = T.river[x, i]
+            claimed[x, i] = T.claimed[x, i]
 
 
 @jit(inline="always")

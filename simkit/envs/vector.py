@@ -7,7 +7,7 @@ import numpy as np
 
 from ..engine import actions as A
 from ..engine import table as eng
-from ..engine.compiled import function_pointer, policy_type, prepared
+from ..engine.compiled import function_pointer, policy_type, prepared, search_type
 from ..engine.deal import wall_template
 from ..engine.observation import OBSERVATION_SIZE, state_size
 from ..engine.rng import stream_key
@@ -109,7 +109,7 @@ class VectorEnv:
         else:
             fn, params = resolve_policy(opponent, self.rules)
             compile_policy(fn, self.spec)
-        self._kinds, self._fn0, self._fn1 = policy_calls(fn, fn)
+        self._kinds, self._fn0, self._fn1, self._search = policy_calls(fn, fn, self.spec)
         self._params = params
         self._template = wall_template(self.rules)
         self._hand_tables = hand_tables(self.rules)
@@ -162,6 +162,7 @@ class VectorEnv:
             self._fn1,
             self._params,
             self._params,
+            self._search,
             self.opponent is not None,
             self.episode == "match",
             self.table_seeds,
@@ -182,8 +183,10 @@ class VectorEnv:
         if self._kernel is None:
             engine = engine_for(self.spec)
             kind = policy_type(self.spec)
-            self._kernel = prepared(engine.vector_step_kernel, self._args(0, 0, reset), (10, 11), kind)
+            st = search_type(self.spec)
+            self._kernel = prepared(engine.vector_step_kernel, self._args(0, 0, reset), {10: kind, 11: kind, 14: st})
             self._fn0, self._fn1 = function_pointer(self._fn0, kind), function_pointer(self._fn1, kind)
+            self._search = function_pointer(self._search, st)
             # the compiled entry of the kernel's one signature: every argument comes from _args with
             # fixed types, so the dispatcher's type matching (about 30 us a call) is skipped
             self._kernel = next(iter(self._kernel.overloads.values())).entry_point

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..engine import table as G
 from ..engine.actions import N_ACTIONS
-from ..engine.compiled import policy_type, prepared
+from ..engine.compiled import policy_type, prepared, search_type
 from ..engine.deal import wall_template
 from ..engine.luck import L_MATCH, N_DRAW_COLUMNS
 from ..errors import InputValueError
@@ -46,7 +46,7 @@ def draw_records(spec, call0, call1, seed: int, start: int, n_matches: int, prog
             "its policies must be jitted (a plain-Python policy cannot be replayed there)"
         )
     engine = engine_for(spec)
-    kinds, fn0, fn1 = policy_calls(f0, f1)
+    kinds, fn0, fn1, search = policy_calls(f0, f1, spec)
     template, tables = wall_template(spec.rules), hand_tables(spec.rules)
     results = np.zeros((n_matches, spec.max_hands, 2), np.float64)
     n_hands = np.zeros(n_matches, np.int64)
@@ -54,7 +54,7 @@ def draw_records(spec, call0, call1, seed: int, start: int, n_matches: int, prog
     error_legal = np.zeros((n_matches, N_ACTIONS), np.bool_)
     key = spec.rules.name
 
-    def args_of(a, b, capacity):
+    def args_of(a, b, records, n_records):
         table = G.new_table(len(template), spec.items_proto)
         return (
             table,
@@ -70,25 +70,31 @@ def draw_records(spec, call0, call1, seed: int, start: int, n_matches: int, prog
             fn1,
             p0,
             p1,
-            np.zeros((capacity, N_DRAW_COLUMNS), np.int32),
-            np.zeros(1, np.int64),
+            search,
+            records,
+            n_records,
             results[a:b],
             n_hands[a:b],
             errors[a:b],
             error_legal[a:b],
         )
 
-    kernel = prepared(engine.draw_luck_kernel, args_of(0, 1, 1), (9, 10), policy_type(spec))
+    pt = policy_type(spec)
+    kernel = prepared(
+        engine.draw_luck_kernel,
+        args_of(0, 1, np.zeros((1, N_DRAW_COLUMNS), np.int32), np.zeros(1, np.int64)),
+        {9: pt, 10: pt, 13: search_type(spec)},
+    )
 
     def run(a, b):
         capacity = max(64, int((b - a) * _draw_rates.get(key, DRAWS_PER_MATCH) * 1.25))
         while True:
-            args = args_of(a, b, capacity)
-            kernel(*args)
-            count = int(args[14][0])
+            records, n_records = np.zeros((capacity, N_DRAW_COLUMNS), np.int32), np.zeros(1, np.int64)
+            kernel(*args_of(a, b, records, n_records))
+            count = int(n_records[0])
             if count <= capacity:
                 _draw_rates[key] = max(_draw_rates.get(key, 0), count / (b - a))
-                recs = args[13][:count]
+                recs = records[:count]
                 recs[:, L_MATCH] += a  # counted from the call's first match
                 if progress is not None:
                     progress.update(b - a)

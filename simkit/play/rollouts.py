@@ -26,7 +26,7 @@ import numpy as np
 
 from ..engine import actions as A
 from ..engine import table as eng
-from ..engine.compiled import policy_type, prepared
+from ..engine.compiled import policy_type, prepared, search_type
 from ..engine.deal import wall_template
 from ..errors import SimkitError, check_int
 from ..hand.tables import hand_tables
@@ -204,11 +204,11 @@ def rollouts(
         if not codes:
             raise RolloutError("actions is empty")
     d = position._derived
-    unseen = np.repeat(np.arange(34, dtype=np.int8), d["unseen"])
+    unseen = np.ascontiguousarray(d["unseen"], np.int64)
     n_opp = int(d["opp_concealed"])
     opp_ready = bool(position.opponent_declared)
     engine = engine_for(spec)
-    kinds, fn0, fn1 = policy_calls(f0, f1)
+    kinds, fn0, fn1, search = policy_calls(f0, f1, spec)
     codes_arr = np.array(codes, np.int64)
     results = np.empty((n, len(codes), 4), np.float64)
     errors = np.zeros((n, 5), np.int64)
@@ -238,13 +238,15 @@ def rollouts(
             fn1,
             p0,
             p1,
+            search,
             results[a:b],
             errors[a:b],
             template,
             to == "match",
         )
 
-    kernel = prepared(engine.rollouts_kernel, args_of(0, 1), (14, 15), policy_type(spec))
+    pt = policy_type(spec)
+    kernel = prepared(engine.rollouts_kernel, args_of(0, 1), {14: pt, 15: pt, 18: search_type(spec)})
     n_threads = threads or thread_count()
     blocks = [(a, min(a + BLOCK, n)) for a in range(0, n, BLOCK)]
     if n_threads == 1 or len(blocks) == 1:

@@ -21,7 +21,7 @@ from numba.core import errors as nerrors
 
 from ..engine import table as eng
 from ..engine.actions import N_ACTIONS, PHASE_NAMES, action_name
-from ..engine.compiled import compile_ahead, engine_of, policy_type, prepared
+from ..engine.compiled import compile_ahead, engine_of, policy_type, prepared, search_function, search_type
 from ..engine.deal import wall_template
 from ..engine.display import event_table, render_html
 from ..engine.rulesets import engine_spec
@@ -29,6 +29,7 @@ from ..errors import InputTypeError, InputValueError, SimkitError, show
 from ..hand.tables import hand_tables
 from ..policies.basic import greedy_policy, random_policy
 from ..policies.registry import POLICIES  # noqa: F401 -- the built-ins' names resolve once it is imported
+from ..policies.search import SearchCall
 from ..policies.spec import as_policy, where_defined
 from ..rules import require_rules, resolve_rules
 from ..tiles import format_tiles, tile_name
@@ -67,7 +68,8 @@ def resolve_policy(policy, rules):
     signature (asked from Python at every decision: slower, the same games)."""
 
     p = as_policy(policy)
-    return p.function, p.engine_params(resolve_rules(rules))
+    fn = SearchCall(p.continuation.function) if p.continuation is not None else p.function
+    return fn, p.engine_params(resolve_rules(rules))
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -79,6 +81,8 @@ def compile_policy(fn, spec) -> None:
     line, the problem numba found -- instead of numba's whole report from inside the engine (that
     report goes to the ``simkit`` logger at DEBUG level, and into the error with ``SIMKIT_DEBUG=1``)."""
 
+    if isinstance(fn, SearchCall):
+        fn = fn.continuation
     if not is_jitted(fn) or fn in _BUILT_IN:
         return
     sig = policy_type(spec).signature
@@ -157,6 +161,9 @@ class PolicyCompileError(SimkitError, TypeError):
 
 
 def is_jitted(fn) -> bool:
+    """Whether the engine runs ``fn`` (a jitted policy, or a search with a jitted continuation)."""
+    if isinstance(fn, SearchCall):
+        fn = fn.continuation
     return hasattr(fn, "py_func")
 
 
@@ -206,13 +213,22 @@ def prepare_match(rules, policies, deal=None, wall=None):
 _BUILT_IN = {random_policy: eng.POLICY_RANDOM, greedy_policy: eng.POLICY_GREEDY}
 
 
-def policy_calls(f0, f1):
-    """``(kinds int64[2], fn0, fn1)``: how the engine calls each player's policy (random
-    directly, greedy and any other through its function pointer; an unused pointer is the random
-    policy)."""
-    kinds = np.array([_BUILT_IN.get(f0, eng.POLICY_FUNCTION), _BUILT_IN.get(f1, eng.POLICY_FUNCTION)], np.int64)
+def policy_calls(f0, f1, spec):
+    """``(kinds int64[2], fn0, fn1, search)``: how the engine of ``spec`` calls each player's policy
+    (random directly, greedy and any other through its function pointer, a search by searching with
+    its continuation's pointer; an unused pointer is the random policy), and the search it calls
+    (:func:`~simkit.engine.compiled.search_function`: the engine's when a player searches)."""
+    kinds = np.array([_kind_of(f0), _kind_of(f1)], np.int64)
+    f0, f1 = (f.continuation if isinstance(f, SearchCall) else f for f in (f0, f1))
     unused = eng.POLICY_RANDOM
-    return kinds, (random_policy if kinds[0] == unused else f0), (random_policy if kinds[1] == unused else f1)
+    search = search_function(engine_for(spec), spec, bool((kinds == eng.POLICY_SEARCH).any()))
+    return kinds, (random_policy if kinds[0] == unused else f0), (random_policy if kinds[1] == unused else f1), search
+
+
+def _kind_of(f) -> int:
+    if isinstance(f, SearchCall):
+        return eng.POLICY_SEARCH
+    return _BUILT_IN.get(f, eng.POLICY_FUNCTION)
 
 
 def engine_for(spec):
@@ -272,7 +288,7 @@ def run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1
             raise InputValueError("a hand from a given state is played once")
     if decisions and (from_state or log_hand >= 0):
         raise InputValueError("decisions are logged for whole matches only")
-    kinds, fn0, fn1 = policy_calls(f0, f1)
+    kinds, fn0, fn1, search = policy_calls(f0, f1, spec)
     per_match = 1 if from_state else spec.max_hands  # rows a match may need: a block's capacity
     bufs = result_buffers(spec, n_matches * per_match, empty=log_hand < 0 and not from_state)
     n_hands = np.zeros(n_matches, np.int64)
@@ -303,6 +319,7 @@ def run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1
             fn1,
             p0,
             p1,
+            search,
             int(log_hand),
             from_state,
             *(x[a * per_match : b * per_match] for x in bufs),
@@ -321,7 +338,9 @@ def run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1
     with compile_ahead(engine.play_matches_kernel, spec.rules.name, ahead, prepare=lambda: hand_tables(spec.rules)):
         tables = hand_tables(spec.rules)
         kernel = prepared(
-            engine.play_matches_kernel, args_of(0, 1), (9, 10), policy_type(spec)
+            engine.play_matches_kernel,
+            args_of(0, 1),
+            {9: policy_type(spec), 10: policy_type(spec), 13: search_type(spec)},
         )  # compiles or loads, once
         if greedy:  # greedy compiled on the other core meanwhile (on a cold start): loaded here
             greedy_policy.compile(policy_type(spec).signature.args)

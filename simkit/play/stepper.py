@@ -38,7 +38,7 @@ from ..errors import InputTypeError, InputValueError, SimkitError, TileCountErro
 from ..hand.tables import hand_tables
 from ..rules import resolve_rules
 from ..tiles import parse_tile_list, tile_name
-from .runtime import EngineError, engine_for, error_text, hand_record, resolve_policy, run_matches
+from .runtime import EngineError, engine_for, error_text, hand_record, is_jitted, resolve_policy, run_matches
 
 __all__ = ["GameState"]
 
@@ -245,6 +245,8 @@ class GameState:
             np.zeros(eng.N_COUNTERS, np.float64),
             int(sc[eng.S_DECLARED_AT + p]),
             int(sc[eng.S_DECLARED_AT + q]),
+            T.claimed[p].copy(),
+            T.claimed[q].copy(),
         )
 
     def _decision_row(self, action):
@@ -343,7 +345,7 @@ class GameState:
         """:meth:`play_out` with the policies already resolved: ``(function, params)`` each, the
         params as the policy receives them."""
         (f0, p0), (f1, p1) = call0, call1
-        if hasattr(f0, "py_func") and hasattr(f1, "py_func"):
+        if is_jitted(f0) and is_jitted(f1):
             if int(self._T.sc[eng.S_PHASE]) == A.PHASE_OVER:
                 return self
             _, n_hands, errors, error_legal, _, _, _ = run_matches(

@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.table import POLICY_FUNCTION, POLICY_GREEDY, POLICY_RANDOM
 from ..errors import InputValueError, SimkitError
 
 __all__ = [
@@ -142,6 +143,9 @@ class PolicySpec:
     #: value of its hands under that rule set's scoring), appended to the params vector the engine
     #: passes (:meth:`Policy.engine_params`); None for a policy that reads nothing from the rules
     rules_data: Any = None
+    #: the text of the policy it plays out with by default, for a policy that searches
+    #: (:mod:`simkit.policies.search`); None for any other
+    continuation: str | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -184,7 +188,7 @@ class PolicySpec:
         return "\n".join(lines) if self.params else f"{self.name}: no parameters"
 
 
-def policy(_fn=None, *, name: str | None = None, rules_data=None, **params: Param):
+def policy(_fn=None, *, name: str | None = None, rules_data=None, continuation: str | None = None, **params: Param):
     """Declare a policy's named parameters: ``@simkit.policy(x=simkit.Param(1, int), ...)`` above the
     function (jitted or plain Python). ``name`` defaults to the function's name.
 
@@ -192,7 +196,10 @@ def policy(_fn=None, *, name: str | None = None, rules_data=None, **params: Para
     it plays: its result is appended to the named parameters in the vector the policy receives
     (``params[len(named):]``), computed from the run's rule set and options whenever the policy is
     bound to one. The named parameters stay what labels, manifests and replays record; the
-    appended entries follow from the recorded rule set."""
+    appended entries follow from the recorded rule set.
+
+    ``continuation``: for the built-in search (:mod:`simkit.policies.search`), the policy text it
+    plays out with by default (a :class:`Policy` of it holds its own, :attr:`Policy.continuation`)."""
     if rules_data is not None and not callable(rules_data):
         raise PolicyError(f"rules_data is a function of the rule set, got {rules_data!r}")
 
@@ -206,7 +213,7 @@ def policy(_fn=None, *, name: str | None = None, rules_data=None, **params: Para
         if not callable(fn):
             raise PolicyError(f"@simkit.policy decorates a function, got {fn!r}")
         py = getattr(fn, "py_func", fn)
-        spec = PolicySpec(name or py.__name__, tuple(params.items()), rules_data)
+        spec = PolicySpec(name or py.__name__, tuple(params.items()), rules_data, continuation)
         fn.simkit_policy_spec = spec
         if py is not fn:  # on the Python function too: a jitted function pickled by value keeps it
             py.simkit_policy_spec = spec
@@ -284,7 +291,8 @@ class Policy:
     ``function`` runs in the engine (jitted) or from Python; ``params`` is the float64 vector it
     receives; ``label`` names it in datasets (default: its name, then the parameters that differ
     from the defaults, e.g. ``greedy{declare=0}``); ``name`` is its built-in name or
-    ``module:function``.
+    ``module:function``; ``continuation`` is the policy a search plays out with (None for a
+    policy that does not search).
     """
 
     function: Any
@@ -292,6 +300,7 @@ class Policy:
     name: str
     label: str
     spec: PolicySpec | None = None
+    continuation: "Policy | None" = None
 
     # -- derived
     @property
@@ -325,6 +334,15 @@ class Policy:
     def with_label(self, label: str) -> Policy:
         return dataclasses.replace(self, label=_check_label(label))
 
+    def with_continuation(self, continuation) -> Policy:
+        """The same search playing out with ``continuation`` (anything :func:`as_policy` takes;
+        the label follows unless it was given)."""
+        if self.continuation is None:
+            raise PolicyError(f"policy {self.label} does not search: it has no continuation")
+        p = dataclasses.replace(self, continuation=_check_continuation(as_policy(continuation), self.name))
+        keep = self.label != default_label(self)
+        return p if keep else dataclasses.replace(p, label=default_label(p))
+
     def runnable(self) -> tuple:
         """``(function, params)``: the named parameters alone, without what a ``rules_data`` policy
         reads from the rule set. simkit passes the Policy itself to the engine, which builds the
@@ -340,6 +358,11 @@ class Policy:
         without ``rules_data``: a policy may use the vector it was given as scratch)."""
         if self.spec is None:
             return self.params
+        if self.continuation is not None:
+            # the search's settings, the continuation's kind, then the continuation's own vector
+            return np.concatenate(
+                [self.params, [_continuation_kind(self.continuation)], self.continuation.engine_params(rules)]
+            )
         if len(self.params) != len(self.spec.params):
             raise PolicyError(
                 f"policy {self.label} declares {len(self.spec.params)} parameters "
@@ -365,7 +388,7 @@ class Policy:
         # cannot import it (its declaration is on its Python function: spec_of)
         ref = _reference_of(self.function)
         fallback = None if self.built_in else self.function
-        return (_unpickle_policy, (ref, fallback, self.params, self.name, self.label))
+        return (_unpickle_policy, (ref, fallback, self.params, self.name, self.label, self.continuation))
 
     def record(self) -> dict:
         """What a run's manifest stores about the policy (JSON-ready)."""
@@ -375,6 +398,8 @@ class Policy:
             rec["values"] = self.values
         if not self.built_in:
             rec.update(module=module, function=qualname, source_sha256=digest)
+        if self.continuation is not None:
+            rec["continuation"] = self.continuation.record()
         return rec
 
     def __eq__(self, other):
@@ -383,10 +408,11 @@ class Policy:
             and self.function is other.function
             and self.label == other.label
             and np.array_equal(self.params, other.params)
+            and self.continuation == other.continuation
         )
 
     def __hash__(self):
-        return hash((id(self.function), self.label, self.params.tobytes()))
+        return hash((id(self.function), self.label, self.params.tobytes(), self.continuation))
 
     def __repr__(self):
         return f"Policy({self.text()!r})"
@@ -405,7 +431,7 @@ def _reference_of(fn) -> str | None:
     return f"{module}:{qualname}" if found is fn else None
 
 
-def _unpickle_policy(ref, fallback, params, name, label) -> Policy:
+def _unpickle_policy(ref, fallback, params, name, label, continuation=None) -> Policy:
     fn = None
     if ref is not None:
         try:
@@ -415,12 +441,14 @@ def _unpickle_policy(ref, fallback, params, name, label) -> Policy:
                 raise
     if fn is None:
         fn = fallback
-    return Policy(fn, params, name, label, spec_of(fn))
+    return Policy(fn, params, name, label, spec_of(fn), continuation)
 
 
 def _values_text(p: Policy) -> str:
     if p.spec is not None:
         changed = p.spec.changed(p.params)
+        if p.continuation is not None and p.continuation != as_policy(p.spec.continuation):
+            changed["continuation"] = p.continuation.text()
         return "{" + ",".join(f"{k}={v}" for k, v in changed.items()) + "}" if changed else ""
     if len(p.params):
         return "[" + ",".join(f"{x:g}" for x in p.params.tolist()) + "]"
@@ -453,10 +481,14 @@ def _name_of(fn) -> str:
     return f"{module}:{qualname}"
 
 
-def _make(fn, params, label=None) -> Policy:
+def _make(fn, params, label=None, continuation=None) -> Policy:
     fn = check_policy_function(fn)
     spec = spec_of(fn)
-    p = Policy(fn, params, _name_of(fn), "", spec)
+    if spec is not None and spec.continuation is not None:
+        continuation = _check_continuation(as_policy(continuation or spec.continuation), _name_of(fn))
+    elif continuation is not None:
+        raise PolicyError(f"policy {_name_of(fn)} does not search: it takes no continuation")
+    p = Policy(fn, params, _name_of(fn), "", spec, continuation)
     return dataclasses.replace(p, label=_check_label(label) if label is not None else default_label(p))
 
 
@@ -504,7 +536,7 @@ def as_policy(policy, label: str | None = None) -> Policy:
 _TEXT = re.compile(
     r"^\s*(?:(?P<label>[A-Za-z0-9_.\-+]+)\s*=\s*(?=[A-Za-z_]))?"
     r"(?P<name>[A-Za-z_][\w.]*(?::[A-Za-z_][\w.]*)?)\s*"
-    r"(?:\{(?P<values>[^{}]*)\})?\s*$"
+    r"(?:\{(?P<values>.*)\})?\s*$"  # a search's continuation is a policy text, braces and all
 )
 
 
@@ -540,20 +572,28 @@ def parse_policy(text: str) -> Policy:
     fn = _function_named(name)
     spec = spec_of(fn)
     values = {}
+    continuation = None
     if m.group("values") is not None and m.group("values").strip():
-        for item in m.group("values").split(","):
+        if m.group("values").count("{") != m.group("values").count("}"):
+            raise PolicyError(f"policy {name}: unbalanced braces in {{{m.group('values')}}}")
+        for item in split_policies(m.group("values")):
             if "=" not in item:
                 raise PolicyError(f"policy {name}: expected key=value inside {{...}}, got {item.strip()!r}")
             key, value = (s.strip() for s in item.split("=", 1))
-            if key in values:
+            if key in values or (key == "continuation" and continuation is not None):
                 raise PolicyError(f"policy {name}: parameter {key} is given twice")
+            if key == "continuation":
+                if spec is None or spec.continuation is None:
+                    raise PolicyError(f"policy {name} does not search: it takes no continuation")
+                continuation = parse_policy(value)
+                continue
             values[key] = _value_of(value, key, name)
     if values and spec is None:
         raise PolicyError(
             f"policy {name} declares no named parameters (see simkit.policy), got {{{m.group('values')}}}"
         )
     params = spec.vector(values) if spec is not None else np.zeros(0, np.float64)
-    p = _make(fn, params)
+    p = _make(fn, params, continuation=continuation)
     return p.with_label(m.group("label")) if m.group("label") else p
 
 
@@ -636,5 +676,31 @@ def from_record(record: dict, *, allow_changed: bool = False) -> Policy:
         raise PolicyError(
             f"the run's policy {label!r} has {len(params)} parameters, {name} now declares {len(spec.params)}"
         )
-    p = Policy(fn, params, _name_of(fn), label, spec)
+    continuation = None
+    if spec is not None and spec.continuation is not None:
+        recorded = record.get("continuation")
+        continuation = (
+            as_policy(spec.continuation) if recorded is None else from_record(recorded, allow_changed=allow_changed)
+        )
+        continuation = _check_continuation(continuation, name)
+    return Policy(fn, params, _name_of(fn), label, spec, continuation)
+
+
+def _check_continuation(p: Policy, owner: str) -> Policy:
+    """A search's continuation: a jitted policy that does not search (the engine plays it out)."""
+    if p.continuation is not None:
+        raise PolicyError(
+            f"policy {owner}: its continuation {p.label} searches too; a search plays out with a policy that does not"
+        )
+    if not hasattr(p.function, "py_func"):
+        raise PolicyError(
+            f"policy {owner}: its continuation {p.label} is a plain Python function; the search plays it out inside "
+            "the engine, so it must be jitted (simkit.jit)"
+        )
     return p
+
+
+def _continuation_kind(p: Policy) -> float:
+    """How the engine calls a search's continuation (``POLICY_*`` of :mod:`simkit.engine.table`)."""
+    kinds = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY}
+    return float(kinds[p.name] if p.built_in and p.name in kinds else POLICY_FUNCTION)
