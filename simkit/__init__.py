@@ -15,6 +15,7 @@ from . import _moved
 from ._jit import jit
 from ._version import __version__
 from .analysis import summarize
+from .analysis.exploitability import Exploitability, exploitability
 from .engine.deal import deal_hands, deal_stats
 from .errors import (
     HandError,
@@ -108,6 +109,9 @@ __all__ = [
     # simulation runs (Parquet datasets)
     "simulate",
     "summarize",
+    # strength
+    "exploitability",
+    "Exploitability",
     # errors
     "SimkitError",
     "TileNotationError",

@@ -18,6 +18,7 @@ from tqdm import tqdm
 
 from . import __version__, datasets
 from .analysis import compare, summarize
+from .analysis.exploitability import exploitability
 from .engine.compiled import record_start_up, start_up_message
 from .engine.deal import deal_stats
 from .engine.rulesets import DEALS, WALLS
@@ -159,6 +160,14 @@ def _cmd_advise(args) -> int:
         opponent_score=args.opp_score,
     )
     actions = [a for a in args.actions.split(";") if a.strip()] if args.actions else None
+    if args.continuation is not None:
+        if args.policies is not None:
+            raise InputValueError(
+                "--continuation and --policies exclude each other: --continuation P is --policies P,P"
+            )
+        args.policies = (args.continuation, args.continuation)
+    elif args.policies is None:
+        args.policies = ("greedy", "greedy")
     _warm_rollouts(pos, args, actions)
     t0 = time.perf_counter()
     df = rollouts(pos, n=args.n, policies=args.policies, actions=actions, seed=args.seed, to=args.to)
@@ -513,6 +522,34 @@ def _cmd_compare(args) -> int:
     return 0
 
 
+def _cmd_exploit(args) -> int:
+    _importable_here()  # a module:function target from the working directory, in the workers and the replay too
+    rules = _rules_from_args(args)
+    result = exploitability(
+        args.policy,
+        rules,
+        matches=args.matches,
+        seed=args.seed,
+        worlds=args.worlds,
+        min_worlds=args.min_worlds,
+        z=args.z,
+        out=args.out,
+        workers=args.workers,
+        progress=not args.quiet,
+    )
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=1))
+        return 0
+    print(f"policy     {result.policy} ({result.rules})")
+    print(f"responder  {result.responder}")
+    print(f"played     {result.matches:,} matches x 2 seatings, {result.hands:,} hands, seed {result.seed}")
+    print(
+        f"exploitability >= {result.low:.2f} per hand (the responder wins {result.mean:.2f}, 95% interval "
+        f"[{result.low:.2f}, {result.high:.2f}], luck-corrected; the rule set's payment unit)"
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``simkit`` command."""
     parser = _Parser(prog="simkit", description="Monte Carlo toolkit for two-player mahjong research.")
@@ -584,8 +621,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--policies",
         type=_policies_arg,
-        default=("greedy", "greedy"),
+        default=None,
         help="rollout policies of the player and the opponent (default greedy,greedy)",
+    )
+    p.add_argument(
+        "--continuation",
+        default=None,
+        metavar="POLICY",
+        help="one rollout policy for both players, e.g. value or search (the same as --policies POLICY,POLICY)",
     )
     _add_rules_args(p)
     p.set_defaults(func=_cmd_advise)
@@ -804,6 +847,23 @@ def build_parser() -> argparse.ArgumentParser:
         "compiled engine",
     )
     p.set_defaults(func=_cmd_compare)
+
+    p = sub.add_parser(
+        "exploit",
+        help="a lower bound on a policy's exploitability: a local best response plays it in duplicate",
+    )
+    p.add_argument("policy", metavar="POLICY", help="the target: a built-in, module:function, with {parameters}")
+    p.add_argument("--matches", type=_positive_int, default=200, help="matches dealt, each played twice (default 200)")
+    p.add_argument("--seed", type=_seed, default=0)
+    p.add_argument("--worlds", type=_positive_int, default=32, help="the responder's worlds per decision at most")
+    p.add_argument("--min-worlds", type=_positive_int, default=8, help="worlds before a candidate is dropped")
+    p.add_argument("--z", type=float, default=2.0, help="standard errors that separate two candidates")
+    p.add_argument("--out", default=None, help="keep the duplicate run in this directory (resumed if unfinished)")
+    p.add_argument("--workers", type=_positive_int, default=1, help="worker processes")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_rules_args(p)
+    p.set_defaults(func=_cmd_exploit)
     return parser
 
 
