@@ -113,3 +113,12 @@ def test_hands_target_on_dask_leaves_no_temporary_files(client, tmp_path):
     assert result.rows == local.rows >= 150
     assert _shards(out) == _shards(tmp_path / "hands-local")
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.slow
+def test_search_on_dask_is_identical_to_the_local_run(client, tmp_path):
+    """The search policy travels to Dask workers with its continuation and plays the same games."""
+    run = dict(rules="duel", policies=("search{worlds=6,min_worlds=3}", "value"), matches=4, seed=5, chunk_matches=1)
+    simulate(tmp_path / "local", **run)
+    simulate(tmp_path / "dask", scheduler=client, **run)
+    assert _shards(tmp_path / "dask") == _shards(tmp_path / "local")

@@ -12,6 +12,7 @@ import pytest
 import simkit
 from simkit.analysis import compare
 from simkit.cli import main
+from simkit.engine import table as G
 from simkit.policies.spec import PolicyError, as_policy, from_record
 
 SMALL = "search{worlds=6,min_worlds=3}"
@@ -30,7 +31,7 @@ def test_text_labels_records_and_pickles_round_trip():
     # the engine's vector: the settings, the continuation's kind, its own vector (value: with its rules data)
     vec = default.engine_params(simkit.get_rules("douque"))
     value_vec = as_policy("value").engine_params(simkit.get_rules("douque"))
-    assert np.array_equal(vec[6:], value_vec) and vec[5] == 0
+    assert np.array_equal(vec[G.N_SEARCH_PARAMS :], value_vec) and vec[G.SEARCH_CONTINUATION] == G.POLICY_FUNCTION
 
 
 @pytest.mark.parametrize(
@@ -118,3 +119,18 @@ def test_search_cannot_be_asked_from_python():
     s = simkit.GameState.new_match("duel", 1, 0)
     with pytest.raises(PolicyError, match="inside the engine"):
         as_policy("search").function(s.view(), s.legal, np.zeros(6), s.policy_stream())
+
+
+def test_worlds_agree_with_the_opponents_last_discard_when_asked():
+    """The decision log says how many worlds each search redrew (counter_2): some with
+    ``last_discard``, none without; counter_0 the worlds searched, at most the budget."""
+
+    def log(text):
+        d = simkit.simulate_matches("night_market", (text, "value"), 2, seed=5, decisions=True)["decisions"]
+        mine = np.asarray(d["player"]) == 0
+        return np.asarray(d["counter_0"])[mine], np.asarray(d["counter_2"])[mine]
+
+    worlds, redrawn = log("search{worlds=6,min_worlds=3}")
+    assert worlds.max() <= 6 and (worlds > 0).any() and (redrawn > 0).any()
+    worlds, redrawn = log("search{worlds=6,min_worlds=3,last_discard=0}")
+    assert (worlds > 0).any() and not redrawn.any()

@@ -1012,6 +1012,31 @@ def _search_action(T, t, game, sp, fn, params, rng):  # pragma: no cover - compi
     opp = np.zeros(34, np.uint8)
     state = np.zeros(1, np.uint64)
     values = np.zeros((worlds, n_cand), np.float64)
+    # conditioning on the opponent's last discard: their hand then was their hand now and that tile
+    phase = sc[G.S_PHASE]
+    last = T.n_river[q] - 1
+    condition = (
+        params[G.SEARCH_LAST_DISCARD] != 0
+        and ckind != G.POLICY_RANDOM
+        and T.declared[q] == 0
+        and last >= 0
+        and (phase == A.PHASE_DRAW or phase == A.PHASE_PUNG or phase == A.PHASE_REACT)
+    )
+    then_hand = np.zeros(34, np.uint8)
+    then_melds = T.melds[q].copy()
+    then_river = T.river[q].copy()
+    then_claimed = T.claimed[q].copy()
+    my_melds = T.melds[p].copy()
+    my_river = T.river[p].copy()
+    my_claimed = T.claimed[p].copy()
+    then_legal = np.zeros(A.N_ACTIONS, np.bool_)
+    then_counters = np.zeros(G.N_COUNTERS, np.float64)
+    then_rng = np.zeros(1, np.uint64)
+    if condition:
+        then_claimed[last] = False
+    my_n_melds = T.n_melds[p] - (1 if phase == A.PHASE_PUNG else 0)  # the meld made of it, not yet then
+    then_tiles_left = G._tiles_left(sc) + (1 if phase == A.PHASE_DRAW else 0)
+    rejected = 0
     alive = np.ones(n_cand, np.bool_)
     n_alive = n_cand
     done = 0
@@ -1020,6 +1045,49 @@ def _search_action(T, t, game, sp, fn, params, rng):  # pragma: no cover - compi
         state[0] = stream_key(key, w, 0)
         if sample_hidden(unseen, n_opp, T.n_melds[q], T.declared[q] != 0, t, state, tiles, opp, W.swork) < 0:
             break  # no world leaves a declared opponent ready: judge on the worlds drawn so far
+        if condition:
+            d = T.river[q, last]
+            for attempt in range(LAST_DISCARD_TRIES):
+                for k in range(34):
+                    then_hand[k] = opp[k]
+                    then_legal[A.DISCARD + k] = False
+                then_hand[d] += 1
+                for k in range(34):
+                    if then_hand[k]:
+                        then_legal[A.DISCARD + k] = True
+                view = A.View(
+                    np.int64(A.PHASE_DRAW),
+                    np.int64(-1),
+                    then_hand,
+                    then_melds,
+                    T.n_melds[q],
+                    my_melds,
+                    np.int64(my_n_melds),
+                    then_river,
+                    np.int64(last),
+                    my_river,
+                    T.n_river[p],
+                    T.declared[q],
+                    T.declared[p],
+                    np.int64(then_tiles_left),
+                    T.seat[q],
+                    sc[G.S_PREVAILING],
+                    sc[G.S_DEALER] == q,
+                    sc[G.S_STREAK],
+                    np.int64(0),
+                    t,
+                    sc[G.S_BID],
+                    then_counters,
+                    sc[G.S_DECLARED_AT + q],
+                    sc[G.S_DECLARED_AT + p],
+                    then_claimed,
+                    my_claimed,
+                )
+                if fn(view, then_legal, cparams, then_rng) == A.DISCARD + d:
+                    break
+                rejected += 1
+                if attempt + 1 < LAST_DISCARD_TRIES:
+                    sample_hidden(unseen, n_opp, T.n_melds[q], False, t, state, tiles, opp, W.swork)
         for c in range(n_cand):
             if not alive[c]:
                 continue
@@ -1054,11 +1122,17 @@ def _search_action(T, t, game, sp, fn, params, rng):  # pragma: no cover - compi
                 n_alive -= 1
         if n_alive == 1 or (n_alive == 2 and lead != 0 and _separated(values, done, lead, 0, z)):
             break
-    T.counters[p, 0] = done  # worlds searched, and candidates left: for the decision log
+    T.counters[p, 0] = done  # worlds searched, candidates left, worlds redrawn: for the decision log
     T.counters[p, 1] = n_alive
+    T.counters[p, 2] = rejected
     if done < 2 or lead == 0 or not _separated(values, done, lead, 0, z):
         return default
     return cands[lead]
+
+
+#: Draws a search makes for one world before it keeps one the opponent's last discard does not
+#: agree with (the last drawn).
+LAST_DISCARD_TRIES = 64
 
 
 @jit(cache=CACHE, internal=True)

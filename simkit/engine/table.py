@@ -114,6 +114,7 @@ __all__ = [
     "SEARCH_Z",
     "SEARCH_ALWAYS_WIN",
     "SEARCH_KEEP_SHANTEN",
+    "SEARCH_LAST_DISCARD",
     "SEARCH_CONTINUATION",
     "N_SEARCH_PARAMS",
     "copied_table",
@@ -245,9 +246,11 @@ POLICY_SEARCH = 3  #: the built-in search policy: the engine searches, its conti
 #: The search policy's settings at the head of its parameter vector (its continuation's follow):
 #: worlds per decision at most, worlds before any candidate is dropped, the standard errors that
 #: separate two, whether a win is taken at once, whether discards that raise shanten are left
-#: out, and the continuation's kind (``POLICY_*``).
-SEARCH_WORLDS, SEARCH_MIN_WORLDS, SEARCH_Z, SEARCH_ALWAYS_WIN, SEARCH_KEEP_SHANTEN, SEARCH_CONTINUATION = range(6)
-N_SEARCH_PARAMS = 6
+#: out, whether worlds agree with the opponent's last discard, and the continuation's kind
+#: (``POLICY_*``).
+SEARCH_WORLDS, SEARCH_MIN_WORLDS, SEARCH_Z, SEARCH_ALWAYS_WIN, SEARCH_KEEP_SHANTEN, SEARCH_LAST_DISCARD = range(6)
+SEARCH_CONTINUATION = 6
+N_SEARCH_PARAMS = 7
 
 MAX_LOG = 512  #: capacity of the event log of one hand
 # event kinds of the log (player, tile, extra)

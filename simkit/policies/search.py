@@ -5,7 +5,11 @@ seen (:mod:`simkit.engine.beliefs`: the opponent's concealed tiles and the wall 
 over the unseen tiles, a declared opponent ready), plays every candidate action in each world to
 the end of the hand -- the candidate, then its **continuation** policy for both players
 (``value`` by default) -- and takes the action with the best mean result for itself (score less
-fee, the rule set's payment unit). Candidates meet the same worlds and the same policy streams
+fee, the rule set's payment unit). With ``last_discard``, a world must also agree with the
+opponent's last discard: their hand then was their hand in the world plus that tile, and the
+continuation -- the model of the opponent -- asked to discard from it must choose that tile (up to
+64 draws, then the last is kept); it is the one step of "weighted by how likely the opponent's own
+play made them" that needs no unseen history. Candidates meet the same worlds and the same policy streams
 (common random numbers), so they are compared pair by pair; after ``min_worlds`` worlds a
 candidate whose mean difference to the leader is below it by more than ``z`` standard errors
 drops out, and the decision ends when one is left or after ``worlds`` worlds. A forced decision
@@ -18,11 +22,12 @@ number from the player's stream and the worlds and playouts follow from it. Its 
 any jitted policy that does not search itself, with its parameters::
 
     "search"                                 # value as the continuation, the default budget
-    "search{worlds=64,z=3}"                  # a larger budget, a stricter stop
+    "search{worlds=256,z=2}"                 # a larger budget, a looser bar
     "search{continuation=greedy{declare=0}}"  # another continuation
 
 ``simkit.as_policy("search").with_continuation(p)`` does the same from Python. With decisions
-logged, ``counter_0`` is the worlds a decision searched and ``counter_1`` the candidates left.
+logged, ``counter_0`` is the worlds a decision searched, ``counter_1`` the candidates left and
+``counter_2`` the worlds redrawn to agree with the opponent's last discard.
 """
 
 from __future__ import annotations
@@ -36,11 +41,14 @@ __all__ = ["search_policy", "SEARCH_DEFAULTS", "SearchCall"]
 
 
 @policy(
-    worlds=Param(32, int, low=1, high=100_000, doc="worlds searched per decision at most (the budget)"),
-    min_worlds=Param(8, int, low=2, high=100_000, doc="worlds searched before any candidate is dropped"),
-    z=Param(2.0, float, low=0.0, high=100.0, doc="standard errors below the leader that drop a candidate"),
+    worlds=Param(64, int, low=1, high=100_000, doc="worlds searched per decision at most (the budget)"),
+    min_worlds=Param(16, int, low=2, high=100_000, doc="worlds searched before any candidate is dropped"),
+    z=Param(3.0, float, low=0.0, high=100.0, doc="standard errors below the leader that drop a candidate"),
     always_win=Param(True, bool, doc="take a win at once, unsearched"),
     keep_shanten=Param(True, bool, doc="leave out discards that raise the hand's shanten (unless the default)"),
+    last_discard=Param(
+        True, bool, doc="draw worlds in which the continuation would have made the opponent's last discard"
+    ),
     continuation="value",
 )
 def search_policy(view, legal, params, rng):
@@ -51,14 +59,9 @@ def search_policy(view, legal, params, rng):
     )
 
 
-assert [n for n, _ in search_policy.simkit_policy_spec.params] == [
-    "worlds",
-    "min_worlds",
-    "z",
-    "always_win",
-    "keep_shanten",
-]
-assert G.N_SEARCH_PARAMS == 6 and G.SEARCH_CONTINUATION == 5
+_NAMES = ("worlds", "min_worlds", "z", "always_win", "keep_shanten", "last_discard")  # the engine's SEARCH_* order
+assert tuple(n for n, _ in search_policy.simkit_policy_spec.params) == _NAMES
+assert G.N_SEARCH_PARAMS == len(_NAMES) + 1 and G.SEARCH_CONTINUATION == len(_NAMES)
 
 SEARCH_DEFAULTS = search_policy.simkit_policy_spec.defaults
 
