@@ -700,6 +700,8 @@ def _warm_up(job: ChunkJob, progress: bool) -> float:
     its last compile took on this machine, and keeping the time of a start-up that compiled."""
 
     name = job.rules.name
+    if any(getattr(p, "continuation", None) is not None for p in job.policies):
+        name += " search"  # the engine and the search: a start-up of its own, a minute on a cold cache
     if progress:
         print(f"simkit simulate: {start_up_message(name)}", file=sys.stderr, flush=True)
     seconds = warm_engine(job)
