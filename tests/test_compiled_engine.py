@@ -143,9 +143,10 @@ def test_an_unwritable_cache_falls_back_to_memory_with_a_warning(tmp_path, monke
 
 def test_instance_names_change_with_simkit_sources(monkeypatch):
     ref = ("simkit.engine.rulesets", "settle_douque")
-    before = compiled._digest(ref)
+    before = compiled._digest(ref, False)
+    assert compiled._digest(ref, True) != before  # the instance with the search branch is another
     monkeypatch.setattr(compiled, "source_hash", lambda: "another version of simkit")
-    assert compiled._digest(ref) != before
+    assert compiled._digest(ref, False) != before
 
 
 class _NeverCompiled:
@@ -330,3 +331,10 @@ def test_numba_caches_in_a_directory_of_this_source_version(tmp_path, numba_dir)
     assert numba_setting == (str(tmp_path / "numba") if numba_dir else "")  # numba's own, untouched
     for path in paths:
         assert Path(path).is_relative_to(expected)
+
+
+def test_only_the_searching_instance_holds_the_search_branch():
+    plain, searching = compiled.engine_of(settle_douque), compiled.engine_of(settle_douque, True)
+    assert plain is not searching and plain is compiled.engine_of(settle_douque)
+    assert plain.SEARCHING is False and searching.SEARCHING is True
+    assert Path(searching.__file__).name.startswith("engine_search_")

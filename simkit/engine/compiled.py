@@ -114,19 +114,20 @@ def _bound_source(lines) -> str:
     return text[:start] + "\n".join(list(lines) + [""] * (block - len(lines))) + "\n" + text[end:]
 
 
-def _generated_source(ref) -> str:
+def _generated_source(ref, searching: bool) -> str:
     module, name = ref
     return _bound_source(
         [
             "# a copy of simkit/engine/step.py, line for line, made by simkit.engine.compiled; do not edit",
             f"from {module} import {name} as SETTLE",
             "CACHE = True",
+            f"SEARCHING = {bool(searching)}",
         ]
     )
 
 
-def _digest(ref) -> str:
-    return hashlib.sha256(f"{source_hash()} {ref[0]}:{ref[1]}".encode()).hexdigest()
+def _digest(ref, searching: bool) -> str:
+    return hashlib.sha256(f"{source_hash()} {ref[0]}:{ref[1]} {bool(searching)}".encode()).hexdigest()
 
 
 def _prune(root: Path, keep: Path) -> None:
@@ -144,19 +145,20 @@ def _prune(root: Path, keep: Path) -> None:
             pass
 
 
-def _file_instance(ref):
-    digest = _digest(ref)
+def _file_instance(ref, searching: bool):
+    digest = _digest(ref, searching)
     root = cache_root()
     directory = root / engine_dir().name
-    path = directory / f"engine_{ref[1]}_{digest[:12]}.py"
+    kind = "search_" if searching else ""
+    path = directory / f"engine_{kind}{ref[1]}_{digest[:12]}.py"
     if not path.exists():
         directory.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(_generated_source(ref))
+        tmp.write_text(_generated_source(ref, searching))
         os.replace(tmp, path)  # the file never changes once written: numba's cache keys on its mtime
         _prune(root, directory)
     os.utime(directory)  # marks the directory as used
-    name = f"_simkit_engine_{ref[1]}_{digest[:12]}"
+    name = f"_simkit_engine_{kind}{ref[1]}_{digest[:12]}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -164,27 +166,30 @@ def _file_instance(ref):
     return module
 
 
-def _memory_instance(settle):
-    module = types.ModuleType(f"_simkit_engine_{id(settle):x}")
+def _memory_instance(settle, searching: bool):
+    module = types.ModuleType(f"_simkit_engine_{'search_' if searching else ''}{id(settle):x}")
     module.__file__ = str(_TEMPLATE)
     module.__dict__.update(SETTLE=settle)
-    exec(compile(_bound_source(["CACHE = False"]), str(_TEMPLATE), "exec"), module.__dict__)
+    lines = ["CACHE = False", f"SEARCHING = {bool(searching)}"]
+    exec(compile(_bound_source(lines), str(_TEMPLATE), "exec"), module.__dict__)
     return module
 
 
-def engine_of(settle):
+def engine_of(settle, searching: bool = False):
     """The engine instance (a module) of a rule set, given its settle function: one per process,
-    compiled once and cached on disk."""
+    compiled once and cached on disk. ``searching``: the instance for runs in which a player
+    searches (its hand loops hold the search branch; the other instance has none)."""
     global _warned
     with _lock:
-        module = _instances.get(settle)
+        key = (settle, bool(searching))
+        module = _instances.get(key)
         if module is not None:
             return module
         ref = _importable(settle)
         module = None
         if ref is not None:
             try:
-                module = _file_instance(ref)
+                module = _file_instance(ref, searching)
             except OSError as exc:
                 if not _warned:
                     _warned = True
@@ -194,8 +199,8 @@ def engine_of(settle):
                         stacklevel=3,
                     )
         if module is None:
-            module = _memory_instance(settle)
-        _instances[settle] = module
+            module = _memory_instance(settle, searching)
+        _instances[key] = module
         return module
 
 

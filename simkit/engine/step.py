@@ -64,6 +64,7 @@ from simkit.hand.win import is_win_kernel
 # <bind> -- replaced in every instance by simkit.engine.compiled
 SETTLE = None
 CACHE = False
+SEARCHING = False
 # </bind>
 
 _SETTLE_PENDING = G.PENDING_SETTLE
@@ -754,15 +755,25 @@ _VIEW_RIVERS = (2, G.MAX_RIVER)
 
 @jit(inline="always", cache=CACHE)
 def _ask(T, t, game, sp, kinds, fn0, fn1, params0, params1, search):  # pragma: no cover - compiled
-    """The deciding player's action: a ``search`` player's from ``search`` (:func:`_search_action`,
-    called through its pointer so that its compile is its own, as a policy's; given ``fn0`` /
-    ``fn1``, the continuation), any other's from :func:`_ask_policy`."""
-    p = T.sc[G.S_PLAYER]
-    if kinds[p] == G.POLICY_SEARCH:
-        if p == 0:
-            return search(T, t, game, sp, fn0, params0, T.rng[1:2])
-        return search(T, t, game, sp, fn1, params1, T.rng[2:3])
+    """The deciding player's action: a ``search`` player's from ``search`` (:func:`_ask_search`),
+    any other's from :func:`_ask_policy`. Only the instances made for runs with a search
+    (``SEARCHING``, :func:`simkit.engine.compiled.engine_of`) hold the search branch: its call,
+    which passes the whole Table, cost random play a quarter of its speed where it sat unused."""
+    if SEARCHING:
+        if kinds[T.sc[G.S_PLAYER]] == G.POLICY_SEARCH:
+            return _ask_search(T, t, game, sp, fn0, fn1, params0, params1, search)
     return _ask_policy(T, t, kinds, fn0, fn1, params0, params1)
+
+
+@jit(cache=CACHE, internal=True)
+def _ask_search(T, t, game, sp, fn0, fn1, params0, params1, search):  # pragma: no cover - compiled
+    """A search player's action from ``search`` (:func:`_search_action`, called through its pointer
+    so that its compile is its own, as a policy's; given ``fn0`` / ``fn1``, the continuation). Not
+    inlined: the call passes the whole Table, code the hand loop should not carry."""
+    p = T.sc[G.S_PLAYER]
+    if p == 0:
+        return search(T, t, game, sp, fn0, params0, T.rng[1:2])
+    return search(T, t, game, sp, fn1, params1, T.rng[2:3])
 
 
 @jit(inline="always", cache=CACHE)

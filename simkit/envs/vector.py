@@ -181,7 +181,7 @@ class VectorEnv:
 
     def _run(self, reset: bool) -> None:
         if self._kernel is None:
-            engine = engine_for(self.spec)
+            engine = engine_for(self.spec, bool((self._kinds == eng.POLICY_SEARCH).any()))
             kind = policy_type(self.spec)
             st = search_type(self.spec)
             self._kernel = prepared(engine.vector_step_kernel, self._args(0, 0, reset), {10: kind, 11: kind, 14: st})

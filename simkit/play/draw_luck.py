@@ -14,7 +14,16 @@ from ..engine.deal import wall_template
 from ..engine.luck import L_MATCH, N_DRAW_COLUMNS
 from ..errors import InputValueError
 from ..hand.tables import hand_tables
-from .runtime import EngineError, engine_for, error_text, is_jitted, match_executor, policy_calls, thread_count
+from .runtime import (
+    EngineError,
+    engine_for,
+    error_text,
+    is_jitted,
+    match_executor,
+    policy_calls,
+    searches,
+    thread_count,
+)
 
 __all__ = ["draw_records", "DrawRecords"]
 
@@ -45,7 +54,7 @@ def draw_records(spec, call0, call1, seed: int, start: int, n_matches: int, prog
             "the luck of the draw is measured by replaying the run in the compiled engine: "
             "its policies must be jitted (a plain-Python policy cannot be replayed there)"
         )
-    engine = engine_for(spec)
+    engine = engine_for(spec, searches(f0, f1))
     kinds, fn0, fn1, search = policy_calls(f0, f1, spec)
     template, tables = wall_template(spec.rules), hand_tables(spec.rules)
     results = np.zeros((n_matches, spec.max_hands, 2), np.float64)

@@ -33,7 +33,16 @@ from ..hand.tables import hand_tables
 from ..policies.spec import as_policy
 from ..tiles import format_tile_list, parse_tile_list
 from .position import COMPLETION_STREAM, Position
-from .runtime import EngineError, engine_for, error_text, match_executor, policy_calls, prepare_match, thread_count
+from .runtime import (
+    EngineError,
+    engine_for,
+    error_text,
+    match_executor,
+    policy_calls,
+    prepare_match,
+    searches,
+    thread_count,
+)
 
 __all__ = ["rollouts", "action_text", "parse_action", "RolloutError"]
 
@@ -207,7 +216,7 @@ def rollouts(
     unseen = np.ascontiguousarray(d["unseen"], np.int64)
     n_opp = int(d["opp_concealed"])
     opp_ready = bool(position.opponent_declared)
-    engine = engine_for(spec)
+    engine = engine_for(spec, searches(f0, f1))
     kinds, fn0, fn1, search = policy_calls(f0, f1, spec)
     codes_arr = np.array(codes, np.int64)
     results = np.empty((n, len(codes), 4), np.float64)

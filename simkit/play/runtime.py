@@ -43,6 +43,7 @@ __all__ = [
     "error_text",
     "prepare_match",
     "policy_calls",
+    "searches",
     "engine_for",
     "thread_count",
     "match_executor",
@@ -221,8 +222,14 @@ def policy_calls(f0, f1, spec):
     kinds = np.array([_kind_of(f0), _kind_of(f1)], np.int64)
     f0, f1 = (f.continuation if isinstance(f, SearchCall) else f for f in (f0, f1))
     unused = eng.POLICY_RANDOM
-    search = search_function(engine_for(spec), spec, bool((kinds == eng.POLICY_SEARCH).any()))
+    searching = bool((kinds == eng.POLICY_SEARCH).any())
+    search = search_function(engine_for(spec, searching), spec, searching)
     return kinds, (random_policy if kinds[0] == unused else f0), (random_policy if kinds[1] == unused else f1), search
+
+
+def searches(f0, f1) -> bool:
+    """Whether a player searches (the engine instance with the search branch plays them)."""
+    return isinstance(f0, SearchCall) or isinstance(f1, SearchCall)
 
 
 def _kind_of(f) -> int:
@@ -231,9 +238,10 @@ def _kind_of(f) -> int:
     return _BUILT_IN.get(f, eng.POLICY_FUNCTION)
 
 
-def engine_for(spec):
-    """The compiled engine instance of a rule set (:func:`simkit.engine.compiled.engine_of`)."""
-    return engine_of(spec.settle)
+def engine_for(spec, searching: bool = False):
+    """The compiled engine instance of a rule set (:func:`simkit.engine.compiled.engine_of`); with
+    ``searching``, the instance for a run in which a player searches."""
+    return engine_of(spec.settle, searching)
 
 
 _pool = None
@@ -280,7 +288,7 @@ def run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1
     With ``decisions`` each block's Table gets a decision log (:func:`_decision_capacity` rows); a
     block whose log overflows is played again, from a fresh Table, with room for every decision.
     """
-    engine = engine_for(spec)
+    engine = engine_for(spec, searches(f0, f1))
     from_state = state is not None
     if from_state:
         log_hand = -1
