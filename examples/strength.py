@@ -24,7 +24,7 @@ import numpy as np
 
 import simkit
 from simkit.analysis import compare, load
-from simkit.analysis.exploitability import responder
+from simkit.evaluation.exploitability import responder
 from simkit.play.runtime import thread_count
 
 RULE_NAMES = ("douque", "night_market", "duel", "for_two")

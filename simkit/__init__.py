@@ -15,7 +15,6 @@ from . import _moved
 from ._jit import jit
 from ._version import __version__
 from .analysis import summarize
-from .analysis.exploitability import Exploitability, exploitability
 from .engine.deal import deal_hands, deal_stats
 from .errors import (
     HandError,
@@ -29,6 +28,7 @@ from .errors import (
     TileCountError,
     TileNotationError,
 )
+from .evaluation.exploitability import Exploitability, exploitability
 from .hand import (
     discards,
     is_win,

@@ -35,6 +35,7 @@ MOVED = {
     "simkit.chunk_job": "simkit.runs.chunk_job",
     "simkit.distributed": "simkit.runs.dask_cluster",
     "simkit.io": "simkit.datasets",
+    "simkit.analysis.exploitability": "simkit.evaluation.exploitability",
 }
 
 

@@ -18,11 +18,11 @@ from tqdm import tqdm
 
 from . import __version__, datasets
 from .analysis import compare, summarize
-from .analysis.exploitability import exploitability
 from .engine.compiled import record_start_up, start_up_message
 from .engine.deal import deal_stats
 from .engine.rulesets import DEALS, WALLS
 from .errors import InputValueError, SimkitError
+from .evaluation.exploitability import exploitability
 from .hand import discards, is_win, shanten, splits, waits
 from .hand.tables import cache_dir, load_tables
 from .melds import parse_melds

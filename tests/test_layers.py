@@ -146,6 +146,7 @@ ROOMS = [
     ["simkit.envs", "simkit.datasets", "simkit.progress"],
     ["simkit.runs"],
     ["simkit.analysis"],
+    ["simkit.evaluation"],  # strength and rankings: built on runs and their analysis
     ["simkit.tournament", "simkit.cli", "simkit._moved"],
 ]
 
