@@ -109,6 +109,46 @@ def test_winner_notation_columns_round_trip(rules, engine_rows):
         assert [(m.code, m.kind) for m in melds] == expect
 
 
+def test_winner_policy_is_the_label_of_the_winners_seat(rules, engine_rows):
+    res = engine_rows
+    schema = datasets.schema_for(rules, res)
+    assert schema.field("winner_policy").nullable and not schema.field("winner").nullable
+    df = datasets.rows_to_batch(res, schema, seed=11, copy=0, policy_labels=("bold", "calm"), rules=rules).to_pandas()
+    won = res["winner"] >= 0
+    assert won.any() and (~won).any()  # both kinds of row
+    expect = np.where(res["winner"] == 1, df["policy_1"].astype(str), df["policy_0"].astype(str))
+    assert df["winner_policy"].isna().tolist() == (~won).tolist()
+    assert (df.loc[won, "winner_policy"].astype(str).to_numpy() == expect[won]).all()
+    assert set(df.loc[won, "winner_policy"].astype(str)) == {"bold", "calm"}
+
+
+def test_winner_policy_in_a_duplicate_run_and_a_run_begun_without_it(tmp_path, monkeypatch):
+    """Both copies name the winner's policy, whichever seat it plays; a run whose first shards lack
+    the column (written by an earlier version) is resumed without it, and reads as it is."""
+    run = simkit.simulate(tmp_path / "dup", policies=("greedy", "random"), matches=3, seed=2, duplicate=True)
+    df = simkit.analysis.load(run.path)
+    won = df["winner"] >= 0
+    seat = np.where(df["winner"] == 1, df["policy_1"].astype(str), df["policy_0"].astype(str))
+    assert (df.loc[won, "winner_policy"].astype(str).to_numpy() == seat[won]).all()
+    assert df.loc[~won, "winner_policy"].isna().all()
+    assert set(df.loc[won & (df["copy"] == 1), "winner_policy"].astype(str)) <= {"greedy", "random"}
+    old = tmp_path / "old"
+    without = tuple(c for c in datasets.COLUMNS if c[0] != "winner_policy")
+    monkeypatch.setattr(datasets.schema, "COLUMNS", without)
+    simkit.simulate(old, policies=("greedy", "greedy"), matches=4, seed=3, chunk_matches=2)
+    monkeypatch.undo()
+    manifest = datasets.read_manifest(old)
+    manifest["shards"] = manifest["shards"][:1]  # as if interrupted after the first shard
+    manifest["status"] = "running"
+    (old / datasets.MANIFEST).write_text(json.dumps(manifest))
+    (old / datasets.shard_name(1)).unlink()
+    resumed = simkit.simulate(old, resume=True)
+    assert resumed.computed_chunks == 1
+    names = [pq.read_schema(old / datasets.shard_name(c)).names for c in (0, 1)]
+    assert names[0] == names[1] and "winner_policy" not in names[0]
+    assert "winner_policy" not in simkit.analysis.load(old).columns
+
+
 def test_writer_kernels_lists_the_signature_format_wins_compiles():
     """``datasets.writer_kernels()`` (what ``simkit simulate`` compiles during a cold start's wait for the
     helper) names the notation kernel with exactly the argument types a run's ``format_wins`` call

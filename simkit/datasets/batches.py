@@ -401,6 +401,9 @@ def rows_to_batch(res: dict, schema: pa.Schema, *, seed: int, copy: int, policy_
         "seat_wind_0": _category(v["seat_wind_0"] - _WIND0, WINDS),
         "seat_wind_1": _category(np.where(v["seat_wind_0"] == _WIND0, np.int8(2), np.int8(0)), WINDS),
         "winner": winner,
+        "winner_policy": _category(
+            np.where(winner == 1, labels.index(policy_labels[1]), labels.index(policy_labels[0])), labels, valid=won
+        ),
         "win_type": _category(v["win_type"], WIN_TYPES),
         "win_tile": _category(np.where(won, v["win_tile"], np.int8(0)), TILE_NAMES, valid=won),
         "declared_0": _category(v["declared_0"], DECLARATIONS),

@@ -31,6 +31,7 @@ __all__ = [
     "schema_for",
     "STATISTICS_COLUMNS",
     "SHARED_RESULT_COLUMNS",
+    "LATER_COLUMNS",
 ]
 
 
@@ -110,6 +111,12 @@ COLUMNS: tuple = (
     ("seat_wind_0", _dict(), "player 0's seat wind: E or W"),
     ("seat_wind_1", _dict(), "player 1's seat wind: E or W"),
     ("winner", pa.int8(), "player 0 or 1; -1 on an exhaustive draw"),
+    (
+        "winner_policy",
+        _dict(),
+        "the winner's policy: policy_0 or policy_1 as winner says; null when nobody won (an exhaustive "
+        "draw, for_two's fold)",
+    ),
     ("payer", pa.int8(), "the player who pays; -1 on an exhaustive draw"),
     ("win_type", _dict(), "draw (exhaustive), self_drawn, discard, robbed_kong (or fold: for_two's opponent folded)"),
     ("win_tile", _dict(), "the winning tile in notation (e.g. 5z); null on a draw"),
@@ -232,7 +239,7 @@ def dataset_schema(items, *, item_type=pa.int16(), tai=True, extras=(), metadata
                 pa.field(f"item_{item}", item_type, nullable=False, metadata={"doc": doc_items}) for item in items
             )
         elif name != "payment_tai" or tai:
-            nullable = name in ("win_tile", "win_hand", "win_melds")
+            nullable = name in ("winner_policy", "win_tile", "win_hand", "win_melds")
             fields.append(pa.field(name, type_, nullable=nullable, metadata={"doc": doc}))
     for name, type_ in extras:
         fields.append(
@@ -279,6 +286,11 @@ def pays_in_tai(rules) -> bool:
     return hasattr(rules.options, "base") and hasattr(rules.options, "tai_value")
 
 
+#: Columns of :data:`COLUMNS` that runs written by an earlier version lack: a resumed run keeps
+#: the columns of its shards (:func:`schema_for`), and readers take a run with or without them.
+LATER_COLUMNS = ("winner_policy",)
+
+
 #: Engine result columns that every rule set's dataset keeps beyond :data:`COLUMNS`.
 SHARED_RESULT_COLUMNS = ("balance_0", "balance_1")
 
@@ -302,6 +314,10 @@ def schema_for(rules, res: dict, columns=None) -> pa.Schema:
     keep = set(SHARED_RESULT_COLUMNS) | set(rules.result_columns) if columns is None else set(columns)
     extras = [(key, pa.from_numpy_dtype(np.asarray(res[key]).dtype)) for key in extra_columns(res, keep)]
     item_dtype = np.asarray(res["items"]).dtype
-    return dataset_schema(
+    schema = dataset_schema(
         item_names(rules), item_type=pa.from_numpy_dtype(item_dtype), tai=pays_in_tai(rules), extras=extras
     )
+    for name in LATER_COLUMNS if columns is not None else ():
+        if name not in columns:
+            schema = schema.remove(schema.get_field_index(name))
+    return schema
