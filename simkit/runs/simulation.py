@@ -430,6 +430,7 @@ def simulate(
     progress: bool = False,
     command: list | None = None,
     scheduler=None,
+    until: int | None = None,
 ) -> SimulationResult:
     """Play matches into a Parquet run directory (see the module docstring and :mod:`simkit.datasets`).
 
@@ -482,6 +483,11 @@ def simulate(
         (``tcp://host:8786``), ``"local"`` (a LocalCluster of ``workers`` processes on this machine)
         or a ``distributed.Client``. ``out`` must then be on a filesystem the workers share. Does
         not change the data.
+    until : int, optional
+        Play only the chunks that start below match ``until`` now and leave the run unfinished
+        (status ``running``, resumable): a run grows chunk by chunk towards its ``matches`` target,
+        e.g. for a sequential test that looks after every chunk (:func:`simkit.decide`). The rows
+        are those of the whole run's first chunks. Only with a ``matches`` target.
 
     Returns
     -------
@@ -506,13 +512,16 @@ def simulate(
     directory, spec, rules_obj, policies = _resolve(
         out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume, deal, wall, decisions
     )
+    until = _positive("until", until, (MAX_MATCHES, "2**47"))
+    if until is not None and "matches" not in spec["target"]:
+        raise InputValueError("until applies to a run with a matches target, not a hands target")
     _check_chunk_memory(spec, rules_obj, workers)
     cluster = None
     if scheduler is not None:  # connect first: a bad address leaves no directory behind
         cluster = dask_cluster.connect(scheduler, workers if workers > 1 else None)
     try:
         return _simulate(
-            directory, spec, rules_obj, policies, workers, overwrite, resume, progress, command, cluster, t_start
+            directory, spec, rules_obj, policies, workers, overwrite, resume, progress, command, cluster, t_start, until
         )
     except OSError as exc:  # a full disk, a name too long, a vanished directory: one line, the run resumable
         raise RunError(_os_message(directory, exc)) from None
@@ -563,7 +572,9 @@ def _sigterm_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
-def _simulate(directory, spec, rules_obj, policies, workers, overwrite, resume, progress, command, cluster, t_start):
+def _simulate(
+    directory, spec, rules_obj, policies, workers, overwrite, resume, progress, command, cluster, t_start, until=None
+):
     try:
         _prepare_directory(directory, overwrite, resume)
     except OSError as exc:
@@ -626,7 +637,7 @@ def _simulate(directory, spec, rules_obj, policies, workers, overwrite, resume, 
         startup = _warm_up(job, progress) if workers == 1 and cluster is None and _remaining(spec, done) else 0.0
         try:
             total_rows, total_matches, n_shards, computed, computed_rows = _run_chunks(
-                job, done, workers, progress, cluster, on_commit
+                job, done, workers, progress, cluster, on_commit, until
             )
         except KeyboardInterrupt:
             raise Interrupted(directory) from None
@@ -634,6 +645,19 @@ def _simulate(directory, spec, rules_obj, policies, workers, overwrite, resume, 
             datasets.clean_temporary(directory)
         kept = {e["chunk"] for e in manifest["shards"]}
         manifest["shards"] = sorted(manifest["shards"], key=lambda e: e["chunk"])
+        target = spec["target"]
+        if until is not None and len(kept) < math.ceil(target["matches"] / spec["chunk_matches"]):
+            datasets.write_manifest(directory, manifest)  # stopped at `until`: still running, resumable
+            return SimulationResult(
+                path=directory,
+                rows=total_rows,
+                matches=total_matches,
+                shards=n_shards,
+                computed_chunks=computed,
+                seconds=time.perf_counter() - t_start,
+                computed_rows=computed_rows,
+                startup_seconds=startup,
+            )
         extra = [e for e in manifest["shards"] if e["chunk"] >= n_shards]
         if extra or len(kept) != n_shards:  # pragma: no cover - a bug, not a state a kill can leave
             raise RunError(f"internal error: {directory} lists chunks {sorted(kept)}, the run has {n_shards}")
@@ -709,9 +733,10 @@ def _warm_up(job: ChunkJob, progress: bool) -> float:
     return seconds
 
 
-def _run_chunks(job: ChunkJob, done: dict, workers: int, progress: bool, cluster=None, on_commit=None):
+def _run_chunks(job: ChunkJob, done: dict, workers: int, progress: bool, cluster=None, on_commit=None, until=None):
     """Compute the missing chunks (in worker processes or here) and commit them in chunk order;
-    ``on_commit(entry)`` lists each committed shard in the manifest."""
+    ``on_commit(entry)`` lists each committed shard in the manifest; ``until``: compute only the
+    chunks starting below that match (the done ones beyond are counted)."""
 
     spec = job.spec
     k = spec["chunk_matches"]
@@ -720,6 +745,11 @@ def _run_chunks(job: ChunkJob, done: dict, workers: int, progress: bool, cluster
     want_hands = target.get("hands")
     n_chunks = math.ceil(want_matches / k) if want_matches is not None else None
     chunks = range(n_chunks) if n_chunks is not None else itertools.count()
+    bar_matches = want_matches  # what the bar counts towards
+    if until is not None and n_chunks is not None:
+        now = min(n_chunks, math.ceil(until / k))
+        chunks = [*range(now), *sorted(c for c in done if c >= now)]
+        bar_matches = min(want_matches, now * k)
 
     def bounds(c):
         first = c * k
@@ -733,7 +763,7 @@ def _run_chunks(job: ChunkJob, done: dict, workers: int, progress: bool, cluster
         state["rows"] += rows
         state["matches"] += matches
         if want_matches is not None and state["matches"]:
-            bar.total = max(state["rows"], round(state["rows"] / state["matches"] * want_matches))
+            bar.total = max(state["rows"], round(state["rows"] / state["matches"] * bar_matches))
         bar.update(rows if want_hands is None else max(0, min(rows, want_hands - bar.n)))
 
     if cluster is not None:
