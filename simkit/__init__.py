@@ -29,6 +29,7 @@ from .errors import (
     TileNotationError,
 )
 from .evaluation.exploitability import Exploitability, exploitability
+from .evaluation.sequential import Decision, decide
 from .hand import (
     discards,
     is_win,
@@ -112,6 +113,8 @@ __all__ = [
     # strength
     "exploitability",
     "Exploitability",
+    "decide",
+    "Decision",
     # errors
     "SimkitError",
     "TileNotationError",

@@ -23,6 +23,8 @@ from .engine.deal import deal_stats
 from .engine.rulesets import DEALS, WALLS
 from .errors import InputValueError, SimkitError
 from .evaluation.exploitability import exploitability
+from .evaluation.ratings import plot_ratings
+from .evaluation.sequential import decide
 from .hand import discards, is_win, shanten, splits, waits
 from .hand.tables import cache_dir, load_tables
 from .melds import parse_melds
@@ -35,6 +37,9 @@ from .runs.simulation import simulate
 from .scoring import score
 from .stats import wilson_interval
 from .tiles import as_counts, format_tiles, parse_tile_list, parse_tiles
+from .tournament import POLICIES as TOURNAMENT_POLICIES
+from .tournament import RULE_SETS as TOURNAMENT_RULES
+from .tournament import item_edges, plot_tournament, round_robin
 
 __all__ = ["main", "build_parser"]
 
@@ -550,6 +555,107 @@ def _cmd_exploit(args) -> int:
     return 0
 
 
+def _cmd_decide(args) -> int:
+    _importable_here()  # a module:function policy from the working directory, in the workers and the replay too
+    result = decide(
+        args.policy_a,
+        args.policy_b,
+        _rules_from_args(args),
+        margin=args.margin,
+        seed=args.seed,
+        alpha=args.alpha,
+        power=args.power,
+        block=args.block,
+        max_matches=args.max_matches,
+        correct_luck=not args.no_luck_correction,
+        out=args.out,
+        workers=args.workers,
+        progress=not args.quiet,
+    )
+    print(json.dumps(result.to_dict(), indent=1) if args.json else str(result))
+    return 0
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {_shown(text)}") from None
+
+
+def _names_arg(text: str) -> list[str]:
+    """A comma-separated list of names (rule sets): ``douque,duel``."""
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"expected names separated by commas (e.g. douque,duel), got {_shown(text)}")
+    return names
+
+
+def _policy_list_arg(text: str) -> list[str]:
+    """Policies separated by commas outside braces: ``random,greedy{claim=0},value``."""
+    parts = split_policies(text)
+    if not all(parts):
+        raise argparse.ArgumentTypeError(
+            f"expected policies separated by commas (e.g. random,greedy,value), got {_shown(text)}"
+        )
+    return parts
+
+
+def _cmd_tournament(args) -> int:
+    import pandas as pd
+
+    _importable_here()  # module:function policies from the working directory, in the luck correction too
+    t0 = time.perf_counter()
+    t = round_robin(
+        args.policies, args.rules, matches=args.matches, seed=args.seed, directory=args.out, progress=args.progress
+    )
+    played = time.perf_counter() - t0
+    rated = t.ratings(method=args.method, correct_luck=args.correct_luck, n_boot=args.n_boot, seed=args.boot_seed)
+    edges = item_edges(t, *args.items, top=5) if args.items else None
+    figures = []
+    if args.figure or args.heat_map:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        for path, draw in ((args.figure, plot_ratings), (args.heat_map, plot_tournament)):
+            if path:
+                draw(rated if draw is plot_ratings else t)[0].figure.savefig(path, dpi=110)
+                figures.append(str(path))
+    if args.json:
+        doc = {
+            "policies": list(t.policies),
+            "rules": list(t.rules),
+            "matches": t.matches,
+            "seed": t.seed,
+            "ratings": {
+                "method": args.method,
+                "correct_luck": args.correct_luck,
+                "n_boot": args.n_boot,
+                "seed": args.boot_seed,
+                "units": rated.attrs["units"],
+                "table": rated.to_dict(orient="records"),
+            },
+            "pairs": t.table.to_dict(orient="records"),
+            "figures": figures,
+        }
+        if edges is not None:
+            doc["items"] = edges.to_dict(orient="records")
+        print(json.dumps(doc, indent=1, default=float))
+        return 0
+    print(t.text(rated))
+    if args.method == "bradley_terry":
+        print("\n(Bradley-Terry ratings: log-odds of winning a deal, on the mean of its two seatings)")
+    if edges is not None:
+        a, b = args.items
+        print(f"\nwhat each rule set rewards: the items where {a}'s and {b}'s scoring differ most per hand")
+        with pd.option_context("display.width", 200):
+            print(edges.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
+    for path in figures:
+        print(f"figure: {path}")
+    print(f"({time.perf_counter() - t0:.0f} s, of which playing {played:.0f} s; runs under {args.out})")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``simkit`` command."""
     parser = _Parser(prog="simkit", description="Monte Carlo toolkit for two-player mahjong research.")
@@ -864,6 +970,90 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_rules_args(p)
     p.set_defaults(func=_cmd_exploit)
+
+    p = sub.add_parser(
+        "tournament",
+        help="a round robin of policies in duplicate play: pair matrices and ratings with intervals",
+        description="Play every pair of --policies as --duplicate runs in every rule set of --rules (one run "
+        "per pair under --out: a complete run is reused, an interrupted one finished), then print per rule set "
+        "the matrix of the row policy's result minus the column's per hand and the ratings, best first, with "
+        "95%% intervals bootstrapped by match.",
+    )
+    p.add_argument(
+        "--policies",
+        type=_policy_list_arg,
+        default=list(TOURNAMENT_POLICIES),
+        help="two or more policies, comma-separated, as simulate takes them (default random,greedy,value); "
+        "give equal policies distinct labels: 'bold=greedy{claim=1}'",
+    )
+    p.add_argument(
+        "--rules",
+        type=_names_arg,
+        default=list(TOURNAMENT_RULES),
+        help="rule sets, comma-separated (default douque,night_market,duel,for_two)",
+    )
+    p.add_argument(
+        "--matches", type=_positive_int, default=2000, help="duplicate matches per pair and rule set (default 2,000)"
+    )
+    p.add_argument("--seed", type=_seed, default=0, help="master seed: every pair plays the same deals")
+    p.add_argument("--out", metavar="DIR", default="data/tournament", help="directory of the runs")
+    p.add_argument(
+        "--method",
+        choices=("payment", "bradley_terry"),
+        default="payment",
+        help="payment ratings: mean a - b per hand against the field (default); bradley_terry: log-odds of "
+        "winning a deal",
+    )
+    p.add_argument(
+        "--correct-luck",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="rate the luck-corrected differences (default; replays each run's draws once)",
+    )
+    p.add_argument("--n-boot", type=_positive_int, default=1000, help="bootstrap replicates (default 1,000)")
+    p.add_argument("--boot-seed", type=_seed, default=0, help="seed of the bootstrap (default 0)")
+    p.add_argument(
+        "--items",
+        type=_policies_arg,
+        default=None,
+        metavar="A,B",
+        help="also the scoring items where policies A and B differ most (top 5 per rule set)",
+    )
+    p.add_argument("--figure", metavar="PNG", default=None, help="save the ratings plot here")
+    p.add_argument("--heat-map", metavar="PNG", default=None, help="save the pair matrices' heat map here")
+    p.add_argument("--progress", action="store_true", help="show each run's progress")
+    p.add_argument("--json", action="store_true", help="print the ratings and the pairs as JSON")
+    p.set_defaults(func=_cmd_tournament)
+
+    p = sub.add_parser(
+        "decide",
+        help="whether policy A beats B by a margin: duplicate matches block by block until a confidence "
+        "sequence decides",
+    )
+    p.add_argument("policy_a", metavar="A", help="a policy: a built-in, module:function, with {parameters}")
+    p.add_argument("policy_b", metavar="B", help="the policy A is measured against")
+    p.add_argument(
+        "--margin",
+        type=_number,
+        default=0.0,
+        help="A - B per hand to beat, in the rule set's payment unit (default 0: whether A is better at all)",
+    )
+    p.add_argument("--seed", type=_seed, default=0)
+    p.add_argument("--alpha", type=_number, default=0.05, help="probability of a wrong decision, at most (0.05)")
+    p.add_argument("--power", type=_number, default=0.9, help="power of the fixed-size z-test reported beside it (0.9)")
+    p.add_argument("--block", type=_positive_int, default=100, help="matches per look (default 100)")
+    p.add_argument(
+        "--max-matches", type=_positive_int, default=5000, help="matches at most, then undecided (default 5000)"
+    )
+    p.add_argument(
+        "--no-luck-correction", action="store_true", help="do not remove the luck of the draw (faster looks)"
+    )
+    p.add_argument("--out", default=None, help="keep the duplicate run in this directory (reused if unfinished)")
+    p.add_argument("--workers", type=_positive_int, default=1, help="worker processes")
+    p.add_argument("--json", action="store_true", help="print the decision and its trace as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_rules_args(p)
+    p.set_defaults(func=_cmd_decide)
     return parser
 
 

@@ -6,8 +6,9 @@ run directory per pair under ``directory`` (an existing complete run is reused, 
 resumed), and compares each pair with :func:`simkit.analysis.compare`. :func:`plot_tournament`
 draws the result as one heat map per rule set, :func:`item_edges` says what a rule set rewards:
 which scoring items the stronger policy of a pair scores more often, and what they are worth per
-hand. ``examples/tournament.py`` runs it from the command line; ``notebooks/strategy_tournament.ipynb``
-shows a study.
+hand. :meth:`Tournament.ratings` puts the policies on one scale per rule set
+(:mod:`simkit.evaluation.ratings`). ``simkit tournament`` runs it from the command line;
+``notebooks/strategy_tournament.ipynb`` shows a study.
 """
 
 from __future__ import annotations
@@ -22,12 +23,21 @@ import numpy as np
 
 from .analysis import compare, item_frequencies
 from .datasets import MANIFEST
-from .errors import InputTypeError, InputValueError, show
+from .errors import InputTypeError, InputValueError, SimkitError, show
+from .evaluation.ratings import pair_matches, ratings
 from .policies.spec import as_policy
 from .rules import resolve_rules
 from .runs.simulation import simulate
 
-__all__ = ["Tournament", "round_robin", "plot_tournament", "item_edges", "RULE_SETS", "POLICIES"]
+__all__ = [
+    "Tournament",
+    "round_robin",
+    "plot_tournament",
+    "item_edges",
+    "RULE_SETS",
+    "POLICIES",
+    "UNITS",
+]
 
 RULE_SETS = ("douque", "night_market", "duel", "for_two")
 POLICIES = ("random", "greedy", "value")  #: the built-in policies
@@ -35,9 +45,9 @@ POLICIES = ("random", "greedy", "value")  #: the built-in policies
 UNITS = {"douque": "points", "night_market": "points", "duel": "stakes", "for_two": "stakes"}
 
 
-@dataclass
+@dataclass(repr=False)
 class Tournament:
-    """The outcome of :func:`round_robin`.
+    """The outcome of :func:`round_robin`: ``print(t)`` shows each rule set's matrix and ratings.
 
     Attributes
     ----------
@@ -49,6 +59,10 @@ class Tournament:
         ``run`` (the duplicate run's directory).
     policies, rules : tuple of str
     matches, seed : int
+    runs : dict
+        ``(rules, policy, opponent)`` -> the pair's run directory, in the order played.
+    comparisons : dict
+        The pairs' :class:`simkit.analysis.Comparison` (plain and luck-corrected), kept once computed.
     """
 
     table: object
@@ -57,9 +71,18 @@ class Tournament:
     matches: int
     seed: int
     runs: dict = field(default_factory=dict)  #: (rules, policy, opponent) -> run directory, as played
+    #: (rules, policy, opponent, correct_luck) -> the pair's Comparison, computed once
+    comparisons: dict = field(default_factory=dict, compare=False)
+
+    def _rules_played(self, rules) -> str:
+        name = str(rules)
+        if name not in self.rules:
+            raise InputValueError(f"the tournament played no rule set {name!r}; it played {', '.join(self.rules)}")
+        return name
 
     def matrix(self, rules: str, column: str = "mean"):
         """``column`` of one rule set as a policy x opponent DataFrame (NaN on the diagonal)."""
+        rules = self._rules_played(rules)
         t = self.table[self.table["rules"] == rules]
         m = t.pivot(index="policy", columns="opponent", values=column)
         return m.reindex(index=list(self.policies), columns=list(self.policies))
@@ -70,6 +93,142 @@ class Tournament:
         if key not in self.runs:
             raise InputValueError(f"the tournament played no {a} vs {b} in {rules}")
         return self.runs[key]
+
+    def comparison(self, rules: str, a: str, b: str, *, correct_luck: bool = False):
+        """:func:`simkit.analysis.compare` of the pair's duplicate run (as played: ``a`` may be its
+        ``b``), computed once and kept."""
+        path = self.run_of(self._rules_played(rules), a, b)
+        key = next(k for k in self.runs if k[0] == str(rules) and set(k[1:]) == {a, b}) + (bool(correct_luck),)
+        if key not in self.comparisons:
+            self.comparisons[key] = compare(path, correct_luck=bool(correct_luck))
+        return self.comparisons[key]
+
+    def ratings(
+        self, rules=None, *, method: str = "payment", correct_luck: bool = True, n_boot: int = 1000, seed: int = 0
+    ):
+        """One rating per policy and rule set, with a 95% interval bootstrapped by match.
+
+        Payment ratings (the default) are each policy's mean ``a - b`` per hand against the
+        field: a least-squares fit of ``r_a - r_b`` to every pair's mean difference, summing to
+        zero; in this complete round robin ``r_a`` is the mean of ``a``'s row of :meth:`matrix`
+        with a zero diagonal, in the rule set's payment unit (:data:`UNITS`). ``method=
+        "bradley_terry"`` rates the deals won instead. The bootstrap draws the matches once per
+        replicate for every pair (they share deals). :func:`simkit.evaluation.ratings` says why.
+
+        Parameters
+        ----------
+        rules : str, optional
+            One rule set of the tournament (default: all).
+        method : {"payment", "bradley_terry"}
+        correct_luck : bool
+            Rate the luck-corrected differences (:func:`simkit.analysis.compare` with
+            ``correct_luck``: unbiased, narrower intervals; replays each run's draws once). With
+            False the payment ratings are the row means of :meth:`matrix` exactly.
+        n_boot, seed : int
+            Bootstrap replicates and their seed (the same seed, the same intervals).
+
+        Returns
+        -------
+        DataFrame
+            ``rules``, ``policy``, ``rating``, ``low``, ``high``, ``rank`` (1 the best), best first
+            within each rule set; ``attrs["units"]``: rule set -> what a rating is counted in.
+        """
+        import pandas as pd
+
+        if not isinstance(correct_luck, (bool, np.bool_)):
+            raise InputValueError(f"correct_luck must be True or False, got {correct_luck!r}")
+        chosen = list(self.rules) if rules is None else [self._rules_played(rules)]
+        parts, units = [], {}
+        for r in chosen:
+            pairs = [self.comparison(r, a, b, correct_luck=correct_luck) for (rr, a, b) in self.runs if rr == r]
+            frame = ratings(pair_matches(pairs), method=method, n_boot=n_boot, seed=seed)
+            frame.insert(0, "rules", r)
+            parts.append(frame)
+            units[r] = f"{_unit(r)} per hand" if method == "payment" else frame.attrs["scale"]
+        out = pd.concat(parts, ignore_index=True)
+        out.attrs.update(parts[0].attrs, units=units, correct_luck=bool(correct_luck))
+        return out
+
+    def text(self, ratings=None) -> str:
+        """Each rule set's matrix (row minus column per hand, 95% interval clustered by match) and
+        its ratings as a text table; ``ratings`` default :meth:`ratings` without luck correction
+        (the matrix's own values)."""
+        if ratings is None:
+            ratings = self.ratings(correct_luck=False)
+        corrected = bool(ratings.attrs.get("correct_luck", False))
+        lines = [
+            f"round robin of {', '.join(self.policies)}: {self.matches:,} duplicate matches per pair, seed {self.seed}"
+        ]
+        for r in self.rules:
+            mean, low, high = self.matrix(r, "mean"), self.matrix(r, "low"), self.matrix(r, "high")
+            cells = {
+                (a, b): "-"
+                if a == b
+                else f"{_short(mean.loc[a, b])} [{_short(low.loc[a, b])}, {_short(high.loc[a, b])}]"
+                for a in self.policies
+                for b in self.policies
+            }
+            width = max(len(p) for p in self.policies) + 2
+            cell = max(max(len(c) for c in cells.values()), max(len(p) for p in self.policies)) + 3
+            lines += ["", f"{r}: row - column, {_unit(r)} per hand [95% interval, clustered by match]"]
+            lines.append(" " * width + "".join(f"{p:>{cell}}" for p in self.policies))
+            lines += [f"{a:<{width}}" + "".join(f"{cells[a, b]:>{cell}}" for b in self.policies) for a in self.policies]
+            g = ratings[ratings["rules"] == r]
+            if len(g):
+                what = "luck-corrected " if corrected else ""
+                lines.append(
+                    f"ratings: {what}mean a - b per hand against the field, {_unit(r)} "
+                    f"[95% bootstrap interval by match]"
+                )
+                lines += [
+                    f"  {int(row.rank)}  {row.policy:<{width}}{_short(row.rating):>8}  "
+                    f"[{_short(row.low)}, {_short(row.high)}]"
+                    for row in g.itertuples()
+                ]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        try:
+            return self.text()
+        except (SimkitError, OSError):  # runs moved or deleted: the matrices alone
+            return self.text(ratings=_no_ratings())
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        try:
+            rated = self.ratings(correct_luck=False)
+        except (SimkitError, OSError):
+            rated = _no_ratings()
+        parts = [
+            f"<p>round robin of {', '.join(self.policies)}: {self.matches:,} duplicate matches per pair, "
+            f"seed {self.seed}</p>"
+        ]
+        for r in self.rules:
+            mean, low, high = self.matrix(r, "mean"), self.matrix(r, "low"), self.matrix(r, "high")
+            cells = mean.copy().astype(object)
+            for a in self.policies:
+                for b in self.policies:
+                    cells.loc[a, b] = (
+                        "-" if a == b else f"{mean.loc[a, b]:+.3g} [{low.loc[a, b]:+.3g}, {high.loc[a, b]:+.3g}]"
+                    )
+            parts.append(f"<h4>{r}: row - column, {_unit(r)} per hand</h4>")
+            parts.append(cells.to_html())
+            g = rated[rated["rules"] == r].drop(columns="rules")
+            if len(g):
+                parts.append(g.to_html(index=False, float_format=lambda x: f"{x:+.3g}"))
+        return "\n".join(parts)
+
+
+def _unit(rules: str) -> str:
+    """What a hand's result is counted in under ``rules`` (a rule set's name, perhaps with options)."""
+    return UNITS.get(rules.split("(")[0], "points")
+
+
+def _no_ratings():
+    import pandas as pd
+
+    return pd.DataFrame(columns=["rules", "policy", "rating", "low", "high", "rank"])
 
 
 def _rules_tag(rules) -> str:
@@ -132,6 +291,7 @@ def round_robin(
     directory = Path(directory)
     rows = []
     runs = {}
+    comparisons = {}
     for r in rule_sets:
         for (i, a), (j, b) in itertools.combinations(enumerate(labels), 2):
             out = directory / f"{_rules_tag(r)}_{a}-vs-{b}_seed{seed}_{matches}matches"
@@ -148,6 +308,7 @@ def round_robin(
             )
             runs[(str(r), a, b)] = run.path
             c = compare(run.path)
+            comparisons[(str(r), a, b, False)] = c
             for pol, opp, sign in ((a, b, 1.0), (b, a, -1.0)):
                 m, lo, hi = (sign * x for x in c.per_hand)
                 if sign < 0:
@@ -168,7 +329,7 @@ def round_robin(
                     )
                 )
     table = pd.DataFrame(rows)
-    return Tournament(table, tuple(labels), tuple(str(r) for r in rule_sets), matches, seed, runs)
+    return Tournament(table, tuple(labels), tuple(str(r) for r in rule_sets), matches, seed, runs, comparisons)
 
 
 def _short(x: float) -> str:
@@ -229,7 +390,7 @@ def plot_tournament(t: Tournament, axes=None):
                     fontsize=8.5,
                     color="white" if dark else "black",
                 )
-        unit = UNITS.get(rules.split("(")[0], "points")
+        unit = _unit(rules)
         ax.set_title(f"{rules}: row - column, {unit} per hand", fontsize=10)
         ticks = [-scale, -scale / 10, 0.0, scale / 10, scale]
         bar = ax.figure.colorbar(im, ax=ax, shrink=0.8, label=f"{unit} per hand", ticks=ticks)

@@ -44,3 +44,16 @@ def test_bad_round_robins_are_one_line(tmp_path, policies, words):
     with pytest.raises(SimkitError) as info:
         round_robin(policies, ("douque",), matches=2, directory=tmp_path)
     assert words in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_tournament_prints_its_matrices_and_ratings(tmp_path):
+    t = round_robin(("greedy", "random"), ("douque",), matches=3, seed=2, directory=tmp_path)
+    text = repr(t)
+    assert text == str(t) and "Tournament(" not in text
+    assert text.startswith("round robin of greedy, random: 3 duplicate matches per pair, seed 2")
+    assert "douque: row - column, points per hand" in text and "ratings: mean a - b per hand" in text
+    ranked = [line.split()[:2] for line in text.splitlines() if line.startswith("  ") and line.split()[0].isdigit()]
+    assert ranked == [["1", "greedy"], ["2", "random"]]
+    html = t._repr_html_()
+    assert "<table" in html and "douque" in html
+    assert t.ratings(correct_luck=False).equals(t.ratings(correct_luck=False))  # the same seed, the same table

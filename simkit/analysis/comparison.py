@@ -59,6 +59,12 @@ class Comparison:
     luck_corrected : bool
         Whether the paired estimates (and ``deals``) are corrected by the luck of the draw
         (``compare(run, correct_luck=True)``); the unpaired ones never are.
+    match_totals : DataFrame or None
+        Within a duplicate run, one row per match (the cluster of the intervals): ``seed``,
+        ``match``, ``hands`` (its rows in both copies) and ``total`` (``a - b`` summed over them,
+        corrected when :attr:`luck_corrected`), so that :attr:`per_hand`'s mean is
+        ``total.sum() / hands.sum()`` -- what a resampling of matches needs
+        (:func:`simkit.evaluation.ratings`). None across runs.
     """
 
     a: str
@@ -79,6 +85,7 @@ class Comparison:
     wall: str = "unknown"
     across_runs: bool = False  #: True for two runs, False for the copies of one duplicate run
     luck_corrected: bool = False  #: the paired estimates are corrected by the luck of the draw
+    match_totals: object = None  #: within a duplicate run: per match, its hands and total a - b
 
     # the per-hand estimate under its shorter names
     @property
@@ -311,6 +318,15 @@ def _compare_copies(df, correct_luck=False):
         deals.insert(0, "seed", keys["seed"].to_numpy())
     deals["difference"] = (deals["a_side"] + deals["b_side"]) / 2
     deals["same_dealer"] = wide[("dealer", 0)].to_numpy() == wide[("dealer", 1)].to_numpy()
+    first = np.unique(inv, return_index=True)[1]  # a row of each match, in cluster order
+    match_totals = pd.DataFrame(
+        {
+            "seed": seed[first],
+            "match": df["match"].to_numpy()[first],
+            "hands": np.bincount(inv),
+            "total": np.bincount(inv, weights=diff),
+        }
+    )
     return Comparison(
         a=a,
         b=b,
@@ -329,6 +345,7 @@ def _compare_copies(df, correct_luck=False):
         deal=deal,
         wall=wall,
         luck_corrected=correct_luck,
+        match_totals=match_totals,
     )
 
 
