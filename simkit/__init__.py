@@ -44,8 +44,10 @@ from .hand import (
     waits_batch,
 )
 from .melds import parse_meld, parse_melds
+from .play.exact import ExactError, exact
 from .play.matches import EngineError, PolicyCompileError, play_hand, replay, simulate_matches
 from .play.position import Position, PositionError
+from .play.race import Race, RaceError, race
 from .play.rollouts import RolloutError, rollouts
 from .play.stepper import GameState
 from .policies.spec import Param, Policy, PolicyError, as_policy, policy
@@ -107,6 +109,11 @@ __all__ = [
     "PositionError",
     "rollouts",
     "RolloutError",
+    "exact",
+    "ExactError",
+    "race",
+    "Race",
+    "RaceError",
     # simulation runs (Parquet datasets)
     "simulate",
     "summarize",

@@ -28,6 +28,7 @@ from .evaluation.sequential import decide
 from .hand import discards, is_win, shanten, splits, waits
 from .hand.tables import cache_dir, load_tables
 from .melds import parse_melds
+from .play.exact import completions, exact, warm_exact
 from .play.matches import replay
 from .play.position import Position
 from .play.rollouts import rollouts
@@ -42,6 +43,9 @@ from .tournament import RULE_SETS as TOURNAMENT_RULES
 from .tournament import item_edges, plot_tournament, round_robin
 
 __all__ = ["main", "build_parser"]
+
+#: ``advise`` enumerates a position exactly when it has at most this many completions (seconds)
+EXACT_BELOW = 200_000
 
 EXIT_USAGE = 2  #: exit code for bad arguments or bad input
 
@@ -173,6 +177,8 @@ def _cmd_advise(args) -> int:
         args.policies = (args.continuation, args.continuation)
     elif args.policies is None:
         args.policies = ("greedy", "greedy")
+    if _exact_here(pos, args):
+        return _advise_exactly(pos, args, actions)
     _warm_rollouts(pos, args, actions)
     t0 = time.perf_counter()
     df = rollouts(pos, n=args.n, policies=args.policies, actions=actions, seed=args.seed, to=args.to)
@@ -191,6 +197,48 @@ def _cmd_advise(args) -> int:
             f"{r.action:<18} {r.mean:>9.2f} {f'[{r.mean_low:.2f}, {r.mean_high:.2f}]':>21} {r.diff:>9.2f} "
             f"{f'[{r.diff_low:.2f}, {r.diff_high:.2f}]':>21} {r.win_rate:>6.1%} {r.self_draw_rate:>9.1%} "
             f"{r.deal_in_rate:>8.1%} {r.draw_rate:>6.1%}"
+        )
+    return 0
+
+
+def _exact_here(pos, args) -> bool:
+    """Whether ``advise`` enumerates (``--exact``: always, never, or auto: when the position has at
+    most ``--exact-below`` completions, goes to the end of the hand and the rule set allows it)."""
+    if args.exact == "never":
+        return False
+    if args.exact == "always":
+        if args.to != "hand":
+            raise InputValueError("--exact always goes to the end of the hand: drop --to match")
+        return True
+    if args.to != "hand" or pos._derived["spec"].game.end_phase:
+        return False
+    return completions(pos).total <= args.exact_below
+
+
+def _advise_exactly(pos, args, actions) -> int:
+    """``advise`` by :func:`simkit.play.exact.exact`: every completion of the unseen tiles."""
+    name = f"{resolve_rules(pos.rules).name} exact"
+    print(f"simkit advise: {start_up_message(name)}", file=sys.stderr, flush=True)
+    t0 = time.perf_counter()
+    warm_exact(pos, policies=args.policies)
+    seconds = time.perf_counter() - t0
+    record_start_up(name, seconds)
+    print(f"simkit advise: engine ready in {seconds:.1f} s", file=sys.stderr, flush=True)
+    count = completions(pos)
+    limit = max(args.exact_below, count.total)  # --exact always: whatever the count
+    t0 = time.perf_counter()
+    df = exact(pos, policies=args.policies, actions=actions, seed=args.seed, max_completions=limit)
+    dt = time.perf_counter() - t0
+    print(f"position  {pos}")
+    print(
+        f"exact     {count} with {','.join(df.attrs['policies'])}; {df.attrs['playouts']:,} hands played "
+        f"in {dt:.1f} s; result = {df.attrs['value']}"
+    )
+    print(f"{'action':<18} {'mean':>9} {'vs best':>9} {'win':>7} {'self-draw':>9} {'deal-in':>8} {'draw':>7}")
+    for r in df.itertuples():
+        print(
+            f"{r.action:<18} {r.mean:>9.3f} {r.diff:>9.3f} {r.win_rate:>7.2%} {r.self_draw_rate:>9.2%} "
+            f"{r.deal_in_rate:>8.2%} {r.draw_rate:>7.2%}"
         )
     return 0
 
@@ -735,6 +783,20 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="POLICY",
         help="one rollout policy for both players, e.g. value or search (the same as --policies POLICY,POLICY)",
+    )
+    p.add_argument(
+        "--exact",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="enumerate every completion of the unseen tiles instead of sampling them: auto (default) when there "
+        "are at most --exact-below of them, always, or never",
+    )
+    p.add_argument(
+        "--exact-below",
+        type=_positive_int,
+        default=EXACT_BELOW,
+        metavar="N",
+        help=f"--exact auto enumerates positions with at most N completions (default {EXACT_BELOW:,})",
     )
     _add_rules_args(p)
     p.set_defaults(func=_cmd_advise)

@@ -1530,6 +1530,150 @@ def rollouts_kernel(
 
 
 @jit(cache=CACHE)
+def exact_kernel(
+    base,
+    work,
+    hands,
+    unseen,
+    first,
+    n,
+    actions,
+    t,
+    game,
+    sp,
+    kinds,
+    fn0,
+    fn1,
+    params0,
+    params1,
+    search,
+    results,
+    playouts,
+    errors,
+):  # pragma: no cover
+    """The exact expectation, over every order of the wall, of each action in ``actions`` at the
+    position in Table ``base`` (player 0 decides), for the opponent's concealed hands
+    ``first .. first + n - 1`` of ``hands`` uint8[m, 34]; the wall holds the rest of ``unseen``
+    (int64[34], the tiles player 0 cannot see).
+
+    The wall's order is revealed only where the hand draws from it: a playout of the hand with the
+    positions fixed so far (the others filled with any of the remaining tiles) shows which positions
+    it drew (the front and back pointers at its end). When every drawn position is fixed, every
+    order that agrees there plays the same hand, so the playout is the exact value of that class
+    and weighs its probability; otherwise the first drawn position not fixed is split over the
+    kinds that can lie there, each with probability count / tiles left (the wall's order is
+    uniform given the opponent's hand). Depth-first, so memory is one path. The policies' streams
+    are those of ``base`` for every class.
+
+    ``results`` float64[n, len(actions), 5] gets, per hand and action, the probability-weighted
+    sums of player 0's result (score - fee), of its win, self-drawn win, deal-in (paying the
+    opponent's win on its discard or robbed kong) and of a drawn hand; ``playouts`` int64[n] the
+    hands played; ``errors`` int64[n, 5] an engine error's (code, action, player, phase, tile).
+    """
+    T = G.borrowed_table(work)
+    tb = G.borrowed_hand_tables(t)
+    front = base.sc[G.S_FRONT]
+    back = base.sc[G.S_BACK]
+    size = back - front + 1
+    fixed = np.empty(max(1, size), np.int64)
+    at = np.empty(max(1, size), np.int64)  # the position split at each depth
+    tried = np.empty(max(1, size), np.int64)  # the kind it holds there
+    prob = np.empty(max(1, size) + 1, np.float64)
+    left = np.empty(34, np.int64)
+    for i in range(n):
+        h = first + i
+        for k in range(34):
+            left[k] = unseen[k] - hands[h, k]
+        for a in range(actions.shape[0]):
+            for q in range(size):
+                fixed[q] = -1
+            depth = 0
+            prob[0] = 1.0
+            while True:
+                # play the class: fixed positions as fixed, the others from what is left
+                _copy_state(base, T)
+                sc = T.sc
+                for k in range(34):
+                    T.hand[1, k] = hands[h, k]
+                    T.locked[1, k] = hands[h, k]
+                k = 0
+                used = 0
+                for q in range(size):
+                    if fixed[q] >= 0:
+                        T.wall[front + q] = fixed[q]
+                        continue
+                    while k < 34 and used >= left[k]:
+                        k += 1
+                        used = 0
+                    T.wall[front + q] = k
+                    used += 1
+                sc[G.S_LOGGING] = 0
+                sc[G.S_SHANTEN_LB + 1] = G.SHANTEN_UNKNOWN
+                _apply(T, tb, game, actions[a])
+                if not sc[G.S_ERROR]:
+                    _run_hand(T, tb, game, sp, kinds, fn0, fn1, params0, params1, search)
+                playouts[i] += 1
+                if sc[G.S_ERROR]:
+                    _report(T, errors[i], T.policy_legal)
+                    return
+                # the first drawn position not fixed yet (front draws, then back draws)
+                split = -1
+                for q in range(sc[G.S_FRONT] - front):
+                    if fixed[q] < 0:
+                        split = q
+                        break
+                if split < 0:
+                    for q in range(size - 1, sc[G.S_BACK] - front, -1):
+                        if fixed[q] < 0:
+                            split = q
+                            break
+                if split >= 0:  # split it over the kinds that can lie there, the first kind first
+                    k = 0
+                    while left[k] == 0:
+                        k += 1
+                    at[depth] = split
+                    tried[depth] = k
+                    prob[depth + 1] = prob[depth] * left[k] / (size - depth)
+                    left[k] -= 1
+                    fixed[split] = k
+                    depth += 1
+                    continue
+                p = prob[depth]
+                winner = T.row[G.R_WINNER]
+                win_type = T.row[G.R_WIN_TYPE]
+                results[i, a, 0] += p * (T.row_floats[G.F_SCORE0] - T.row_floats[G.F_FEE0])
+                if winner == 0:
+                    results[i, a, 1] += p
+                    if win_type == G.WIN_SELF:
+                        results[i, a, 2] += p
+                elif winner == 1:
+                    if T.row[G.R_PAYER] == 0 and win_type != G.WIN_SELF:
+                        results[i, a, 3] += p
+                else:
+                    results[i, a, 4] += p
+                # the next class: the deepest split with a kind left to try
+                found = False
+                while depth > 0 and not found:
+                    depth -= 1
+                    q = at[depth]
+                    k = tried[depth]
+                    left[k] += 1
+                    fixed[q] = -1
+                    k += 1
+                    while k < 34 and left[k] == 0:
+                        k += 1
+                    if k < 34:
+                        tried[depth] = k
+                        prob[depth + 1] = prob[depth] * left[k] / (size - depth)
+                        left[k] -= 1
+                        fixed[q] = k
+                        depth += 1
+                        found = True
+                if not found:
+                    break
+
+
+@jit(cache=CACHE)
 def draw_luck_kernel(
     table,
     seed,

@@ -44,7 +44,7 @@ from .runtime import (
     thread_count,
 )
 
-__all__ = ["rollouts", "action_text", "parse_action", "RolloutError"]
+__all__ = ["rollouts", "action_text", "parse_action", "action_codes", "RolloutError"]
 
 #: Rollouts per block of work handed to a thread (a block's cost hides the per-call overhead).
 BLOCK = 256
@@ -123,6 +123,32 @@ def parse_action(text, tile: int, rules) -> int:
     )
 
 
+def action_codes(T, tile: int, rules, actions, error=RolloutError) -> list[int]:
+    """The codes of ``actions`` (notation or codes; every legal action when None) at the decision
+    of Table ``T``, each checked to be legal (``error`` names what is not)."""
+    legal = np.flatnonzero(T.legal)
+    if len(legal) == 0:
+        raise error("the position has no legal action")
+    if actions is None:
+        return [int(a) for a in legal]
+    if isinstance(actions, (str, int)) or not hasattr(actions, "__iter__"):
+        actions = [actions]
+    codes = []
+    for a in actions:
+        try:
+            code = parse_action(a, tile, rules)
+        except RolloutError as exc:
+            raise error(str(exc)) from None
+        if not T.legal[code]:
+            shown = ", ".join(action_text(c, tile, rules) for c in legal)
+            raise error(f"{action_text(code, tile, rules)} is not legal at this position (legal: {shown})")
+        if code not in codes:
+            codes.append(code)
+    if not codes:
+        raise error("actions is empty")
+    return codes
+
+
 # ---------------------------------------------------------------------------------------------
 # the rollouts
 
@@ -194,24 +220,7 @@ def rollouts(
     state = position.state(seed, check=False)
     T = state._T
     tile = int(T.sc[eng.S_TILE])
-    legal = np.flatnonzero(T.legal)
-    if len(legal) == 0:
-        raise RolloutError("the position has no legal action")
-    if actions is None:
-        codes = [int(a) for a in legal]
-    else:
-        if isinstance(actions, (str, int)) or not hasattr(actions, "__iter__"):
-            actions = [actions]
-        codes = []
-        for a in actions:
-            code = parse_action(a, tile, rules)
-            if not T.legal[code]:
-                shown = ", ".join(action_text(c, tile, rules) for c in legal)
-                raise RolloutError(f"{action_text(code, tile, rules)} is not legal at this position (legal: {shown})")
-            if code not in codes:
-                codes.append(code)
-        if not codes:
-            raise RolloutError("actions is empty")
+    codes = action_codes(T, tile, rules, actions)
     d = position._derived
     unseen = np.ascontiguousarray(d["unseen"], np.int64)
     n_opp = int(d["opp_concealed"])
