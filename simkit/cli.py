@@ -31,6 +31,7 @@ from .melds import parse_melds
 from .play.exact import completions, exact, warm_exact
 from .play.matches import replay
 from .play.position import Position
+from .play.race import race
 from .play.rollouts import rollouts
 from .policies.spec import BUILT_IN, parse_policy, spec_of, split_policies
 from .rules import RULE_SETS, get_rules, resolve_rules
@@ -82,14 +83,20 @@ def _seed(text: str) -> int:
     return value
 
 
-def _rules_from_args(args):
-    rules = get_rules(args.rules)
+def _option_strings(args) -> dict:
+    """The ``--option KEY=VALUE`` items as a dict of strings."""
     options = {}
     for item in args.option or []:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise InputValueError(f"--option expects KEY=VALUE, got {item!r}")
         options[key.strip()] = value.strip()
+    return options
+
+
+def _rules_from_args(args):
+    rules = get_rules(args.rules)
+    options = _option_strings(args)
     return rules.with_option_strings(options) if options else rules
 
 
@@ -212,7 +219,9 @@ def _exact_here(pos, args) -> bool:
         return True
     if args.to != "hand" or pos._derived["spec"].game.end_phase:
         return False
-    return completions(pos).total <= args.exact_below
+    # an undeclared opponent with more possible hands than the limit has more completions: not enumerated
+    limit = None if pos.opponent_declared else args.exact_below
+    return completions(pos, limit=limit).total <= args.exact_below
 
 
 def _advise_exactly(pos, args, actions) -> int:
@@ -240,6 +249,27 @@ def _advise_exactly(pos, args, actions) -> int:
             f"{r.action:<18} {r.mean:>9.3f} {r.diff:>9.3f} {r.win_rate:>7.2%} {r.self_draw_rate:>9.2%} "
             f"{r.deal_in_rate:>8.2%} {r.draw_rate:>7.2%}"
         )
+    return 0
+
+
+def _cmd_race(args) -> int:
+    """``simkit race``: :func:`simkit.race` of a position in notation."""
+    options = _option_strings(args)
+    pos = Position.from_string(args.position)
+    if options:
+        pos = Position.from_string(args.position, get_rules(pos._derived["rules"].name).with_option_strings(options))
+    t0 = time.perf_counter()
+    result = race(pos, opponent_hand=args.opp_hand, seed=args.seed)
+    dt = time.perf_counter() - t0
+    if args.json:
+        out = {k: getattr(result, k) for k in ("win", "self_draw", "deal_in", "opponent_win", "opponent_self_draw")}
+        out.update(draw=result.draw, mean=result.mean, opponent_hands=result.opponent_hands, position=str(pos))
+        out["turns"] = result.turns.to_dict(orient="records")
+        print(json.dumps(out, indent=1))
+        return 0
+    print(f"position  {pos}")
+    print(f"{result}\n({result.playouts:,} playouts in {dt:.1f} s)")
+    print(result.turns.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     return 0
 
 
@@ -802,6 +832,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_advise)
 
     p = sub.add_parser(
+        "race",
+        help="two locked ready hands: each player's chance to win, draw by draw, and the expected result, exactly",
+        description="The race of a position in notation (simkit.Position.from_string), the viewer after a draw: "
+        "both hands ready and locked (declared, or discarding what they draw). Without --opp-hand, summed over "
+        "every ready hand of the unseen tiles.",
+    )
+    p.add_argument(
+        "position",
+        help="e.g. 'douque: hand 224447789m55z; drawn 7m; melds pung 111m; declared 1; opponent_declared 1; ...'",
+    )
+    p.add_argument("--opp-hand", default=None, metavar="TILES", help="the opponent's concealed tiles, when known")
+    p.add_argument(
+        "--option", action="append", metavar="KEY=VALUE", help="rule option (repeatable); see `simkit rules NAME`"
+    )
+    p.add_argument("--seed", type=_seed, default=0, help="the players' streams of the pricing playouts")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=_cmd_race)
+
+    p = sub.add_parser(
         "score",
         help="score a winning hand: items, tai / fan / combination points, payment",
         description="Score a winning hand under a rule set. Each rule set takes only its own win flags: "
@@ -1039,7 +1088,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play every pair of --policies as --duplicate runs in every rule set of --rules (one run "
         "per pair under --out: a complete run is reused, an interrupted one finished), then print per rule set "
         "the matrix of the row policy's result minus the column's per hand and the ratings, best first, with "
-        "95%% intervals bootstrapped by match.",
+        "95% intervals bootstrapped by match.",
     )
     p.add_argument(
         "--policies",

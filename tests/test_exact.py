@@ -3,11 +3,12 @@ and refused with the reason when they cannot be computed."""
 
 from __future__ import annotations
 
-import itertools
+import json
 import math
 
 import numpy as np
 import pytest
+from engine_util import value_by_playing_every_order
 
 import simkit
 from simkit.cli import main
@@ -65,27 +66,6 @@ def position(name: str) -> simkit.Position:
     return simkit.Position.from_string(LATE[name], rules)
 
 
-def brute_force(pos, action: str, policies=("greedy", "greedy")) -> float:
-    """The viewer's mean result over every distinct order of the unseen tiles (the opponent's
-    hand first, then the wall), each played out from Python: equally likely, being permutations
-    of a multiset. A declared opponent's orders are kept only when their hand is ready."""
-    rules = pos._derived["rules"]
-    n_opp = int(pos._derived["opp_concealed"])
-    tiles = np.repeat(np.arange(34), pos.unseen)
-    code = parse_action(action, int(pos._derived["drawn"]), rules)
-    total, count = 0.0, 0
-    for order in set(itertools.permutations(tiles.tolist())):
-        opp, wall = np.array(order[:n_opp]), np.array(order[n_opp:], np.int8)
-        if pos.opponent_declared and simkit.shanten(np.bincount(opp, minlength=34), rules=rules) != 0:
-            continue
-        state = pos.state(0, opponent_hand=opp, wall=wall, check=False)
-        state.apply(code)
-        state.play_out(*policies)
-        total += state.row["score_0"] - state.row["fee_0"]
-        count += 1
-    return total / count
-
-
 #: a night_market position with seven unseen tiles: at most 7! orders to play from Python
 TINY = (
     "night_market: hand 4m1113377z; drawn 4m; melds chow 123m, chow 789m; opponent_melds chow 567m, chow 678m, "
@@ -99,8 +79,10 @@ def test_exact_equals_playing_out_every_order_of_the_unseen_tiles():
     assert pos.unseen.sum() <= 7
     df = exact(pos).set_index("action")
     assert df["win_rate"].max() > 0 and df["deal_in_rate"].max() > 0  # wins and deal-ins both enumerated
-    for action in ("discard 4m", "discard 3z"):
-        assert df.loc[action, "mean"] == pytest.approx(brute_force(pos, action), abs=1e-9)
+    actions = ["discard 4m", "discard 3z"]
+    codes = [parse_action(a, int(pos._derived["drawn"]), pos._derived["rules"]) for a in actions]
+    values, _ = value_by_playing_every_order(pos, codes)
+    np.testing.assert_allclose(df.loc[actions, "mean"], values, atol=1e-9)
 
 
 @pytest.mark.parametrize("rules", ["douque", "duel"])
@@ -223,3 +205,23 @@ def test_advise_enumerates_a_small_position_and_says_so(capsys):
     assert "exact     247 completions" in out and "discard 5m" in out
     assert main([*argv, "--exact", "never", "-n", "200"]) == 0
     assert "rollouts  200 per action" in capsys.readouterr().out
+
+
+def test_the_race_command_prints_the_race_and_its_json(capsys):
+    assert main(["race", RACE, "--opp-hand", RACE_OPPONENT]) == 0
+    out = capsys.readouterr().out
+    expected = race(simkit.Position.from_string(RACE), opponent_hand=RACE_OPPONENT)
+    assert f"expected result {expected.mean:+.4f}" in out and "exhaustive draw" in out
+    assert main(["race", RACE, "--opp-hand", RACE_OPPONENT, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["mean"] == pytest.approx(expected.mean) and len(data["turns"]) == len(expected.turns)
+    assert main(["race", RACE, "--opp-hand", "1m"]) != 0
+    assert "opponent_hand must have" in capsys.readouterr().err
+
+
+def test_an_early_position_is_counted_without_enumerating_the_opponent_s_hands():
+    early = simkit.Position.from_string("douque: hand 123m5m79m1p99p11z567z; drawn 7z; dealer")
+    count = completions(early)
+    assert not count.counted and count.opponent_hands > 10**6 and "too many" in str(count)
+    with pytest.raises(ExactError, match="too many to enumerate"):
+        exact(early, max_completions=10**12)

@@ -25,6 +25,7 @@ drawable tiles), so a position with too many is refused at once, with the count.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -42,11 +43,10 @@ from .runtime import (
     EngineError,
     engine_for,
     error_text,
-    match_executor,
     policy_calls,
     prepare_match,
+    run_blocks,
     searches,
-    thread_count,
 )
 
 __all__ = [
@@ -58,6 +58,7 @@ __all__ = [
     "Completions",
     "ExactError",
     "MAX_COMPLETIONS",
+    "ENUMERATED_HANDS",
 ]
 
 #: the most arrangements :func:`exact` enumerates unless told otherwise (about a minute of play
@@ -67,25 +68,29 @@ MAX_COMPLETIONS = 2_000_000
 #: opponent hands per block of work handed to a thread
 BLOCK = 64
 
+#: the most opponent hands (ready or not) enumerated, to count a position's completions or to
+#: find a declared opponent's ready hands: beyond it a position is refused without enumerating
+ENUMERATED_HANDS = 1_000_000
+
 
 class ExactError(SimkitError, ValueError):
     """A position :func:`exact` cannot (or should not) enumerate, or bad arguments."""
 
 
-class Completions(tuple):
-    """``(total, opponent_hands, drawable)``: the arrangements :func:`exact` would enumerate, the
-    opponent's possible hands among them, and the drawable tiles whose order is enumerated."""
+class Completions(NamedTuple):
+    """What :func:`exact` would enumerate at a position: ``total`` arrangements, the
+    ``opponent_hands`` among them, the ``drawable`` tiles whose order is enumerated; ``counted`` is
+    False when the opponent has more possible hands than are worth enumerating to count the orders
+    (then ``total`` and ``opponent_hands`` are the number of their hands, ready or not)."""
 
-    __slots__ = ()
-
-    def __new__(cls, total: int, opponent_hands: int, drawable: int):
-        return super().__new__(cls, (int(total), int(opponent_hands), int(drawable)))
-
-    total = property(lambda self: self[0])
-    opponent_hands = property(lambda self: self[1])
-    drawable = property(lambda self: self[2])
+    total: int
+    opponent_hands: int
+    drawable: int
+    counted: bool = True
 
     def __str__(self) -> str:
+        if not self.counted:
+            return f"{self.opponent_hands:,} possible opponent hands (too many to count the completions)"
         return (
             f"{self.total:,} completions ({self.opponent_hands:,} opponent hands x the orders of "
             f"{self.drawable} drawable tile{'s' if self.drawable != 1 else ''})"
@@ -166,12 +171,14 @@ def _check_position(position) -> Position:
     return position
 
 
-def completions(position) -> Completions:
+def completions(position, limit: int | None = None) -> Completions:
     """How many arrangements of the unseen tiles :func:`exact` enumerates at ``position``.
 
     The count is the opponent's possible hands (for a declared opponent, those that are ready)
     times, for each, the distinct orders of the drawable tiles; a kong's replacement from the back
-    of the wall can add a few. Cheap: nothing is played.
+    of the wall can add a few. Nothing is played, but the hands are enumerated to count the orders:
+    when the opponent has more possible hands (ready or not) than ``limit`` (at most
+    :data:`ENUMERATED_HANDS`), they are only counted and ``counted`` is False.
     """
     position = _check_position(position)
     d = position._derived
@@ -179,8 +186,8 @@ def completions(position) -> Completions:
     size = int(d["opp_concealed"])
     drawable = int(d["tiles_left"])
     n_hands = _multiset_count(unseen, size)
-    if n_hands > 50 * MAX_COMPLETIONS:  # beyond any limit: do not enumerate them to count orders
-        return Completions(n_hands * max(1, drawable), n_hands, drawable)
+    if n_hands > min(ENUMERATED_HANDS, limit or ENUMERATED_HANDS):
+        return Completions(n_hands, n_hands, drawable, counted=False)
     hands, _ = opponent_hands(position)
     if len(hands) == 0:
         return Completions(0, 0, drawable)
@@ -330,6 +337,11 @@ def _exact(position, policies, actions, seed, max_completions, threads, compile_
         hands, weights = known.astype(np.uint8)[None, :], np.ones(1)
     else:
         count = completions(position)
+        if not count.counted:
+            raise ExactError(
+                f"the opponent has {count.opponent_hands:,} possible hands, too many to enumerate "
+                f"(at most {ENUMERATED_HANDS:,}): use simkit.rollouts"
+            )
         if count.total > max_completions:
             raise ExactError(
                 f"the position has {count}, more than max_completions={max_completions:,}: "
@@ -384,15 +396,7 @@ def _exact(position, policies, actions, seed, max_completions, threads, compile_
     kernel = prepared(engine.exact_kernel, args_of(0, 1), {11: pt, 12: pt, 15: search_type(spec)})
     if compile_only:
         return None
-    n_threads = threads or thread_count()
-    blocks = [(a, min(a + BLOCK, m)) for a in range(0, m, BLOCK)]
-    if n_threads == 1 or len(blocks) == 1:
-        for a, b in blocks:
-            kernel(*args_of(a, b))
-    else:
-        futures = [match_executor(n_threads).submit(lambda a=a, b=b: kernel(*args_of(a, b))) for a, b in blocks]
-        for f in futures:
-            f.result()
+    run_blocks(kernel, args_of, m, BLOCK, threads)
     bad = np.flatnonzero(errors[:, 0])
     if len(bad):
         code, action, player, phase, tl = (int(v) for v in errors[bad[0]])

@@ -7,9 +7,12 @@ of what is left, so the hand ends at the first drawn tile that one of the two ha
 drawer wins by self-draw when it completes their own hand, else they discard it and the other wins
 on it. With ``o`` tiles that neither waits on among the ``L`` of the wall, the chance that the first
 ``s`` draws all miss is ``S_s = prod_{j < s} (o - j) / (L - j)`` (a recursion over the draws), and
-the hand ends at draw ``s`` on kind ``k`` with probability ``S_s * n_k / (L - s)``. What each end
-pays comes from the engine itself: one playout of the hand ending that way, under the rule set's
-scoring with everything the hand carries (the last tile, the dealer's streak, a declaration, ...).
+the hand ends at draw ``s`` on kind ``k`` with probability ``S_s * n_k / (L - s)``. A declared
+douque hand that draws the fourth tile of its exposed pung adds a kong and draws again (the engine
+does it by itself): the recursion follows those tiles one by one. What each end pays comes from the
+engine itself: one playout of the hand ending that way, under the rule set's scoring with
+everything the hand carries (the last tile, the dealer's streak, a declaration, a kong, ...); a
+playout that does not end as the race says (a tile that cannot win there, say) is refused.
 
 :func:`race` does this for the viewer's hand at a :class:`~simkit.play.position.Position` (phase
 ``"draw"``: the viewer holds the tile just drawn) against the opponent's hand, given, or summed over
@@ -33,15 +36,13 @@ from ..melds import MELD_PUNG
 from ..policies.helpers import first_legal
 from ..policies.spec import policy
 from ..tiles import format_tile_list
-from .exact import ExactError, given_hand, opponent_hands
+from .exact import ENUMERATED_HANDS, ExactError, given_hand, opponent_hands
 from .position import Position
 
 __all__ = ["race", "Race", "RaceError", "locked_policy", "MAX_OPPONENT_HANDS"]
 
 #: the most ready opponent hands :func:`race` sums over (each costs a playout per way the hand ends)
 MAX_OPPONENT_HANDS = 20_000
-#: the most opponent hands, ready or not, enumerated to find the ready ones
-ENUMERATED_HANDS = 2_000_000
 
 
 class RaceError(SimkitError, ValueError):
@@ -125,7 +126,7 @@ def race(position, opponent_hand=None, seed: int = 0, *, max_opponent_hands: int
         The players' streams of the pricing playouts (the ``locked`` policy draws no random
         numbers; a rule set's own chance, if any, would).
     max_opponent_hands : int
-        Refuse a position with more possible opponent hands than this.
+        Refuse a position with more possible ready opponent hands than this.
 
     Returns
     -------
