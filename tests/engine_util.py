@@ -1,4 +1,5 @@
-"""Helpers for engine tests: hand-built walls and scripted policies."""
+"""Helpers for engine tests: hand-built walls, scripted policies, and positions valued by playing
+out every order of their unseen tiles."""
 
 from __future__ import annotations
 
@@ -92,3 +93,49 @@ def fallback(then) -> tuple:
     rule set serves both the scripted scenarios and the many-match runs (each policy pair compiles
     the engine anew, about 30 s)."""
     return scripted_policy, np.array((-1.0, float(then)), np.float64)
+
+
+def distinct_orders(tiles) -> list[tuple]:
+    """Every distinct ordering of a multiset of kinds (each equally likely under a uniform shuffle)."""
+    counts = {}
+    for k in sorted(int(t) for t in tiles):
+        counts[k] = counts.get(k, 0) + 1
+    out = []
+
+    def rec(prefix):
+        if len(prefix) == len(tiles):
+            out.append(tuple(prefix))
+            return
+        for k in counts:
+            if counts[k]:
+                counts[k] -= 1
+                prefix.append(k)
+                rec(prefix)
+                prefix.pop()
+                counts[k] += 1
+
+    rec([])
+    return out
+
+
+def value_by_playing_every_order(pos, codes, policies=("greedy", "greedy")) -> tuple[np.ndarray, int]:
+    """The viewer's mean result (score minus fee) of each action in ``codes`` at position ``pos``
+    over every distinct order of its unseen tiles (the opponent's hand first, then the wall), each
+    played out from Python; a declared opponent's orders count only when their hand is ready.
+    The slow, obviously correct value :func:`simkit.play.exact.exact` computes. Returns the
+    values and the number of orders counted."""
+    d = pos._derived
+    n_opp = int(d["opp_concealed"])
+    totals = np.zeros(len(codes))
+    counted = 0
+    for seq in distinct_orders(np.repeat(np.arange(34), d["unseen"])):
+        opp = np.array(seq[:n_opp])
+        if pos.opponent_declared and simkit.shanten(np.bincount(opp, minlength=34), rules=d["rules"]) != 0:
+            continue
+        counted += 1
+        for j, code in enumerate(codes):
+            s = pos.state(opponent_hand=opp, wall=np.array(seq[n_opp:], np.int8), check=False)
+            s.apply(int(code))
+            s.play_out(*policies)
+            totals[j] += s.row["score_0"] - s.row.get("fee_0", 0.0)
+    return totals / counted, counted

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from engine_util import value_by_playing_every_order
 
 import simkit
 from simkit.cli import main
@@ -13,29 +14,6 @@ from simkit.engine import actions as A
 from simkit.play.rollouts import RolloutError, action_text, parse_action, rollouts
 from simkit.play.stepper import GameState
 from simkit.rules import get_rules
-
-
-def _distinct_permutations(tiles):
-    """Every distinct ordering of a multiset of kinds (each equally likely under a uniform shuffle)."""
-    tiles = sorted(tiles)
-    out = []
-
-    def rec(prefix, counts):
-        if len(prefix) == len(tiles):
-            out.append(tuple(prefix))
-            return
-        for k in sorted(counts):
-            if counts[k]:
-                counts[k] -= 1
-                prefix.append(k)
-                rec(prefix, counts)
-                prefix.pop()
-                counts[k] += 1
-
-    from collections import Counter
-
-    rec([], Counter(tiles))
-    return out
 
 
 def _late_position(rules, max_unseen, seeds=range(400)):
@@ -55,23 +33,6 @@ def _late_position(rules, max_unseen, seeds=range(400)):
     raise AssertionError("no late position found")
 
 
-def _exact(pos, codes):
-    """Exact expected result of each action: the mean over every distinct completion."""
-    d = pos._derived
-    unseen = np.repeat(np.arange(34), d["unseen"]).tolist()
-    n_opp = d["opp_concealed"]
-    totals = np.zeros(len(codes))
-    perms = _distinct_permutations(unseen)
-    for seq in perms:
-        for j, code in enumerate(codes):
-            s = pos.state(opponent_hand=list(seq[:n_opp]), wall=list(seq[n_opp:]), check=False)
-            s.apply(code)
-            s.play_out("greedy", "greedy")
-            row = s.row
-            totals[j] += row["score_0"] - row.get("fee_0", 0.0)
-    return totals / len(perms), len(perms)
-
-
 @pytest.mark.parametrize("rules, seeds", [("night_market", range(0, 200)), ("night_market", range(200, 400))])
 def test_rollouts_agree_with_exact_enumeration_of_late_positions(rules, seeds):
     """night_market keeps no tiles back, so a position late in the hand has few unseen tiles and
@@ -79,7 +40,7 @@ def test_rollouts_agree_with_exact_enumeration_of_late_positions(rules, seeds):
     pos = _late_position(rules, max_unseen=6, seeds=seeds)
     state = pos.state(0, check=False)
     codes = [int(a) for a in np.flatnonzero(state.legal)][:6]
-    exact, n_completions = _exact(pos, codes)
+    exact, n_completions = value_by_playing_every_order(pos, codes)
     df = rollouts(pos, n=20_000, actions=codes, seed=11).set_index("code")
     for code, value in zip(codes, exact):
         r = df.loc[code]

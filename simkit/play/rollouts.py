@@ -37,11 +37,10 @@ from .runtime import (
     EngineError,
     engine_for,
     error_text,
-    match_executor,
     policy_calls,
     prepare_match,
+    run_blocks,
     searches,
-    thread_count,
 )
 
 __all__ = ["rollouts", "action_text", "parse_action", "action_codes", "RolloutError"]
@@ -265,15 +264,7 @@ def rollouts(
 
     pt = policy_type(spec)
     kernel = prepared(engine.rollouts_kernel, args_of(0, 1), {14: pt, 15: pt, 18: search_type(spec)})
-    n_threads = threads or thread_count()
-    blocks = [(a, min(a + BLOCK, n)) for a in range(0, n, BLOCK)]
-    if n_threads == 1 or len(blocks) == 1:
-        for a, b in blocks:
-            kernel(*args_of(a, b))
-    else:
-        futures = [match_executor(n_threads).submit(lambda a=a, b=b: kernel(*args_of(a, b))) for a, b in blocks]
-        for f in futures:
-            f.result()
+    run_blocks(kernel, args_of, n, BLOCK, threads)
     if (errors[:, 0] == -1).any():
         raise RolloutError(
             "the opponent is declared ready, but no completion of the unseen tiles in 100,000 draws leaves them ready: "

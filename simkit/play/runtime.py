@@ -262,6 +262,21 @@ def match_executor(n: int):
         return _pool
 
 
+def run_blocks(kernel, args_of, n: int, block: int, threads: int | None = None) -> None:
+    """Run ``kernel(*args_of(a, b))`` over ``[0, n)`` in blocks of ``block`` items, on ``threads``
+    threads (default :func:`thread_count`); each block writes its own slice of the outputs, so the
+    result is the same whatever the thread count. An exception of a block is raised here."""
+    n_threads = threads or thread_count()
+    blocks = [(a, min(a + block, n)) for a in range(0, n, block)]
+    if n_threads == 1 or len(blocks) == 1:
+        for a, b in blocks:
+            kernel(*args_of(a, b))
+        return
+    futures = [match_executor(n_threads).submit(lambda a=a, b=b: kernel(*args_of(a, b))) for a, b in blocks]
+    for f in futures:
+        f.result()
+
+
 #: Decision-log rows a block's Table gets per match before any block of the rule set has been
 #: played in this process (then: the most seen per match, with a margin). A block whose log overflows
 #: is played again with room for all of its decisions (the games are deterministic).
