@@ -648,30 +648,21 @@ def _simulate(
         target = spec["target"]
         if until is not None and len(kept) < math.ceil(target["matches"] / spec["chunk_matches"]):
             datasets.write_manifest(directory, manifest)  # stopped at `until`: still running, resumable
-            return SimulationResult(
-                path=directory,
-                rows=total_rows,
-                matches=total_matches,
-                shards=n_shards,
-                computed_chunks=computed,
-                seconds=time.perf_counter() - t_start,
-                computed_rows=computed_rows,
-                startup_seconds=startup,
-            )
-        extra = [e for e in manifest["shards"] if e["chunk"] >= n_shards]
-        if extra or len(kept) != n_shards:  # pragma: no cover - a bug, not a state a kill can leave
-            raise RunError(f"internal error: {directory} lists chunks {sorted(kept)}, the run has {n_shards}")
-        manifest.update(status="complete", finished=datasets.now(), rows=total_rows, matches=total_matches)
-        if spec.get("decisions", False):
-            manifest["decision_rows"] = sum(e["decisions"]["rows"] for e in manifest["shards"])
-        schema = datasets.open_run(
-            directory, verify=False
-        ).schema  # listed shards and nothing else (checksums just made)
-        manifest["columns"] = schema.names
-        if manifest["versions"] != datasets.versions():
-            manifest.setdefault("resumed_with_versions", []).append(datasets.versions())
-        datasets.write_manifest(directory, manifest)
-        datasets.write_common_metadata(directory, schema, manifest)
+        else:
+            extra = [e for e in manifest["shards"] if e["chunk"] >= n_shards]
+            if extra or len(kept) != n_shards:  # pragma: no cover - a bug, not a state a kill can leave
+                raise RunError(f"internal error: {directory} lists chunks {sorted(kept)}, the run has {n_shards}")
+            manifest.update(status="complete", finished=datasets.now(), rows=total_rows, matches=total_matches)
+            if spec.get("decisions", False):
+                manifest["decision_rows"] = sum(e["decisions"]["rows"] for e in manifest["shards"])
+            schema = datasets.open_run(
+                directory, verify=False
+            ).schema  # listed shards and nothing else (checksums just made)
+            manifest["columns"] = schema.names
+            if manifest["versions"] != datasets.versions():
+                manifest.setdefault("resumed_with_versions", []).append(datasets.versions())
+            datasets.write_manifest(directory, manifest)
+            datasets.write_common_metadata(directory, schema, manifest)
     return SimulationResult(
         path=directory,
         rows=total_rows,
