@@ -94,6 +94,7 @@ TIERS = {
     "test_beliefs.py": "engine",
     "test_search.py": "engine",
     "test_exact.py": "engine",
+    "test_encode_view.py": "engine",
     "test_strength_page.py": "unit",
     "test_exploitability.py": "integration",
     "test_api.py": "unit",

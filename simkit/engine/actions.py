@@ -165,6 +165,9 @@ class View(NamedTuple):
     river_claimed, opp_river_claimed : bool[MAX_RIVER]
         True at each discard of ``river`` (``opp_river``) the other player claimed: that tile is
         also in their meld, so it is counted once (:func:`simkit.engine.beliefs.view_unseen`).
+    score, opp_score : float
+        Each player's result in the match so far (received - paid - fees), in the rule set's
+        payment unit: what is at stake beyond this hand.
     """
 
     phase: int
@@ -193,6 +196,8 @@ class View(NamedTuple):
     opp_declared_at: int
     river_claimed: np.ndarray
     opp_river_claimed: np.ndarray
+    score: float
+    opp_score: float
 
 
 def action_name(action: int) -> str:

@@ -295,6 +295,8 @@ def policy_type(spec):
             0,
             claimed,
             claimed,
+            0.0,
+            0.0,
         )
         _policy_types[name] = nb_types.FunctionType(
             nb_types.int64(numba.typeof(view), nb_types.bool_[::1], nb_types.float64[::1], nb_types.uint64[::1])

@@ -29,6 +29,8 @@ tail); ``front`` / ``back``: the wall indices of the next draw from the front an
 
 from __future__ import annotations
 
+import numpy as np
+
 from simkit._jit import jit
 from simkit.engine import actions as A
 from simkit.engine import table as G
@@ -37,6 +39,8 @@ __all__ = [
     "OBSERVATION_LAYOUT",
     "OBSERVATION_SIZE",
     "encode_observation_kernel",
+    "encode_view",
+    "encode_view_into",
     "state_layout",
     "state_size",
     "encode_state_kernel",
@@ -120,56 +124,161 @@ def _add_meld_tiles(melds, n, out, at):  # pragma: no cover - compiled
             out[at + kind] += 3.0 if code == 0 else 4.0
 
 
-@jit
-def encode_observation_kernel(T, p, deciding, out):  # pragma: no cover - compiled
-    """Write player ``p``'s observation of the Table ``T`` into ``out`` (float32[OBSERVATION_SIZE]);
-    ``deciding``: whether ``p`` is the player to decide (else the phase reads PHASE_OVER and the
-    tile none)."""
-    sc = T.sc
-    q = 1 - p
+@jit(inline="always")
+def _encode(
+    out,
+    phase,
+    tile,
+    hand,
+    melds,
+    n_melds,
+    opp_melds,
+    opp_n_melds,
+    river,
+    n_river,
+    claimed,
+    opp_river,
+    opp_n_river,
+    opp_claimed,
+    tiles_left,
+    seat_wind,
+    prevailing_wind,
+    dealer,
+    streak,
+    declared,
+    opp_declared,
+    bid,
+    score,
+    opp_score,
+    skipped_win,
+    declared_at,
+    opp_declared_at,
+):  # pragma: no cover - compiled
+    """The one encoder: write the observation (layout :data:`OBSERVATION_LAYOUT`) of what a player
+    sees into ``out`` (float32[OBSERVATION_SIZE]). :func:`encode_view` reads its arguments from a
+    policy's :class:`~simkit.engine.actions.View`, :func:`encode_observation_kernel` from the Table,
+    so an agent's features inside a policy are the environments' observation."""
     for i in range(out.shape[0]):
         out[i] = 0.0
     for k in range(34):
-        out[_HAND + k] = T.hand[p, k]
-    _add_meld_tiles(T.melds[p], T.n_melds[p], out, _MELDS)
-    _add_meld_tiles(T.melds[q], T.n_melds[q], out, _OPP_MELDS)
-    n_own = T.n_river[p]
-    n_opp = T.n_river[q]
-    for i in range(n_own):
-        x = T.river[p, i]
+        out[_HAND + k] = hand[k]
+    _add_meld_tiles(melds, n_melds, out, _MELDS)
+    _add_meld_tiles(opp_melds, opp_n_melds, out, _OPP_MELDS)
+    for i in range(n_river):
+        x = river[i]
         out[_RIVER + x] += 1.0
         out[_RIVER_ORDER + i] = x + 1
-        out[_RIVER_CLAIMED + i] = 1.0 if T.claimed[p, i] else 0.0
-    for i in range(n_opp):
-        x = T.river[q, i]
+        out[_RIVER_CLAIMED + i] = 1.0 if claimed[i] else 0.0
+    for i in range(opp_n_river):
+        x = opp_river[i]
         out[_OPP_RIVER + x] += 1.0
         out[_OPP_RIVER_ORDER + i] = x + 1
-        out[_OPP_RIVER_CLAIMED + i] = 1.0 if T.claimed[q, i] else 0.0
+        out[_OPP_RIVER_CLAIMED + i] = 1.0 if opp_claimed[i] else 0.0
     for k in range(34):
         out[_VISIBLE + k] = (
             out[_HAND + k] + out[_MELDS + k] + out[_OPP_MELDS + k] + out[_RIVER + k] + out[_OPP_RIVER + k]
         )
-    phase = sc[G.S_PHASE] if deciding else A.PHASE_OVER
     out[_PHASE + min(max(phase, 0), A.PHASE_OVER)] = 1.0
-    tile = sc[G.S_TILE] if deciding else -1
     out[_TILE + (tile if 0 <= tile < 34 else 34)] = 1.0
-    out[_TILES_LEFT] = sc[G.S_BACK] - sc[G.S_FRONT] + 1 - sc[G.S_KEPT_BACK]
-    out[_SEAT_WIND + T.seat[p] - 27] = 1.0
-    out[_PREVAILING_WIND + sc[G.S_PREVAILING] - 27] = 1.0
-    out[_DEALER] = 1.0 if sc[G.S_DEALER] == p else 0.0
-    out[_STREAK] = sc[G.S_STREAK]
-    out[_DECLARED + T.declared[p]] = 1.0
-    out[_OPP_DECLARED + T.declared[q]] = 1.0
-    out[_BID] = sc[G.S_BID]
-    out[_SCORE] = T.purse[G.P_BALANCE0 + p]
-    out[_OPP_SCORE] = T.purse[G.P_BALANCE0 + q]
-    mask = T.skip_win[p]
+    out[_TILES_LEFT] = tiles_left
+    out[_SEAT_WIND + seat_wind - 27] = 1.0
+    out[_PREVAILING_WIND + prevailing_wind - 27] = 1.0
+    out[_DEALER] = 1.0 if dealer else 0.0
+    out[_STREAK] = streak
+    out[_DECLARED + declared] = 1.0
+    out[_OPP_DECLARED + opp_declared] = 1.0
+    out[_BID] = bid
+    out[_SCORE] = score
+    out[_OPP_SCORE] = opp_score
     for k in range(34):
-        out[_SKIPPED_WIN + k] = (mask >> k) & 1
-    if T.declared[p]:
-        out[_RIVER_DECLARED + sc[G.S_DECLARED_AT + p]] = 1.0
-    if T.declared[q]:
-        out[_OPP_RIVER_DECLARED + sc[G.S_DECLARED_AT + q]] = 1.0
+        out[_SKIPPED_WIN + k] = (skipped_win >> k) & 1
+    if declared and declared_at >= 0:
+        out[_RIVER_DECLARED + declared_at] = 1.0
+    if opp_declared and opp_declared_at >= 0:
+        out[_OPP_RIVER_DECLARED + opp_declared_at] = 1.0
+
+
+@jit
+def encode_observation_kernel(T, p, deciding, out):  # pragma: no cover - compiled
+    """Write player ``p``'s observation of the Table ``T`` into ``out`` (float32[OBSERVATION_SIZE]);
+    ``deciding``: whether ``p`` is the player to decide (else the phase reads PHASE_OVER and the
+    tile none). The same encoder as :func:`encode_view` of ``p``'s view, read from the Table
+    without copies."""
+    sc = T.sc
+    q = 1 - p
+    _encode(
+        out,
+        sc[G.S_PHASE] if deciding else A.PHASE_OVER,
+        sc[G.S_TILE] if deciding else -1,
+        T.hand[p],
+        T.melds[p],
+        T.n_melds[p],
+        T.melds[q],
+        T.n_melds[q],
+        T.river[p],
+        T.n_river[p],
+        T.claimed[p],
+        T.river[q],
+        T.n_river[q],
+        T.claimed[q],
+        sc[G.S_BACK] - sc[G.S_FRONT] + 1 - sc[G.S_KEPT_BACK],
+        T.seat[p],
+        sc[G.S_PREVAILING],
+        sc[G.S_DEALER] == p,
+        sc[G.S_STREAK],
+        T.declared[p],
+        T.declared[q],
+        sc[G.S_BID],
+        T.purse[G.P_BALANCE0 + p],
+        T.purse[G.P_BALANCE0 + q],
+        T.skip_win[p],
+        sc[G.S_DECLARED_AT + p],
+        sc[G.S_DECLARED_AT + q],
+    )
+
+
+@jit
+def encode_view_into(view, out):  # pragma: no cover - compiled
+    """Write the observation of ``view`` (a policy's :class:`~simkit.engine.actions.View`) into
+    ``out`` (float32[OBSERVATION_SIZE]): exactly the environments' observation of the deciding
+    player (:data:`OBSERVATION_LAYOUT`). Callable inside a jitted policy and from Python."""
+    _encode(
+        out,
+        view.phase,
+        view.tile,
+        view.hand,
+        view.melds,
+        view.n_melds,
+        view.opp_melds,
+        view.opp_n_melds,
+        view.river,
+        view.n_river,
+        view.river_claimed,
+        view.opp_river,
+        view.opp_n_river,
+        view.opp_river_claimed,
+        view.tiles_left,
+        view.seat_wind,
+        view.prevailing_wind,
+        view.dealer,
+        view.streak,
+        view.declared,
+        view.opp_declared,
+        view.bid,
+        view.score,
+        view.opp_score,
+        view.skipped_win,
+        view.declared_at,
+        view.opp_declared_at,
+    )
+
+
+@jit
+def encode_view(view):  # pragma: no cover - compiled
+    """The observation of ``view`` as a new float32[OBSERVATION_SIZE] (:func:`encode_view_into`)."""
+    out = np.zeros(OBSERVATION_SIZE, np.float32)
+    encode_view_into(view, out)
+    return out
 
 
 def state_layout(wall_length: int) -> dict:

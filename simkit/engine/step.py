@@ -812,6 +812,7 @@ def _ask_policy(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - 
             t,
             T.counters,
             T.claimed,
+            T.purse,
         )
         if p == 0:
             return fn0(view, T.legal, params, rng)
@@ -839,6 +840,7 @@ def _ask_policy(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - 
         t,
         T.counters,
         claimed,
+        T.purse,
     )
     pl = T.policy_legal
     for a in range(A.N_ACTIONS):
@@ -1093,6 +1095,8 @@ def _search_action(T, t, game, sp, fn, params, rng):  # pragma: no cover - compi
                     sc[G.S_DECLARED_AT + p],
                     then_claimed,
                     my_claimed,
+                    T.purse[G.P_BALANCE0 + q],
+                    T.purse[G.P_BALANCE0 + p],
                 )
                 if fn(view, then_legal, cparams, then_rng) == A.DISCARD + d:
                     break

@@ -774,7 +774,7 @@ def _check(T, p_holding, expect_extra):  # pragma: no cover - compiled
 
 @jit(inline="always")
 def _view(
-    hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p, phase, tile, t, counters, claimed
+    hand, melds, n_melds, river, n_river, declared, seat, skip_win, sc, p, phase, tile, t, counters, claimed, purse
 ):  # pragma: no cover
     """The :class:`~simkit.engine.actions.View` of player ``p`` (arguments: the Table's arrays, or for
     a policy called through its pointer, copies of them: :func:`copy_for_view`)."""
@@ -806,6 +806,8 @@ def _view(
         sc[S_DECLARED_AT + q],
         claimed[p],
         claimed[q],
+        purse[P_BALANCE0 + p],
+        purse[P_BALANCE0 + q],
     )
 
 

@@ -16,7 +16,10 @@ Observation
 A dict ``{"observation": float32[OBSERVATION_SIZE], "action_mask": int8[N_ACTIONS]}`` (int8, the
 dtype gymnasium's ``Discrete.sample(mask)`` takes). The observation is what the observing player
 may know, laid out as :data:`OBSERVATION_LAYOUT` says (name -> slice; the fields are described in
-:mod:`simkit.engine.observation`, whose compiled encoder every environment uses). ``action_mask``
+:mod:`simkit.engine.observation`, whose compiled encoder every environment uses). A policy gets the
+same vector from its view: :func:`encode_view` (``encode_view(view)`` in a jitted policy or from
+Python; :func:`encode_view_into` writes into a given array), so an agent trained on an environment
+plays through every door a policy goes through with the features it learned on. ``action_mask``
 is the engine's legal mask for the deciding agent and all zeros for the other.
 
 Rewards, episodes, illegal actions
@@ -35,7 +38,14 @@ The modules: :mod:`~simkit.envs.table` (what they share), :mod:`~simkit.envs.aec
 
 from .aec import aec_env
 from .gym import GYM_IDS, SimkitGymEnv, register_gymnasium
-from .table import OBSERVATION_LAYOUT, OBSERVATION_SIZE, EnvError, encode_observation
+from .table import (
+    OBSERVATION_LAYOUT,
+    OBSERVATION_SIZE,
+    EnvError,
+    encode_observation,
+    encode_view,
+    encode_view_into,
+)
 from .vector import VectorEnv, random_legal_actions
 
 __all__ = [
@@ -43,6 +53,8 @@ __all__ = [
     "OBSERVATION_LAYOUT",
     "OBSERVATION_SIZE",
     "encode_observation",
+    "encode_view",
+    "encode_view_into",
     "VectorEnv",
     "random_legal_actions",
     "aec_env",

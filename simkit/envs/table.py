@@ -8,7 +8,13 @@ import numpy as np
 
 from ..engine import actions as A
 from ..engine import table as eng
-from ..engine.observation import OBSERVATION_LAYOUT, OBSERVATION_SIZE, encode_observation_kernel
+from ..engine.observation import (
+    OBSERVATION_LAYOUT,
+    OBSERVATION_SIZE,
+    encode_observation_kernel,
+    encode_view,
+    encode_view_into,
+)
 from ..errors import InputValueError, SimkitError
 from ..play.stepper import GameState
 from ..rules import get_rules, resolve_rules
@@ -20,6 +26,8 @@ __all__ = [
     "observation_space_of",
     "render_table",
     "encode_observation",
+    "encode_view",
+    "encode_view_into",
     "OBSERVATION_LAYOUT",
     "OBSERVATION_SIZE",
 ]

@@ -247,6 +247,8 @@ class GameState:
             int(sc[eng.S_DECLARED_AT + q]),
             T.claimed[p].copy(),
             T.claimed[q].copy(),
+            float(T.purse[eng.P_BALANCE0 + p]),
+            float(T.purse[eng.P_BALANCE0 + q]),
         )
 
     def _decision_row(self, action):
