@@ -20,6 +20,7 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 import simkit  # noqa: E402
 import simkit.envs as E  # noqa: E402
 from simkit.engine import actions as A  # noqa: E402
+from simkit.engine import table as eng  # noqa: E402
 
 RULES = ["douque", "night_market", "duel", "for_two"]
 
@@ -33,8 +34,45 @@ def test_aec_api_and_seed_tests(rules):
 
 @pytest.mark.parametrize("rules", RULES)
 def test_gymnasium_env_checker(rules):
-    env = gymnasium.make(E.GYM_IDS[rules], opponent="greedy", illegal="penalty")
-    check_env(env.unwrapped)
+    check_env(gymnasium.make(E.GYM_IDS[rules]).unwrapped)  # the defaults: an illegal action costs a penalty
+    env = gymnasium.make(E.GYM_IDS[rules], illegal="error")
+    obs, _ = env.reset(seed=0)
+    with pytest.raises(simkit.SimkitError, match="not legal"):
+        env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+
+
+@pytest.mark.parametrize("rules", ["douque", "for_two"])
+def test_hand_episodes_are_the_hands_simulate_plays(rules):
+    """With ``episode="hand"`` the episodes are the hands of matches in turn, as simulate plays
+    them: an agent playing greedy in seat 0 gets, episode by episode, the results of
+    ``simulate_matches`` with greedy against greedy on the same seed."""
+    from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy
+
+    env = gymnasium.make(E.GYM_IDS[rules], seat=0).unwrapped
+    rows = simkit.simulate_matches(rules, ("greedy", "greedy"), 3, seed=4)
+    results = rows["score_0"] - rows.get("fee_0", 0.0)
+    got = []
+    obs, _ = env.reset(seed=4)
+    while len(got) < len(results):
+        s = env._table.state
+        action = greedy_policy(s.view(), s.legal, GREEDY_DEFAULTS, s.policy_stream())
+        obs, reward, terminated, truncated, _ = env.step(int(action))
+        if terminated:
+            got.append(reward)
+            env.reset()
+    np.testing.assert_allclose(got, results)
+    assert (rows["hand"] > 0).any()  # later hands of the matches were episodes too
+    # episode="first_hand": every episode is the first hand of the next match
+    first = gymnasium.make(E.GYM_IDS[rules], seat=0, episode="first_hand").unwrapped
+    first.reset(seed=4)
+    for match in range(1, 3):
+        terminated = False
+        while not terminated:
+            s = first._table.state
+            action = greedy_policy(s.view(), s.legal, GREEDY_DEFAULTS, s.policy_stream())
+            _, _, terminated, _, _ = first.step(int(action))
+        first.reset()
+        assert first._table.match == match + 1 and first._table.state.table.sc[eng.S_HAND_NUMBER] == 0
 
 
 def _play_aec(env, seed):
@@ -102,7 +140,7 @@ def test_illegal_actions_are_errors_or_penalties():
 
 
 def test_gym_env_plays_against_a_policy_and_seats_alternate():
-    env = gymnasium.make("simkit/Douque-v0", opponent="greedy{declare=0}")
+    env = gymnasium.make("simkit/Douque-v0", opponent="greedy{declare=0}", episode="first_hand")
     seats = []
     for episode in range(4):
         obs, info = env.reset(seed=9 if episode == 0 else None)

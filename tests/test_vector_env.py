@@ -34,7 +34,7 @@ def self_play_is_the_step_api(rules):
     """Self-play on 6 tables for 160 steps: the masks, observations, full states, rewards and ends
     of each table are those of the step API's GameState playing the same actions."""
     n, steps = 6, 160
-    env = E.VectorEnv(rules, n, seed=11, full_state=True, threads=2)
+    env = E.VectorEnv(rules, n, seed=11, full_state=True, threads=2, episode="first_hand")
     obs, masks, info = env.reset()
     states = [GameState.new_match(rules, int(env.table_seeds[i]), 0) for i in range(n)]
     matches = [1] * n
@@ -175,3 +175,32 @@ def test_copy_returns_arrays_the_next_step_does_not_touch():
     env.step(_choose(masks, 0, range(2)))
     assert np.array_equal(obs, kept)
     assert A.N_ACTIONS == env.n_actions and E.OBSERVATION_SIZE == env.observation_size
+
+
+def test_hand_episodes_follow_the_match_from_hand_to_hand():
+    """``episode="hand"``: self-play on 4 tables, each episode one hand; a table's episodes are the
+    hands of its matches in turn (the same as the step API's GameState going on with next_hand),
+    and the rewards of a match's episodes add up to its result."""
+    n, steps = 4, 400
+    env = E.VectorEnv("duel", n, seed=5, threads=2)
+    obs, masks, info = env.reset()
+    states = [GameState.new_match("duel", int(env.table_seeds[i]), 0) for i in range(n)]
+    matches = [1] * n
+    later_hands = 0
+    for step in range(steps):
+        for i, s in enumerate(states):
+            assert np.array_equal(masks[i], s.legal.astype(np.int8))
+            assert np.array_equal(obs[i], reference_observation(s.table, s.player, True))
+        actions = _choose(masks, step, range(n))
+        obs, masks, rewards, terminated, truncated, info = env.step(actions)
+        for i, s in enumerate(states):
+            before = s.table.purse[:2].copy()
+            s.apply(int(actions[i]))
+            assert terminated[i] == s.over
+            assert np.allclose(rewards[i], s.table.purse[:2] - before)
+            if s.over and not s.next_hand():
+                states[i] = GameState.new_match("duel", int(env.table_seeds[i]), matches[i])
+                matches[i] += 1
+            elif terminated[i]:
+                later_hands += 1
+    assert later_hands > 0  # episodes went on within a match

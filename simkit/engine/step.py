@@ -1777,7 +1777,7 @@ def vector_step_kernel(
     params1,
     search,
     agent_mode,
-    match_episodes,
+    episode_mode,
     seeds,
     matches,
     agent_episodes,
@@ -1798,11 +1798,14 @@ def vector_step_kernel(
     With ``reset`` every table starts a new episode; otherwise table ``i``'s deciding player plays
     ``actions[i]`` (checked by the engine against its own mask). Then everything that is not the
     agent's to decide is played: with ``agent_mode`` the opponent's decisions (its policy by
-    ``kinds`` / ``fn*``; the agent holds seat ``seats[i]``), with ``match_episodes`` the next hands
-    of the match. An episode that ends starts the next at once (``terminated[i]``; the rewards are
-    the finished episode's): episode ``k`` of table ``i`` is match ``matches[i]`` of seed
-    ``seeds[i]`` (an episode that ends before the agent decides is passed over, as in the
-    Gymnasium environment), and the agent's seat alternates by episode (``agent_episodes``).
+    ``kinds`` / ``fn*``; the agent holds seat ``seats[i]``), and with ``episode_mode`` 2 (a match)
+    the next hands of the match. An episode that ends starts the next at once (``terminated[i]``;
+    the rewards are the finished episode's). ``episode_mode`` is the index in
+    :data:`simkit.envs.table.EPISODES`: 0, the first hand of match ``matches[i]`` of seed
+    ``seeds[i]``; 1, the next hand of the match while it goes on, then the next match; 2, the
+    match. An episode that ends before the agent decides is passed over, as in the Gymnasium
+    environment, and the agent's seat alternates by episode (``agent_episodes``; with mode 1, by
+    match).
 
     Writes the deciding player's observation (``obs[i]``), legal mask (``masks[i]``, int8) and seat
     (``players[i]``), the step's change of each player's score (``rewards[i]``: the agent's and the
@@ -1828,7 +1831,10 @@ def vector_step_kernel(
         action = -1 if reset else actions[i]
         failed = False
         while True:
-            if begin:
+            if begin == 3:  # a new episode on the next hand of the match, already dealt: the same seat
+                begin = 0
+                fresh = True
+            elif begin:
                 if begin == 1:
                     if agent_mode:
                         seats[i] = agent_episodes[i] % 2
@@ -1845,15 +1851,19 @@ def vector_step_kernel(
                 failed = True
                 break
             if sc[G.S_PHASE] == A.PHASE_OVER:
-                if match_episodes and step_kernel(G.OP_NEXT_HAND, T, template, tb, game, sp, 0, T.ids[0], 0):
+                go_on = False  # the match goes on into its next hand (dealt now) for this episode or the next
+                if episode_mode != 0:
+                    go_on = step_kernel(G.OP_NEXT_HAND, T, template, tb, game, sp, 0, T.ids[0], 0) != 0
+                if go_on:
                     sc[G.S_LOGGING] = 0
-                    continue
+                    if episode_mode == 2 or fresh:  # the same episode goes on with the next hand
+                        continue
                 if fresh:  # over before the agent decided: passed over, the same episode goes on
                     begin = 2
                     continue
                 _score_changes(T, b0, b1, agent_mode and seats[i] == 1, rewards[i])
                 terminated[i] = True
-                begin = 1
+                begin = 3 if go_on else 1
                 continue
             if not agent_mode or sc[G.S_PLAYER] == seats[i]:
                 break

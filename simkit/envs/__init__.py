@@ -25,12 +25,15 @@ is the engine's legal mask for the deciding agent and all zeros for the other.
 Rewards, episodes, illegal actions
 ----------------------------------
 After every step each agent's reward is the change of its score in that step (the hand's payment
-arrives when the hand is settled; nothing is counted twice). An episode is one hand
-(``episode="hand"``, default) or one match (``episode="match"``). An action outside the mask raises
-an error naming the agent, the phase and the legal actions (``illegal="error"``), or, with
-``illegal="penalty"``, costs the agent ``illegal_penalty`` and a uniformly random legal action is
-played instead (from the environment's own seeded stream). Episode ``k`` after ``reset(seed=s)``
-is match ``k`` of seed ``s``: the same seed replays the same deals.
+arrives when the hand is settled; nothing is counted twice). An episode is a hand of the matches
+in turn (``episode="hand"``, default: the match goes on from one episode to the next, as
+``simulate`` plays it), the first hand of a new match (``"first_hand"``) or a whole match
+(``"match"``). An action outside the mask raises an error naming the agent, the phase and the legal
+actions (``illegal="error"``, the default of the AEC and vector environments), or, with
+``illegal="penalty"`` (the Gymnasium environment's default, so that gymnasium's checker passes),
+costs the agent ``illegal_penalty`` and a uniformly random legal action is played instead (from the
+environment's own seeded stream). The matches after ``reset(seed=s)`` are matches 0, 1, ... of
+seed ``s``: the same seed replays the same deals.
 
 The modules: :mod:`~simkit.envs.table` (what they share), :mod:`~simkit.envs.aec`,
 :mod:`~simkit.envs.gym` and :mod:`~simkit.envs.vector`.

@@ -59,7 +59,7 @@ def _gym_class():
             opponent="greedy",
             seat=None,
             episode="hand",
-            illegal="error",
+            illegal="penalty",
             illegal_penalty=-1.0,
             render_mode=None,
             **options,
@@ -106,14 +106,13 @@ def _gym_class():
             super().reset(seed=seed)
             if seed is not None:
                 self._episodes = 0
-            self.seat = (self._episodes % 2) if self._seat_arg is None else self._seat_arg
-            self._episodes += 1
             t = self._table
-            while True:
-                t.reset(seed)
-                seed = None
-                if not self._opponent_moves():
-                    break  # the agent decides now (else the episode ended without it: deal the next)
+            # the seat alternates by episode; with episode="hand", by match (it holds for a whole match)
+            if t.reset(seed) or t.episode != "hand":
+                self.seat = (self._episodes % 2) if self._seat_arg is None else self._seat_arg
+                self._episodes += 1
+            while self._opponent_moves():  # the hand ended before the agent decided: deal the next
+                t.reset(None)
             return self._obs(), {"seat": self.seat}
 
         def step(self, action):

@@ -20,6 +20,7 @@ from ..play.stepper import GameState
 from ..rules import get_rules, resolve_rules
 
 __all__ = [
+    "EPISODES",
     "EnvError",
     "EnvTable",
     "env_settings",
@@ -54,11 +55,18 @@ def observation_space_of(gym_spaces):
     )
 
 
+#: What an episode is: ``"hand"``, each hand of the matches in turn (the match carries on from one
+#: episode to the next, streaks and scores included: hands drawn as ``simulate`` plays them);
+#: ``"first_hand"``, the first hand of a new match every time; ``"match"``, a whole match. The
+#: index of a name is its code in the vector environment's kernel.
+EPISODES = ("first_hand", "hand", "match")
+
+
 def env_settings(rules, episode, illegal, illegal_penalty, options):
     """The rule set of an environment, after checking the settings every environment shares."""
 
-    if episode not in ("hand", "match"):
-        raise InputValueError(f"episode is 'hand' or 'match', got {episode!r}")
+    if episode not in EPISODES:
+        raise InputValueError(f"episode is one of {', '.join(map(repr, EPISODES))}, got {episode!r}")
     if illegal not in ("error", "penalty"):
         raise InputValueError(f"illegal is 'error' or 'penalty', got {illegal!r}")
     if (
@@ -88,13 +96,20 @@ class EnvTable:
         if self.state is None:
             raise EnvError(f"call reset() before {what}: the environment has no hand yet")
 
-    def reset(self, seed):
+    def reset(self, seed) -> bool:
+        """Start the next episode: with ``episode="hand"`` the next hand of the match when it goes
+        on, else match ``k`` of the seed (``seed``: from match 0 of that seed again). Returns
+        whether a new match began."""
         if seed is not None:
             self.seed = int(seed)
             self.match = 0
             self.rng = np.random.default_rng(self.seed)
+            self.state = None
+        if self.episode == "hand" and self.state is not None and self.state.over and self.state.next_hand():
+            return False
         self.state = GameState.new_match(self.rules, self.seed, self.match)
         self.match += 1
+        return True
 
     def scores(self) -> np.ndarray:
         return self.state.table.purse[eng.P_BALANCE0 : eng.P_BALANCE0 + 2].copy()
@@ -103,7 +118,7 @@ class EnvTable:
         s = self.state
         if not s.over:
             return False
-        if self.episode == "hand":
+        if self.episode != "match":
             return True
         return not s.next_hand()
 

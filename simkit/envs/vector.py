@@ -23,7 +23,7 @@ from ..play.runtime import (
     resolve_policy,
     thread_count,
 )
-from .table import EnvError, env_settings
+from .table import EPISODES, EnvError, env_settings
 
 __all__ = ["VectorEnv", "random_legal_actions"]
 
@@ -58,7 +58,9 @@ class VectorEnv:
       :func:`simkit.engine.observation.state_layout`), for centralised critics.
     * A table whose episode ends starts the next one in the same step: its row of ``obs`` /
       ``masks`` is then the new episode's first decision and ``rewards`` the finished episode's
-      last change. An episode is one hand (``episode="hand"``) or one match (``"match"``).
+      last change. An episode is a hand of the matches in turn (``episode="hand"``: the match
+      goes on from episode to episode), the first hand of a match (``"first_hand"``) or a match
+      (``"match"``): :data:`simkit.envs.table.EPISODES`.
     * Reproducible per table: table ``i`` plays matches 0, 1, 2, ... of the seed
       ``stream_key(seed, i, 0) >> 1`` (:attr:`table_seeds`), one per episode (with an opponent, an
       episode that ends before the agent decides is passed over), whatever ``n_envs`` and the
@@ -164,7 +166,7 @@ class VectorEnv:
             self._params,
             self._search,
             self.opponent is not None,
-            self.episode == "match",
+            EPISODES.index(self.episode),
             self.table_seeds,
             self._matches,
             self._agent_episodes,
