@@ -37,7 +37,7 @@ from ..hand import shanten_batch
 from ..hand.tables import hand_tables
 from ..policies.spec import as_policy
 from ..tiles import format_tile_list, parse_tile_list
-from .position import Position
+from .position import Position, as_position
 from .rollouts import action_codes, action_text
 from .runtime import (
     EngineError,
@@ -163,14 +163,6 @@ def _opponent_hands(unseen: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarr
     return np.array(rows, np.uint8), np.array(ways, np.float64)
 
 
-def _check_position(position) -> Position:
-    if isinstance(position, str):
-        position = Position.from_string(position)
-    if not isinstance(position, Position):
-        raise ExactError(f"position must be a simkit.Position or its notation string, got {type(position).__name__}")
-    return position
-
-
 def completions(position, limit: int | None = None) -> Completions:
     """How many arrangements of the unseen tiles :func:`exact` enumerates at ``position``.
 
@@ -180,7 +172,7 @@ def completions(position, limit: int | None = None) -> Completions:
     when the opponent has more possible hands (ready or not) than ``limit`` (at most
     :data:`ENUMERATED_HANDS`), they are only counted and ``counted`` is False.
     """
-    position = _check_position(position)
+    position = as_position(position, ExactError)
     d = position._derived
     unseen = np.asarray(d["unseen"], np.int64)
     size = int(d["opp_concealed"])
@@ -209,7 +201,7 @@ def opponent_hands(position, ready: bool | None = None, limit: int | None = None
     hands : uint8[m, 34]
     weights : float64[m], summing to 1 (empty when no hand qualifies)
     """
-    position = _check_position(position)
+    position = as_position(position, ExactError)
     d = position._derived
     unseen = np.asarray(d["unseen"], np.int64)
     size = int(d["opp_concealed"])
@@ -230,7 +222,7 @@ def warm_exact(position, policies=("greedy", "greedy")) -> None:
     """Compile (or load from the cache) what :func:`exact` runs for ``position``'s rule set and
     ``policies``, enumerating nothing: so a caller can say how long the start-up took apart from
     the enumeration."""
-    _exact(_check_position(position), policies, None, 0, MAX_COMPLETIONS, None, compile_only=True)
+    _exact(as_position(position, ExactError), policies, None, 0, MAX_COMPLETIONS, None, compile_only=True)
 
 
 def exact(
@@ -277,7 +269,7 @@ def exact(
         ``df.attrs``: as rollouts', plus ``exact=True``, ``completions``, ``opponent_hands`` and
         ``playouts`` (hands played).
     """
-    position = _check_position(position)
+    position = as_position(position, ExactError)
     seed = check_int(seed, "seed", 0, 2**63 - 1, ExactError)
     max_completions = check_int(max_completions, "max_completions", 1, 10**12, ExactError)
     if threads is not None:

@@ -39,7 +39,7 @@ from ..rules import resolve_rules
 from ..tiles import format_tile_list, parse_tile_list, parse_tiles, tile_name
 from .stepper import GameState, streak_limit
 
-__all__ = ["Position", "PositionError", "COMPLETION_STREAM", "position_of"]
+__all__ = ["Position", "PositionError", "COMPLETION_STREAM", "position_of", "as_position"]
 
 COMPLETION_STREAM = 1 << 41  #: sub-stream of ``(seed, 0, COMPLETION_STREAM)`` that samples a completion
 WIND_LETTERS = {"E": 27, "S": 28, "W": 29, "N": 30}  #: wind letter -> kind
@@ -538,6 +538,16 @@ class Position:
                 f"the completed position breaks an engine invariant: {state.error_text('the position')}"
             )
         return state
+
+
+def as_position(position, error=PositionError) -> Position:
+    """``position`` as a :class:`Position`: one as it is, a notation string read by
+    :meth:`Position.from_string`; anything else raises ``error`` naming its type."""
+    if isinstance(position, str):
+        position = Position.from_string(position)
+    if not isinstance(position, Position):
+        raise error(f"position must be a simkit.Position or its notation string, got {type(position).__name__}")
+    return position
 
 
 def position_of(state: GameState) -> Position:

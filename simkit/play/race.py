@@ -31,13 +31,13 @@ from .._jit import jit
 from ..engine import actions as A
 from ..engine import table as eng
 from ..errors import SimkitError, check_int
-from ..hand import waits_batch
+from ..hand import mask_to_kinds, waits_batch
 from ..melds import MELD_PUNG
 from ..policies.helpers import first_legal
 from ..policies.spec import policy
 from ..tiles import format_tile_list
 from .exact import ENUMERATED_HANDS, ExactError, given_hand, opponent_hands
-from .position import Position
+from .position import Position, as_position
 
 __all__ = ["race", "Race", "RaceError", "locked_policy", "MAX_OPPONENT_HANDS"]
 
@@ -134,10 +134,7 @@ def race(position, opponent_hand=None, seed: int = 0, *, max_opponent_hands: int
     """
     import pandas as pd
 
-    if isinstance(position, str):
-        position = Position.from_string(position)
-    if not isinstance(position, Position):
-        raise RaceError(f"position must be a simkit.Position or its notation string, got {type(position).__name__}")
+    position = as_position(position, RaceError)
     seed = check_int(seed, "seed", 0, 2**63 - 1, RaceError)
     max_opponent_hands = check_int(max_opponent_hands, "max_opponent_hands", 1, 10**9, RaceError)
     d = position._derived
@@ -247,8 +244,9 @@ def _wait_kinds(hand: np.ndarray, n_melds: int, meld_counts: np.ndarray, rules) 
     """bool[34]: the kinds that complete ``hand`` (counts) with ``n_melds`` melds holding
     ``meld_counts``."""
     mc = np.asarray(meld_counts, np.uint8)[None, :]
-    mask = int(waits_batch(hand.astype(np.uint8)[None, :], n_melds, mc, rules)[0])
-    return np.array([(mask >> k) & 1 for k in range(34)], bool)
+    out = np.zeros(34, bool)
+    out[mask_to_kinds(int(waits_batch(hand.astype(np.uint8)[None, :], n_melds, mc, rules)[0]))] = True
+    return out
 
 
 def _race_ends(wall, drawn, waits, kongs, drawable):

@@ -32,7 +32,7 @@ from ..errors import SimkitError, check_int
 from ..hand.tables import hand_tables
 from ..policies.spec import as_policy
 from ..tiles import format_tile_list, parse_tile_list
-from .position import COMPLETION_STREAM, Position
+from .position import COMPLETION_STREAM, as_position
 from .runtime import (
     EngineError,
     engine_for,
@@ -203,10 +203,7 @@ def rollouts(
     """
     import pandas as pd
 
-    if isinstance(position, str):
-        position = Position.from_string(position)
-    if not isinstance(position, Position):
-        raise RolloutError(f"position must be a simkit.Position or its notation string, got {type(position).__name__}")
+    position = as_position(position, RolloutError)
     n = check_int(n, "n", 1, 10**9, RolloutError)
     seed = check_int(seed, "seed", 0, 2**63 - 1, RolloutError)
     if threads is not None:
