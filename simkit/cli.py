@@ -504,6 +504,9 @@ def _cmd_policies(args) -> int:
     names = [args.name] if args.name else list(BUILT_IN)
     for name in names:
         p = parse_policy(name)
+        if p.source is not None:  # a learned policy's file
+            print(f"{p.label}: a learned policy\n{p.source.describe()}")
+            continue
         spec = spec_of(p.function)
         doc = (getattr(p.function, "__doc__", None) or "").strip().splitlines()
         print(f"{p.name}: {doc[0] if doc else ''}")
@@ -928,9 +931,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_replay)
 
     p = sub.add_parser(
-        "policies", help="the built-in policies (or one given as NAME or module:function) and their parameters"
+        "policies",
+        help="the built-in policies (or one given as NAME, module:function or a learned policy's file) and their parameters",
     )
-    p.add_argument("name", nargs="?", help="a policy: a built-in name or module:function")
+    p.add_argument("name", nargs="?", help="a policy: a built-in name, module:function or path/to/policy.npz")
     p.set_defaults(func=_cmd_policies)
 
     p = sub.add_parser("rules", help="describe rule sets and their options")
@@ -957,7 +961,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=_policies_arg,
         default=None,
         help="player 0's and player 1's policies (default greedy,greedy): built-in names or module:function, "
-        "with parameters and an optional label, e.g. 'never_declare=greedy{declare=0},mymodule:my_policy{x=1}' "
+        "with parameters and an optional label, or a learned policy's file, e.g. "
+        "'never_declare=greedy{declare=0},mymodule:my_policy{x=1}' or 'bot=agents/bot.npz,greedy' "
         "(simkit policies lists the parameters)",
     )
     target = p.add_mutually_exclusive_group()

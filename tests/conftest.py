@@ -136,6 +136,7 @@ TIERS = {
     "test_luck.py": "engine",
     "test_numba_scope.py": "engine",
     "test_policies.py": "engine",
+    "test_policy_files.py": "engine",
     "test_policy_transport.py": "engine",
     "test_rollouts.py": "engine",
     "test_step_api_inputs.py": "engine",

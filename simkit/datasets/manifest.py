@@ -152,7 +152,7 @@ def _manifest_problem(manifest: dict) -> str | None:
             isinstance(p, dict)
             and isinstance(p.get("label"), str)
             and isinstance(p.get("name"), str)
-            and isinstance(p.get("params"), list)
+            and (isinstance(p.get("params"), list) or isinstance(p.get("file"), str))  # a learned policy: its file
             for p in pols
         )
     ):

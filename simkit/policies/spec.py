@@ -61,6 +61,7 @@ __all__ = [
     "parse_policy",
     "split_policies",
     "from_record",
+    "check_label",
     "BUILT_IN",
 ]
 
@@ -301,6 +302,8 @@ class Policy:
     label: str
     spec: PolicySpec | None = None
     continuation: "Policy | None" = None
+    #: the file a learned policy was loaded from (:class:`simkit.policies.network.PolicyFile`), else None
+    source: Any = None
 
     # -- derived
     @property
@@ -319,6 +322,8 @@ class Policy:
 
     def text(self) -> str:
         """The policy in the command line's syntax, label first when it is not the default one."""
+        if self.source is not None:
+            return f"{self.label}={self.source.path}"
         body = self.name + _values_text(self)
         return body if self.label == default_label(self) else f"{self.label}={body}"
 
@@ -332,7 +337,7 @@ class Policy:
         return p if keep else dataclasses.replace(p, label=default_label(p))
 
     def with_label(self, label: str) -> Policy:
-        return dataclasses.replace(self, label=_check_label(label))
+        return dataclasses.replace(self, label=check_label(label))
 
     def with_continuation(self, continuation) -> Policy:
         """The same search playing out with ``continuation`` (anything :func:`as_policy` takes;
@@ -356,6 +361,13 @@ class Policy:
         The engine plays no other vector: its length is checked against the declaration here, so
         that a policy cannot read past its parameters (the vector itself, not a copy, for a policy
         without ``rules_data``: a policy may use the vector it was given as scratch)."""
+        if self.source is not None and self.source.rules is not None:
+            played = getattr(rules, "name", rules)
+            if played != self.source.rules:
+                raise PolicyError(
+                    f"policy {self.label} was trained for {self.source.rules} ({self.source.path}); "
+                    f"this run plays {played}"
+                )
         if self.spec is None:
             return self.params
         if self.continuation is not None:
@@ -388,10 +400,16 @@ class Policy:
         # cannot import it (its declaration is on its Python function: spec_of)
         ref = _reference_of(self.function)
         fallback = None if self.built_in else self.function
-        return (_unpickle_policy, (ref, fallback, self.params, self.name, self.label, self.continuation))
+        return (
+            _unpickle_policy,
+            (ref, fallback, self.params, self.name, self.label, self.continuation, self.source),
+        )
 
     def record(self) -> dict:
-        """What a run's manifest stores about the policy (JSON-ready)."""
+        """What a run's manifest stores about the policy (JSON-ready): for a learned policy its file's
+        path and SHA-256, not its weights."""
+        if self.source is not None:
+            return {"label": self.label, "name": self.name, **self.source.record()}
         module, qualname, digest = _source_of(self.function)
         rec = {"label": self.label, "name": self.name, "params": [float(x) for x in self.params]}
         if self.spec is not None:
@@ -431,7 +449,7 @@ def _reference_of(fn) -> str | None:
     return f"{module}:{qualname}" if found is fn else None
 
 
-def _unpickle_policy(ref, fallback, params, name, label, continuation=None) -> Policy:
+def _unpickle_policy(ref, fallback, params, name, label, continuation=None, source=None) -> Policy:
     fn = None
     if ref is not None:
         try:
@@ -441,7 +459,11 @@ def _unpickle_policy(ref, fallback, params, name, label, continuation=None) -> P
                 raise
     if fn is None:
         fn = fallback
-    return Policy(fn, params, name, label, spec_of(fn), continuation)
+    return Policy(fn, params, name, label, spec_of(fn), continuation, source)
+
+
+#: a vector longer than this is named in a label by its length and a hash, not written out
+LABEL_VALUES = 8
 
 
 def _values_text(p: Policy) -> str:
@@ -450,6 +472,9 @@ def _values_text(p: Policy) -> str:
         if p.continuation is not None and p.continuation != as_policy(p.spec.continuation):
             changed["continuation"] = p.continuation.text()
         return "{" + ",".join(f"{k}={v}" for k, v in changed.items()) + "}" if changed else ""
+    if len(p.params) > LABEL_VALUES:
+        digest = hashlib.sha256(np.ascontiguousarray(p.params, np.float64).tobytes()).hexdigest()[:8]
+        return f"[n={len(p.params)},sha256={digest}]"
     if len(p.params):
         return "[" + ",".join(f"{x:g}" for x in p.params.tolist()) + "]"
     return ""
@@ -465,7 +490,7 @@ def default_label(p: Policy) -> str:
 _LABEL = re.compile(r"^[A-Za-z0-9_.\-+\[\]{}=,:]+$")
 
 
-def _check_label(label) -> str:
+def check_label(label) -> str:
     if not isinstance(label, str) or not label or not _LABEL.match(label):
         raise PolicyError(
             f"a policy label is a non-empty string of letters, digits and _ . - + [ ] {{ }} = , :, got {label!r}"
@@ -489,7 +514,7 @@ def _make(fn, params, label=None, continuation=None) -> Policy:
     elif continuation is not None:
         raise PolicyError(f"policy {_name_of(fn)} does not search: it takes no continuation")
     p = Policy(fn, params, _name_of(fn), "", spec, continuation)
-    return dataclasses.replace(p, label=_check_label(label) if label is not None else default_label(p))
+    return dataclasses.replace(p, label=check_label(label) if label is not None else default_label(p))
 
 
 def as_policy(policy, label: str | None = None) -> Policy:
@@ -557,11 +582,21 @@ def _value_of(text: str, key: str, owner: str):
         raise PolicyError(f"policy {owner}: parameter {key} is a number or true/false, got {text!r}") from None
 
 
+_FILE_TEXT = re.compile(r"^\s*(?:(?P<label>[A-Za-z0-9_.\-+]+)\s*=\s*)?(?P<path>[^{}=]+\.npz)\s*$")
+
+
 def parse_policy(text: str) -> Policy:
     """A :class:`Policy` from the command line's syntax: ``[label=]name[{key=value,...}]``, where
-    name is a built-in policy or ``module:function`` (an importable module defining a policy)."""
+    name is a built-in policy or ``module:function`` (an importable module defining a policy), or
+    ``[label=]path/to/policy.npz``, a learned policy's file
+    (:func:`simkit.policies.network.load_policy`)."""
     if not isinstance(text, str):
         raise PolicyError(f"a policy text is a string, got {text!r}")
+    file = _FILE_TEXT.match(text)
+    if file is not None:
+        from .network import load_policy
+
+        return load_policy(file.group("path").strip(), file.group("label"))
     m = _TEXT.match(text)
     if m is None:
         raise PolicyError(
@@ -649,6 +684,8 @@ def from_record(record: dict, *, allow_changed: bool = False) -> Policy:
         raise PolicyError(f"the run's policy record has no name: {record!r}")
     params = np.asarray(record.get("params", []), np.float64)
     label = record.get("label", name)
+    if "file" in record:
+        return _from_file_record(record, label, allow_changed)
     if name in BUILT_IN and "module" not in record:
         fn = BUILT_IN[name]
     else:
@@ -684,6 +721,24 @@ def from_record(record: dict, *, allow_changed: bool = False) -> Policy:
         )
         continuation = _check_continuation(continuation, name)
     return Policy(fn, params, _name_of(fn), label, spec, continuation)
+
+
+def _from_file_record(record: dict, label: str, allow_changed: bool) -> Policy:
+    """A learned policy a run recorded by its file: loaded again, refused when the file changed."""
+    from .network import load_policy
+
+    try:
+        p = load_policy(record["file"], label)
+    except PolicyError as exc:
+        raise PolicyError(f"the run's policy {label!r}: {exc}") from None
+    recorded = record.get("sha256")
+    if recorded is not None and p.source.sha256 != recorded and not allow_changed:
+        raise PolicyError(
+            f"the file of policy {label!r} ({record['file']}) changed since the run (SHA-256 {recorded[:12]} then, "
+            f"{p.source.sha256[:12]} now): replaying would play other weights; pass allow_changed=True "
+            "(--allow-changed) to replay anyway"
+        )
+    return p
 
 
 def _check_continuation(p: Policy, owner: str) -> Policy:
