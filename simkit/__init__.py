@@ -50,8 +50,8 @@ from .play.position import Position, PositionError
 from .play.race import Race, RaceError, race
 from .play.rollouts import RolloutError, rollouts
 from .play.stepper import GameState
-from .policies.network import load_policy, save_policy
-from .policies.spec import Param, Policy, PolicyError, as_policy, policy
+from .policies.files import save_policy
+from .policies.spec import Param, Policy, PolicyError, as_policy, load_policy, policy
 from .rules import RULE_SETS, Rules, get_rules, resolve_rules
 from .runs.simulation import simulate  # the function (the module is simkit.runs.simulation)
 from .scoring import Score, score, score_batch

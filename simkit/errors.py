@@ -89,6 +89,10 @@ class ScoreError(SimkitError, ValueError):
     """A win that cannot be scored: not a complete hand, or contradictory win flags."""
 
 
+class PolicyError(SimkitError, ValueError):
+    """A policy given by a bad name, syntax, parameter value or file, or one that cannot be brought back."""
+
+
 class InputValueError(SimkitError, ValueError):
     """An argument whose value is not allowed -- out of range, not one of the choices, inconsistent
     with another argument, a file or run that is not what was asked for -- where no more specific

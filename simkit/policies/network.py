@@ -1,34 +1,20 @@
-"""Learned policies: a small neural network over the observation, saved to one file and played in
-the engine like any jitted policy.
+"""Learned policies' networks, played in the engine: a linear layer or a multi-layer perceptron
+over the observation of the deciding player (:func:`simkit.envs.encode_view`, the environments'
+observation, float32[OBSERVATION_SIZE]) giving one score per action.
 
-A network maps the observation of the deciding player (:func:`simkit.envs.encode_view`, the
-environments' observation, float32[OBSERVATION_SIZE]) to one score per action: a linear layer
-(``architecture="linear"``) or a multi-layer perceptron with ReLU or tanh hidden layers
-(``"mlp"``). The policy plays the legal action of highest score (``temperature=0``) or samples
-the legal actions in proportion to ``exp(score / temperature)`` from its own random stream.
+:func:`network_policy` plays the legal action of highest score (temperature 0) or samples the legal
+actions in proportion to ``exp(score / temperature)`` from its own random stream. Its parameter
+vector (:func:`network_params`) is a header -- the number of layers, the activation, the
+temperature, the layer sizes -- then each layer's weights (row-major, input by output) and
+biases. The input layer adds only the rows of the observation's non-zero entries (most of it is
+zero), so a decision costs about (non-zero inputs) x (first layer's width) multiply-adds.
 
-:func:`save_policy` writes the weights with what is needed to play them back -- the architecture,
-the observation layout the network was trained on, the rule set, a short label -- to one
-``.npz`` file; :func:`load_policy` reads it as a :class:`~simkit.policies.spec.Policy`, which
-every door a policy goes through takes (``simulate``, ``compare``, ``round_robin``, workers,
-Dask, ``replay``, the command line's ``--policies label=path/to/agent.npz``). A run's manifest
-records the file's path and SHA-256, not its weights, and a replay refuses a file that changed.
-
-Inside the engine the network is the jitted :func:`network_policy`; its parameter vector
-(:func:`network_params`) is a header -- the number of layers, the activation, the temperature,
-the layer sizes -- followed by each layer's weights (row-major, input by output) and biases.
-The input layer skips the observation's zeros (most of it), so a decision costs about
-(non-zero inputs) x (first layer's width) multiply-adds.
+A network is saved to and loaded from one file by :mod:`simkit.policies.files`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import json
 import math
-import zipfile
-from pathlib import Path
 
 import numpy as np
 
@@ -36,25 +22,22 @@ from .._jit import jit
 from ..engine.actions import N_ACTIONS
 from ..engine.observation import OBSERVATION_LAYOUT, OBSERVATION_SIZE, encode_view
 from ..engine.rng import uniform
-from .spec import Policy, PolicyError, check_label
+from ..errors import PolicyError
 
 __all__ = [
     "ARCHITECTURES",
     "ACTIVATIONS",
-    "FILE_FORMAT",
-    "PolicyFile",
+    "HEADER",
+    "check_layers",
     "network_policy",
     "network_params",
     "network_scores",
-    "save_policy",
-    "load_policy",
-    "read_policy_file",
+    "observation_layout",
 ]
 
-FILE_FORMAT = "simkit-policy-1"  #: the ``format`` a policy file's metadata names
 ARCHITECTURES = ("linear", "mlp")
 ACTIVATIONS = ("relu", "tanh")  #: the hidden layers' activation (index = its code in the header)
-_HEADER = 3  #: layers, activation code, temperature; then the layers + 1 sizes
+HEADER = 3  #: a parameter vector starts with the layers, the activation code, the temperature; then the sizes
 
 
 def observation_layout() -> list:
@@ -72,15 +55,15 @@ def network_scores(params, x, out):  # pragma: no cover - compiled
     activation = np.int64(params[1])
     width = 0
     for i in range(n_layers + 1):
-        width = max(width, np.int64(params[_HEADER + i]))
+        width = max(width, np.int64(params[HEADER + i]))
     a = np.zeros(width, np.float64)
     b = np.zeros(width, np.float64)
     for j in range(x.shape[0]):
         a[j] = x[j]
-    at = _HEADER + n_layers + 1
+    at = HEADER + n_layers + 1
     for layer in range(n_layers):
-        n_in = np.int64(params[_HEADER + layer])
-        n_out = np.int64(params[_HEADER + layer + 1])
+        n_in = np.int64(params[HEADER + layer])
+        n_out = np.int64(params[HEADER + layer + 1])
         bias = at + n_in * n_out
         for k in range(n_out):
             b[k] = params[bias + k]
@@ -129,7 +112,7 @@ def network_policy(view, legal, params, rng):  # pragma: no cover - compiled
     return best
 
 
-def _check_layers(layers, architecture: str, where: str) -> list:
+def check_layers(layers, architecture: str, where: str) -> list:
     """The layers as ``[(W float64[n_in, n_out], b float64[n_out]), ...]``, shapes chained from the
     observation to the actions, or a one-line PolicyError."""
     if architecture not in ARCHITECTURES:
@@ -161,7 +144,7 @@ def _check_layers(layers, architecture: str, where: str) -> list:
 def network_params(layers, activation: str = "relu", temperature: float = 0.0) -> np.ndarray:
     """The parameter vector :func:`network_policy` plays: the header, then each layer's weights and
     biases (``layers``: ``[(W[n_in, n_out], b[n_out]), ...]`` from the observation to the actions)."""
-    layers = _check_layers(layers, "linear" if len(layers) == 1 else "mlp", "network")
+    layers = check_layers(layers, "linear" if len(layers) == 1 else "mlp", "network")
     if activation not in ACTIVATIONS:
         raise PolicyError(f"network: activation is one of {', '.join(ACTIVATIONS)}, got {activation!r}")
     if not (isinstance(temperature, (int, float)) and math.isfinite(temperature) and temperature >= 0):
@@ -169,167 +152,3 @@ def network_params(layers, activation: str = "relu", temperature: float = 0.0) -
     sizes = [OBSERVATION_SIZE] + [w.shape[1] for w, _ in layers]
     header = [len(layers), ACTIVATIONS.index(activation), float(temperature), *sizes]
     return np.concatenate([np.asarray(header, np.float64)] + [a.reshape(-1) for w, b in layers for a in (w, b)])
-
-
-@dataclasses.dataclass(frozen=True)
-class PolicyFile:
-    """Where a learned policy comes from: its file (absolute path), the file's SHA-256, and what the
-    file says -- its architecture, activation, temperature, the rule set it was trained for (None:
-    any) and any notes (JSON-ready)."""
-
-    path: str
-    sha256: str
-    architecture: str
-    activation: str
-    temperature: float
-    rules: str | None
-    sizes: tuple
-    notes: dict
-
-    def record(self) -> dict:
-        return {"file": self.path, "sha256": self.sha256, "trained_for": self.rules}
-
-    def describe(self) -> str:
-        """A few lines on the file, as ``simkit policies FILE`` prints them."""
-        shape = " -> ".join(str(n) for n in self.sizes)
-        hidden = f", {self.activation} hidden layers" if len(self.sizes) > 2 else ""
-        play = "the best legal action" if self.temperature == 0 else f"sampled at temperature {self.temperature:g}"
-        lines = [
-            f"  file: {self.path} (SHA-256 {self.sha256[:12]})",
-            f"  network: {self.architecture}, {shape}{hidden}; plays {play}",
-            f"  trained for: {self.rules or 'any rule set'}",
-        ]
-        lines += [f"  {key}: {value}" for key, value in self.notes.items()]
-        return "\n".join(lines)
-
-
-def save_policy(
-    path,
-    layers,
-    *,
-    label: str,
-    rules: str | None = None,
-    architecture: str | None = None,
-    activation: str = "relu",
-    temperature: float = 0.0,
-    notes: dict | None = None,
-) -> Path:
-    """Write a network policy to one ``.npz`` file and return its path.
-
-    ``layers``: ``[(W float[n_in, n_out], b float[n_out]), ...]`` from the observation
-    (``n_in = OBSERVATION_SIZE``) to the actions (``n_out = N_ACTIONS``), stored as float32;
-    ``label``: the short name it plays under; ``rules``: the rule set it was trained for (it
-    refuses to play another; None: any); ``architecture``: ``"linear"`` (one layer) or ``"mlp"``
-    (default: from the number of layers); ``notes``: anything JSON-ready (how it was trained).
-    An existing file is replaced only once the new one is complete."""
-    path = Path(path)
-    if path.suffix != ".npz":
-        raise PolicyError(f"a policy file's name ends in .npz, got {str(path)!r}")
-    label = check_label(label)
-    architecture = architecture or ("linear" if len(layers) == 1 else "mlp")
-    layers = _check_layers(layers, architecture, f"policy {label}")
-    network_params(layers, activation, temperature)  # the activation and temperature, checked
-    if rules is not None:
-        from ..rules import get_rules
-
-        rules = get_rules(rules).name
-    meta = {
-        "format": FILE_FORMAT,
-        "label": label,
-        "architecture": architecture,
-        "activation": activation,
-        "temperature": float(temperature),
-        "rules": rules,
-        "observation_layout": observation_layout(),
-        "n_actions": N_ACTIONS,
-        "notes": notes or {},
-    }
-    try:
-        text = json.dumps(meta, sort_keys=True)
-    except (TypeError, ValueError) as exc:
-        raise PolicyError(f"policy {label}: notes must be JSON-ready ({exc})") from None
-    arrays = {"meta": np.array(text)}
-    for i, (w, b) in enumerate(layers):
-        arrays[f"weights_{i}"] = w.astype(np.float32)
-        arrays[f"biases_{i}"] = b.astype(np.float32)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    with open(partial, "wb") as f:
-        np.savez(f, **arrays)
-    partial.replace(path)
-    return path
-
-
-def read_policy_file(path) -> tuple[PolicyFile, np.ndarray, str]:
-    """``(PolicyFile, params, label)`` of a policy file, checked: its format, its observation layout
-    against this simkit's, its layers' shapes; one-line PolicyError naming the file otherwise."""
-    path = Path(path)
-    where = f"policy file {str(path)!r}"
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise PolicyError(f"{where} does not exist") from None
-    except IsADirectoryError:
-        raise PolicyError(f"{where} is a directory, not a policy file") from None
-    except OSError as exc:
-        raise PolicyError(f"{where} cannot be read ({exc.strerror or exc})") from None
-    try:
-        import io
-
-        with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-        meta = json.loads(str(arrays.pop("meta")))
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError):
-        raise PolicyError(f"{where} is not a simkit policy file (save one with simkit.save_policy)") from None
-    if not isinstance(meta, dict) or meta.get("format") != FILE_FORMAT:
-        raise PolicyError(f"{where} is not a simkit policy file of format {FILE_FORMAT}")
-    layout = meta.get("observation_layout")
-    if layout != observation_layout():
-        ours = {n: s for n, s in observation_layout()}
-        theirs = {n: s for n, s in layout} if isinstance(layout, list) else {}
-        differ = [n for n in dict.fromkeys([*ours, *theirs]) if ours.get(n) != theirs.get(n)]
-        raise PolicyError(
-            f"{where} was trained on another observation layout (fields that differ: "
-            f"{', '.join(differ) or 'their order'}); retrain it on this version's observation"
-        )
-    n_layers = sum(1 for k in arrays if k.startswith("weights_"))
-    layers = [(arrays.get(f"weights_{i}"), arrays.get(f"biases_{i}")) for i in range(n_layers)]
-    if any(w is None or b is None for w, b in layers):
-        raise PolicyError(f"{where} lacks a layer's weights or biases")
-    label = meta.get("label")
-    try:
-        label = check_label(label)
-        architecture = meta.get("architecture")
-        layers = _check_layers(layers, architecture, where)
-        params = network_params(layers, meta.get("activation"), meta.get("temperature"))
-    except PolicyError as exc:
-        raise PolicyError(f"{where}: {exc}") from None
-    source = PolicyFile(
-        path=str(path.resolve()),
-        sha256=hashlib.sha256(data).hexdigest(),
-        architecture=architecture,
-        activation=meta["activation"],
-        temperature=float(meta["temperature"]),
-        rules=meta.get("rules"),
-        sizes=tuple(int(x) for x in params[_HEADER : _HEADER + n_layers + 1]),
-        notes=meta.get("notes") or {},
-    )
-    return source, params, label
-
-
-def load_policy(path, label: str | None = None) -> Policy:
-    """The policy saved in ``path`` (:func:`save_policy`) as a :class:`~simkit.policies.spec.Policy`
-    labelled with the file's label (or ``label``)."""
-    source, params, file_label = read_policy_file(path)
-    return Policy(
-        network_policy,
-        params,
-        NETWORK_NAME,
-        check_label(label) if label is not None else file_label,
-        None,
-        None,
-        source,
-    )
-
-
-NETWORK_NAME = "simkit.policies.network:network_policy"

@@ -46,7 +46,10 @@ from typing import Any
 import numpy as np
 
 from ..engine.table import POLICY_FUNCTION, POLICY_GREEDY, POLICY_RANDOM
-from ..errors import InputValueError, SimkitError
+from ..errors import InputValueError, PolicyError
+from .files import read_policy_file
+from .labels import check_label
+from .network import network_policy
 
 __all__ = [
     "Param",
@@ -61,13 +64,10 @@ __all__ = [
     "parse_policy",
     "split_policies",
     "from_record",
+    "load_policy",
     "check_label",
     "BUILT_IN",
 ]
-
-
-class PolicyError(SimkitError, ValueError):
-    """A policy given by a bad name, syntax or parameter value, or one that cannot be brought back."""
 
 
 _KINDS = (bool, int, float)
@@ -302,7 +302,7 @@ class Policy:
     label: str
     spec: PolicySpec | None = None
     continuation: "Policy | None" = None
-    #: the file a learned policy was loaded from (:class:`simkit.policies.network.PolicyFile`), else None
+    #: the file a learned policy was loaded from (:class:`simkit.policies.files.PolicyFile`), else None
     source: Any = None
 
     # -- derived
@@ -487,17 +487,6 @@ def default_label(p: Policy) -> str:
     return short + _values_text(p)
 
 
-_LABEL = re.compile(r"^[A-Za-z0-9_.\-+\[\]{}=,:]+$")
-
-
-def check_label(label) -> str:
-    if not isinstance(label, str) or not label or not _LABEL.match(label):
-        raise PolicyError(
-            f"a policy label is a non-empty string of letters, digits and _ . - + [ ] {{ }} = , :, got {label!r}"
-        )
-    return label
-
-
 def _name_of(fn) -> str:
     for key, f in BUILT_IN.items():
         if f is fn:
@@ -589,13 +578,11 @@ def parse_policy(text: str) -> Policy:
     """A :class:`Policy` from the command line's syntax: ``[label=]name[{key=value,...}]``, where
     name is a built-in policy or ``module:function`` (an importable module defining a policy), or
     ``[label=]path/to/policy.npz``, a learned policy's file
-    (:func:`simkit.policies.network.load_policy`)."""
+    (:func:`load_policy`)."""
     if not isinstance(text, str):
         raise PolicyError(f"a policy text is a string, got {text!r}")
     file = _FILE_TEXT.match(text)
     if file is not None:
-        from .network import load_policy
-
         return load_policy(file.group("path").strip(), file.group("label"))
     m = _TEXT.match(text)
     if m is None:
@@ -723,10 +710,16 @@ def from_record(record: dict, *, allow_changed: bool = False) -> Policy:
     return Policy(fn, params, _name_of(fn), label, spec, continuation)
 
 
+def load_policy(path, label: str | None = None) -> Policy:
+    """The learned policy saved in ``path`` (:func:`simkit.policies.files.save_policy`), played by
+    :func:`~simkit.policies.network.network_policy`, labelled with the file's label (or ``label``)."""
+    source, params, file_label = read_policy_file(path)
+    label = check_label(label) if label is not None else file_label
+    return Policy(network_policy, params, _name_of(network_policy), label, None, None, source)
+
+
 def _from_file_record(record: dict, label: str, allow_changed: bool) -> Policy:
     """A learned policy a run recorded by its file: loaded again, refused when the file changed."""
-    from .network import load_policy
-
     try:
         p = load_policy(record["file"], label)
     except PolicyError as exc:
