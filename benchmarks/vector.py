@@ -34,17 +34,17 @@ def _vector_rates(repeat: int, n_envs: int = 4096, steps: int = 300, rec=None) -
     for opponent in (None, "greedy"):
         env = E.VectorEnv("douque", n_envs, opponent=opponent, seed=1)
         rng = np.random.default_rng(0)
-        obs, masks, _ = env.reset()
-        env.step(E.random_legal_actions(masks, rng))  # compile or load
+        obs, _ = env.reset()
+        env.step(E.random_legal_actions(obs["action_mask"], rng))  # compile or load
         best_loop = best_step = 0.0
         for _ in range(repeat):
-            obs, masks, _ = env.reset()
+            obs, _ = env.reset()
             in_step = 0.0
             t0 = time.perf_counter()
             for _ in range(steps):
-                actions = E.random_legal_actions(masks, rng)
+                actions = E.random_legal_actions(obs["action_mask"], rng)
                 t1 = time.perf_counter()
-                obs, masks, rewards, terminated, truncated, info = env.step(actions)
+                obs, rewards, terminated, truncated, info = env.step(actions)
                 in_step += time.perf_counter() - t1
             total = time.perf_counter() - t0
             best_loop = max(best_loop, steps * n_envs / total)

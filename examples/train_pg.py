@@ -1,8 +1,8 @@
 """Train a small policy with the vector environment and watch it learn: plain numpy, no framework.
 
 A linear softmax policy over the legal actions (logits = observation @ W + b, illegal actions
-masked out) plays one seat of ``simkit.envs.VectorEnv`` against a simkit policy (``random`` by
-default) and learns by REINFORCE: every step's log-probability gradient is weighted by the
+masked out) plays one seat of ``simkit.envs.VectorEnv`` (a gymnasium vector environment) against a
+simkit policy (``random`` by default) and learns by REINFORCE: every step's log-probability gradient is weighted by the
 return of the rest of its episode (its change of score to the hand's end) minus a baseline (the
 mean return of the batch), normalised by the batch's standard deviation; Adam updates the
 weights. Every ``--report`` seconds it prints the episodes finished, the agent's win rate and its
@@ -103,7 +103,7 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(args.seed)
     env = E.VectorEnv(args.rules, args.envs, opponent=args.opponent, seed=args.seed, copy=True)
     policy = LinearPolicy(E.OBSERVATION_SIZE, env.n_actions, args.lr, rng)
-    obs, masks, _ = env.reset()
+    obs, _ = env.reset()
     print(
         f"train_pg: {args.rules}, a linear softmax policy against {args.opponent}, {args.envs} tables, "
         f"{args.minutes:g} minutes"
@@ -114,7 +114,7 @@ def main(argv=None) -> int:
     wins = episodes = 0
     points = 0.0
     while episodes < 20 * args.envs:
-        obs, masks, rewards, terminated, _, _ = env.step(policy.act(obs, masks))
+        obs, rewards, terminated, _, _ = env.step(policy.act(obs["observation"], obs["action_mask"]))
         ended = np.flatnonzero(terminated)
         episodes += len(ended)
         wins += int((rewards[ended] > 0).sum())
@@ -132,9 +132,9 @@ def main(argv=None) -> int:
         R = np.empty((args.horizon, args.envs), np.float64)
         D = np.empty((args.horizon, args.envs), np.bool_)
         for t in range(args.horizon):
-            actions = policy.act(obs, masks)
-            Obs[t], M[t], Act[t] = obs, masks, actions
-            obs, masks, rewards, terminated, _, _ = env.step(actions)
+            actions = policy.act(obs["observation"], obs["action_mask"])
+            Obs[t], M[t], Act[t] = obs["observation"], obs["action_mask"], actions
+            obs, rewards, terminated, _, _ = env.step(actions)
             R[t], D[t] = rewards, terminated
             ended = np.flatnonzero(terminated)
             interval_episodes += len(ended)

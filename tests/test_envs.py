@@ -1,6 +1,7 @@
 """simkit.envs: the PettingZoo AEC environment passes pettingzoo's API and seed tests and the
 Gymnasium environment gymnasium's checker, for every rule set; rewards add up to the scores;
-observations follow the documented layout; illegal actions are errors or penalties."""
+observations follow the documented layout; illegal actions are errors or penalties; simkit.envs
+imports without gymnasium."""
 
 from __future__ import annotations
 
@@ -151,6 +152,29 @@ def test_gym_env_plays_against_a_policy_and_seats_alternate():
             obs, reward, done, trunc, info = env.step(a)
     assert seats == [0, 1, 0, 1]
     assert "row" in info
+
+
+def test_the_environments_import_without_gymnasium_and_name_it_when_made():
+    """``import simkit.envs`` works where gymnasium cannot be imported; making a gymnasium
+    environment there is a one-line ImportError naming the extra. Where it can, the stand-in classes
+    answer ``isinstance`` for the environments they make."""
+    code = (
+        "import sys\n"
+        "sys.modules['gymnasium'] = sys.modules['pettingzoo'] = None  # as if not installed\n"
+        "import simkit.envs as E\n"
+        "for make in (lambda: E.VectorEnv('douque', 2), lambda: E.SimkitGymEnv('douque')):\n"
+        "    try:\n"
+        "        make()\n"
+        "    except ImportError as exc:\n"
+        "        print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == [
+        f'simkit.envs.{name} needs gymnasium: pip install -e ".[rl]"' for name in ("VectorEnv", "SimkitGymEnv")
+    ]
+    env = gymnasium.make("simkit/Douque-v0").unwrapped
+    assert isinstance(env, E.SimkitGymEnv) and isinstance(env, gymnasium.Env) and not isinstance(env, E.VectorEnv)
+    assert issubclass(type(env), E.SimkitGymEnv)
 
 
 def test_simkit_does_not_import_gymnasium_or_pettingzoo():

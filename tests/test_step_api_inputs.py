@@ -204,6 +204,7 @@ def test_cli_score_refuses_a_streak_above_the_cap(capsys):
     ],
 )
 def test_vector_env_flags_take_only_real_bools(kw, fragment):
+    pytest.importorskip("gymnasium")
     from simkit.envs import VectorEnv
 
     with pytest.raises(InputTypeError, match=fragment):
@@ -244,9 +245,8 @@ def _vector_step():
     ],
 )
 def test_environments_used_before_reset(call, fragment):
-    if call is not _vector_step:
-        pytest.importorskip("gymnasium")
-        pytest.importorskip("pettingzoo")
+    pytest.importorskip("gymnasium")
+    pytest.importorskip("pettingzoo")
     from simkit.envs import EnvError
 
     with pytest.raises(EnvError, match=re.escape(f"call reset() {fragment}: the environment has no hand yet")) as info:

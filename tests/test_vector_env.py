@@ -1,20 +1,33 @@
-"""simkit.envs.VectorEnv: many tables stepped in the compiled engine play exactly the games of the
-step API (and, against an opponent, of the Gymnasium environment), encode the documented
+"""simkit.envs.VectorEnv: a gymnasium vector environment (its spaces, its same-step autoreset, the
+games of gymnasium's SyncVectorEnv of the Gymnasium environment, gymnasium's wrappers) whose tables,
+stepped in the compiled engine, play exactly the games of the step API, encode the documented
 observation and full state (compared with plain-Python encoders), reset themselves, add rewards up
-to the scores, are reproducible per table whatever the number of tables and threads, and name
-illegal actions."""
+to the scores, are reproducible per table whatever the number of tables and threads, name illegal
+actions, and play the games they played before they were gymnasium's (frozen digests)."""
 
 from __future__ import annotations
+
+import hashlib
+import warnings
 
 import numpy as np
 import pytest
 
-import simkit
-import simkit.envs as E
-from simkit.engine import actions as A
-from simkit.engine.observation import state_layout, state_size
-from simkit.play.stepper import GameState
-from tests.reference_observation import reference_observation, reference_state
+gymnasium = pytest.importorskip("gymnasium")
+
+from gymnasium.utils.env_match import check_environments_match  # noqa: E402
+from gymnasium.utils.passive_env_checker import check_obs  # noqa: E402
+from gymnasium.vector import AutoresetMode, SyncVectorEnv  # noqa: E402
+from gymnasium.vector.utils import batch_space  # noqa: E402
+from gymnasium.wrappers.vector import RecordEpisodeStatistics, TransformReward  # noqa: E402
+
+import simkit  # noqa: E402
+import simkit.envs as E  # noqa: E402
+from simkit.engine import actions as A  # noqa: E402
+from simkit.engine.observation import state_layout, state_size  # noqa: E402
+from simkit.engine.rng import stream_key  # noqa: E402
+from simkit.play.stepper import GameState  # noqa: E402
+from tests.reference_observation import reference_observation, reference_state  # noqa: E402
 
 
 def _choose(masks, step, tables):
@@ -26,16 +39,181 @@ def _choose(masks, step, tables):
     return out
 
 
+class _TableSeed(gymnasium.Wrapper):
+    """The Gymnasium environment reset with the seed of table ``table`` of a VectorEnv reset with
+    the same seed, so that it plays that table's games (SyncVectorEnv's ``reset(seed=[s] * n)``
+    gives every table the VectorEnv's seed ``s``)."""
+
+    def __init__(self, env, table: int):
+        super().__init__(env)
+        self.table = table
+
+    def reset(self, *, seed=None, options=None):
+        if seed is not None:
+            seed = int(stream_key(np.uint64(seed), self.table, 0)) >> 1
+        return self.env.reset(seed=seed, options=options)
+
+
+def _gymnasium_tables(n, **kwargs):
+    """gymnasium's SyncVectorEnv, same-step autoreset, of ``n`` Gymnasium environments playing the
+    tables of a VectorEnv (rewards as float32, the VectorEnv's dtype)."""
+    fns = [lambda i=i: _TableSeed(E.SimkitGymEnv("douque", **kwargs), i) for i in range(n)]
+    sync = SyncVectorEnv(fns, autoreset_mode=AutoresetMode.SAME_STEP)
+    return TransformReward(sync, lambda r: r.astype(np.float32))
+
+
+# ------------------------------------------------------------------ gymnasium's API
+
+
+def test_it_is_a_gymnasium_vector_env_with_batched_spaces_and_same_step_autoreset():
+    env = E.VectorEnv("douque", 3, opponent="random", seed=1, threads=1)
+    assert isinstance(env, gymnasium.vector.VectorEnv) and isinstance(env, E.VectorEnv)
+    assert env.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
+    assert env.num_envs == env.n_envs == 3
+    single = gymnasium.make("simkit/Douque-v0").unwrapped.observation_space
+    assert env.single_observation_space == single
+    assert env.single_action_space == gymnasium.spaces.Discrete(A.N_ACTIONS)
+    assert env.observation_space == batch_space(single, 3)
+    assert env.action_space == batch_space(env.single_action_space, 3)
+    obs, infos = env.reset(seed=4)
+    check_obs(obs, env.observation_space, "reset")
+    assert set(infos) == {"player"}
+    for step in range(40):
+        obs, rewards, terminated, truncated, infos = env.step(_choose(obs["action_mask"], step, range(3)))
+        check_obs(obs, env.observation_space, "step")
+        assert rewards.shape == terminated.shape == truncated.shape == (3,)
+        assert rewards.dtype == np.float32 and terminated.dtype == truncated.dtype == np.bool_
+        assert not truncated.any() and set(infos) == {"player"}
+    with pytest.raises(simkit.SimkitError, match="VectorEnv.reset takes no options"):
+        env.reset(options={"reset_mask": np.ones(3, np.bool_)})
+    with pytest.raises(simkit.SimkitError, match="seed must be an integer"):
+        env.reset(seed=-1)
+    env.close()
+    assert env.closed
+
+
+def test_gymnasium_finds_it_the_sync_vector_env_of_the_gymnasium_env():
+    """gymnasium's check_environments_match: unmasked random actions (each illegal one costs the
+    penalty and plays a random legal action from the table's own stream), the observations,
+    rewards and ends of a VectorEnv table are those of SyncVectorEnv with same-step autoreset over
+    the Gymnasium environment, for every kind of episode."""
+    for episode in ("hand", "first_hand", "match"):
+        ours = E.VectorEnv("douque", 1, opponent="greedy", illegal="penalty", episode=episode, threads=1)
+        check_environments_match(
+            ours, _gymnasium_tables(1, episode=episode), num_steps=400, seed=5, info_comparison="skip"
+        )
+
+
+def test_against_an_opponent_it_is_the_gymnasium_environment_on_every_table():
+    n = 3
+    env = E.VectorEnv("douque", n, opponent="greedy", seed=5, threads=1)
+    sync = _gymnasium_tables(n)
+    obs, info = env.reset()
+    expected, sync_info = sync.reset(seed=[5] * n)
+    assert np.array_equal(info["player"], sync_info["seat"])
+    ended = 0
+    for step in range(120):
+        for key in ("observation", "action_mask"):
+            assert np.array_equal(obs[key], expected[key])
+        actions = _choose(obs["action_mask"], step, range(n))
+        obs, rewards, terminated, _, info = env.step(actions)
+        expected, r, done, _, _ = sync.step(actions)
+        assert np.array_equal(terminated, done) and np.allclose(rewards, r)
+        seats = [g.unwrapped.seat for g in sync.unwrapped.envs]
+        assert np.array_equal(info["player"], seats)
+        ended += int(terminated.sum())
+    assert ended >= n
+
+
+def test_gymnasium_records_its_episodes():
+    """RecordEpisodeStatistics reads the autoreset mode (no warning) and counts an episode at each
+    end; with an opponent an episode's return is the agent's result."""
+    env = E.VectorEnv("douque", 4, opponent="greedy", seed=2, episode="first_hand", threads=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        stats = RecordEpisodeStatistics(env)
+    obs, _ = stats.reset()
+    totals, returns, ends = np.zeros(4), [], 0
+    for step in range(300):
+        obs, rewards, terminated, _, infos = stats.step(_choose(obs["action_mask"], step, range(4)))
+        totals += rewards
+        ends += int(terminated.sum())
+        for i in np.flatnonzero(terminated):
+            assert infos["_episode"][i] and infos["episode"]["r"][i] == pytest.approx(totals[i])
+            returns.append(totals[i])
+            totals[i] = 0.0
+    assert ends == stats.episode_count == len(returns) >= 4
+
+
+# ------------------------------------------------------------------ the games
+
+
+#: First 16 hex digits of ``_run_digest``: the runs of ``DIGEST_RUNS``, as the vector environment
+#: played them when it returned ``(obs, masks, rewards, ...)`` with self-play rewards [n, 2].
+FROZEN = {
+    "hand, self-play": "a0296868b6811959",
+    "first_hand, self-play, full state": "aa326978477c25bf",
+    "match, self-play": "fec8e4922f5f1d0d",
+    "hand, against random": "9df93ce03fc5920f",
+}
+DIGEST_RUNS = {
+    "hand, self-play": (dict(n_envs=6, seed=3, episode="hand"), "cycle"),
+    "first_hand, self-play, full state": (dict(n_envs=6, seed=9, episode="first_hand", full_state=True), "random"),
+    "match, self-play": (dict(n_envs=4, seed=2, episode="match"), "cycle"),
+    "hand, against random": (dict(n_envs=5, seed=7, opponent="random"), "random"),
+}
+
+
+def _run_digest(kwargs, chooser, steps=150):
+    """The SHA-256 of 150 steps' observations, masks, each player's rewards in self-play (the
+    agent's against an opponent), ends, deciding players and full states, actions cycling through
+    the legal ones (``_choose``) or uniformly random (``random_legal_actions``, seed 0)."""
+    env = E.VectorEnv("douque", threads=1, **kwargs)
+    h = hashlib.sha256()
+
+    def add(*arrays):
+        for a in arrays:
+            h.update(np.ascontiguousarray(a).tobytes())
+
+    obs, info = env.reset()
+    add(obs["observation"], obs["action_mask"], info["player"])
+    rng = np.random.default_rng(0)
+    n = env.num_envs
+    for step in range(steps):
+        masks = obs["action_mask"]
+        actions = _choose(masks, step, range(n)) if chooser == "cycle" else E.random_legal_actions(masks, rng)
+        actors = info["player"].copy()
+        obs, rewards, terminated, _, info = env.step(actions)
+        if "player_rewards" in info:
+            assert np.array_equal(rewards, info["player_rewards"][np.arange(n), actors])
+        add(
+            obs["observation"],
+            obs["action_mask"],
+            info.get("player_rewards", rewards),
+            terminated,
+            info["player"],
+            info.get("state", np.zeros(0)),
+        )
+    return h.hexdigest()[:16]
+
+
+@pytest.mark.parametrize("run", sorted(DIGEST_RUNS))
+def test_the_same_games_as_before(run):
+    kwargs, chooser = DIGEST_RUNS[run]
+    assert _run_digest(kwargs, chooser) == FROZEN[run]
+
+
 def test_self_play_is_the_step_api_and_the_encoders_are_the_references():
     self_play_is_the_step_api("douque")  # for_two: tests/test_envs_vector_rule_sets.py
 
 
 def self_play_is_the_step_api(rules):
     """Self-play on 6 tables for 160 steps: the masks, observations, full states, rewards and ends
-    of each table are those of the step API's GameState playing the same actions."""
+    of each table are those of the step API's GameState playing the same actions; the reward is
+    the change of score of the player who acted, ``player_rewards`` both players'."""
     n, steps = 6, 160
     env = E.VectorEnv(rules, n, seed=11, full_state=True, threads=2, episode="first_hand")
-    obs, masks, info = env.reset()
+    obs, info = env.reset()
     states = [GameState.new_match(rules, int(env.table_seeds[i]), 0) for i in range(n)]
     matches = [1] * n
     ended = 0
@@ -43,17 +221,19 @@ def self_play_is_the_step_api(rules):
         for i, s in enumerate(states):
             assert not s.over
             assert info["player"][i] == s.player
-            assert np.array_equal(masks[i], s.legal.astype(np.int8))
-            assert np.array_equal(obs[i], reference_observation(s.table, s.player, True))
+            assert np.array_equal(obs["action_mask"][i], s.legal.astype(np.int8))
+            assert np.array_equal(obs["observation"][i], reference_observation(s.table, s.player, True))
             assert np.array_equal(info["state"][i], reference_state(s.table))
-        actions = _choose(masks, step, range(n))
-        obs, masks, rewards, terminated, truncated, info = env.step(actions)
-        assert rewards.shape == (n, 2) and not truncated.any()
+        actions = _choose(obs["action_mask"], step, range(n))
+        obs, rewards, terminated, truncated, info = env.step(actions)
+        assert rewards.shape == (n,) and info["player_rewards"].shape == (n, 2) and not truncated.any()
         for i, s in enumerate(states):
             before = s.table.purse[:2].copy()
+            actor = s.player
             s.apply(int(actions[i]))
             assert terminated[i] == s.over
-            assert np.allclose(rewards[i], s.table.purse[:2] - before)
+            assert np.allclose(info["player_rewards"][i], s.table.purse[:2] - before)
+            assert rewards[i] == pytest.approx(s.table.purse[actor] - before[actor])
             if s.over:
                 ended += 1
                 states[i] = GameState.new_match(rules, int(env.table_seeds[i]), matches[i])
@@ -76,49 +256,26 @@ def test_the_compiled_observation_is_the_reference_for_both_players():
     assert L["back"].stop == state_size(len(s.table.wall))
 
 
-def test_against_an_opponent_it_is_the_gymnasium_environment():
-    gymnasium = pytest.importorskip("gymnasium")
-    n = 3
-    env = E.VectorEnv("douque", n, opponent="greedy", seed=5, threads=1)
-    obs, masks, info = env.reset()
-    gyms, last = [], []
-    for i in range(n):
-        g = gymnasium.make("simkit/Douque-v0", opponent="greedy").unwrapped
-        o, gi = g.reset(seed=int(env.table_seeds[i]))
-        gyms.append(g)
-        last.append(o)
-        assert info["player"][i] == gi["seat"]
-    for step in range(120):
-        for i in range(n):
-            assert np.array_equal(obs[i], last[i]["observation"])
-            assert np.array_equal(masks[i], last[i]["action_mask"])
-        actions = _choose(masks, step, range(n))
-        obs, masks, rewards, terminated, truncated, info = env.step(actions)
-        assert rewards.shape == (n,)
-        for i, g in enumerate(gyms):
-            o, r, done, _, gi = g.step(int(actions[i]))
-            assert done == terminated[i] and r == pytest.approx(float(rewards[i]))
-            if done:
-                o, gi = g.reset()
-            last[i] = o
-            assert info["player"][i] == g.seat
-
-
 def test_reproducible_per_table_whatever_the_batch_and_threads():
     reproducible_per_table("douque")  # duel: tests/test_envs_vector_rule_sets.py
 
 
 def reproducible_per_table(rules):
     """3 tables on one thread and 7 on two: the first 3 tables' observations, rewards and ends agree
-    step by step."""
+    step by step. Table 1 plays an illegal action every 5th step and tables 3-6 at every step: each
+    table's penalty draws come from its own stream."""
 
     def run(n, threads):
-        env = E.VectorEnv(rules, n, seed=2, episode="match", threads=threads)
-        obs, masks, _ = env.reset()
+        env = E.VectorEnv(rules, n, seed=2, episode="match", threads=threads, illegal="penalty")
+        obs, _ = env.reset()
         seen = []
         for step in range(80):
-            obs, masks, rewards, terminated, _, info = env.step(_choose(masks, step, range(n)))
-            seen.append((obs[:3].copy(), rewards[:3].copy(), terminated[:3].copy()))
+            actions = _choose(obs["action_mask"], step, range(n))
+            actions[3:] = -1
+            if step % 5 == 0:
+                actions[1] = -1
+            obs, rewards, terminated, _, info = env.step(actions)
+            seen.append((obs["observation"][:3].copy(), info["player_rewards"][:3].copy(), terminated[:3].copy()))
         return seen
 
     a, b = run(3, 1), run(7, 2)
@@ -128,12 +285,12 @@ def reproducible_per_table(rules):
 
 def test_match_episodes_add_rewards_up_to_the_match_result():
     env = E.VectorEnv("douque", 4, seed=8, episode="match", threads=2)
-    obs, masks, _ = env.reset()
+    obs, _ = env.reset()
     totals = np.zeros((4, 2))
     finished = []
     for step in range(20000):
-        obs, masks, rewards, terminated, _, _ = env.step(_choose(masks, step, range(4)))
-        totals += rewards
+        obs, _, terminated, _, info = env.step(_choose(obs["action_mask"], step, range(4)))
+        totals += info["player_rewards"]
         for i in np.flatnonzero(terminated):
             finished.append(totals[i].copy())
             totals[i] = 0.0
@@ -146,7 +303,8 @@ def test_match_episodes_add_rewards_up_to_the_match_result():
 
 def test_illegal_actions_are_named_or_penalised():
     env = E.VectorEnv("douque", 4, seed=1, threads=1)
-    obs, masks, info = env.reset()
+    obs, info = env.reset()
+    masks = obs["action_mask"]
     actions = _choose(masks, 0, range(4))
     bad = int(np.flatnonzero(masks[2] == 0)[0])
     actions[2] = bad
@@ -162,18 +320,20 @@ def test_illegal_actions_are_named_or_penalised():
         E.VectorEnv("douque", 0)
 
     env = E.VectorEnv("douque", 4, seed=1, threads=1, illegal="penalty", illegal_penalty=-3.0)
-    obs, masks, info = env.reset()
+    obs, info = env.reset()
     player = int(info["player"][2])
-    obs, masks, rewards, terminated, _, _ = env.step(actions)
-    assert rewards[2, player] == -3.0 and rewards[2, 1 - player] == 0.0
+    obs, rewards, terminated, _, info = env.step(actions)
+    assert info["player_rewards"][2, player] == -3.0 and info["player_rewards"][2, 1 - player] == 0.0
+    assert rewards[2] == -3.0  # the reward of the player who acted
 
 
 def test_copy_returns_arrays_the_next_step_does_not_touch():
     env = E.VectorEnv("douque", 2, seed=4, threads=1, copy=True)
-    obs, masks, _ = env.reset()
-    kept = obs.copy()
-    env.step(_choose(masks, 0, range(2)))
-    assert np.array_equal(obs, kept)
+    obs, info = env.reset()
+    kept, player = obs["observation"].copy(), info["player"].copy()
+    out = env.step(_choose(obs["action_mask"], 0, range(2)))
+    env.step(_choose(out[0]["action_mask"], 1, range(2)))
+    assert np.array_equal(obs["observation"], kept) and np.array_equal(info["player"], player)
     assert A.N_ACTIONS == env.n_actions and E.OBSERVATION_SIZE == env.observation_size
 
 
@@ -183,21 +343,21 @@ def test_hand_episodes_follow_the_match_from_hand_to_hand():
     and the rewards of a match's episodes add up to its result."""
     n, steps = 4, 400
     env = E.VectorEnv("duel", n, seed=5, threads=2)
-    obs, masks, info = env.reset()
+    obs, info = env.reset()
     states = [GameState.new_match("duel", int(env.table_seeds[i]), 0) for i in range(n)]
     matches = [1] * n
     later_hands = 0
     for step in range(steps):
         for i, s in enumerate(states):
-            assert np.array_equal(masks[i], s.legal.astype(np.int8))
-            assert np.array_equal(obs[i], reference_observation(s.table, s.player, True))
-        actions = _choose(masks, step, range(n))
-        obs, masks, rewards, terminated, truncated, info = env.step(actions)
+            assert np.array_equal(obs["action_mask"][i], s.legal.astype(np.int8))
+            assert np.array_equal(obs["observation"][i], reference_observation(s.table, s.player, True))
+        actions = _choose(obs["action_mask"], step, range(n))
+        obs, rewards, terminated, truncated, info = env.step(actions)
         for i, s in enumerate(states):
             before = s.table.purse[:2].copy()
             s.apply(int(actions[i]))
             assert terminated[i] == s.over
-            assert np.allclose(rewards[i], s.table.purse[:2] - before)
+            assert np.allclose(info["player_rewards"][i], s.table.purse[:2] - before)
             if s.over and not s.next_hand():
                 states[i] = GameState.new_match("duel", int(env.table_seeds[i]), matches[i])
                 matches[i] += 1

@@ -1,5 +1,5 @@
 """Reinforcement-learning environments over the engine's step API: a PettingZoo AEC environment for
-two agents, a Gymnasium single-agent environment against any simkit policy, and a vector
+two agents, a Gymnasium single-agent environment against any simkit policy, and a Gymnasium vector
 environment that steps many tables at once inside the compiled engine (:class:`VectorEnv`), for
 every rule set.
 

@@ -11,7 +11,7 @@ from ..errors import InputValueError
 from ..play.runtime import (
     resolve_policy,
 )
-from .table import EnvTable, encode_observation, observation_space_of, render_table
+from .table import EnvTable, GymnasiumSubclass, encode_observation, observation_space_of, render_table
 
 __all__ = ["SimkitGymEnv", "register_gymnasium", "GYM_IDS"]
 
@@ -24,25 +24,8 @@ GYM_IDS = {
 }
 
 
-def _gym_base():
-    import gymnasium
-
-    return gymnasium.Env
-
-
-class _LazyGymEnv(type):
-    """Makes ``SimkitGymEnv`` a ``gymnasium.Env`` subclass at first use (gymnasium stays unimported
-    until then)."""
-
-    _cls = None
-
-    def __call__(cls, *args, **kwargs):
-        return _gym_class()(*args, **kwargs)
-
-
 def _gym_class():
-    if _LazyGymEnv._cls is not None:
-        return _LazyGymEnv._cls
+    """The ``gymnasium.Env`` subclass behind :class:`SimkitGymEnv` (made once, at its first instance)."""
     import gymnasium
     from gymnasium import spaces
 
@@ -133,13 +116,14 @@ def _gym_class():
                 return render_table(self._table.state)
             return None
 
-    _LazyGymEnv._cls = _SimkitGymEnv
     return _SimkitGymEnv
 
 
-class SimkitGymEnv(metaclass=_LazyGymEnv):
+class SimkitGymEnv(metaclass=GymnasiumSubclass):
     """``SimkitGymEnv(rules, opponent="greedy", seat=None, episode="hand", ...)``: a
     ``gymnasium.Env`` (the class is built at first use, so simkit does not import gymnasium)."""
+
+    _build = staticmethod(_gym_class)
 
 
 def register_gymnasium() -> None:
@@ -154,7 +138,7 @@ def register_gymnasium() -> None:
 
 
 def _gym_entry(**kwargs):
-    return _gym_class()(**kwargs)
+    return SimkitGymEnv(**kwargs)
 
 
 try:  # registration needs gymnasium; without it the module still imports

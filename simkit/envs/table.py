@@ -1,8 +1,12 @@
 """What every environment shares: one table stepped through the engine (:class:`EnvTable`), the
-settings an environment is made with, its observation space, the text rendering, and
-:class:`EnvError`."""
+settings an environment is made with, its observation space, the text rendering, :class:`EnvError`,
+and :class:`GymnasiumSubclass`, by which an environment subclasses gymnasium's classes while simkit
+does not import gymnasium."""
 
 from __future__ import annotations
+
+import importlib.util
+import threading
 
 import numpy as np
 
@@ -23,6 +27,7 @@ __all__ = [
     "EPISODES",
     "EnvError",
     "EnvTable",
+    "GymnasiumSubclass",
     "env_settings",
     "observation_space_of",
     "render_table",
@@ -47,12 +52,45 @@ def encode_observation(T, p: int, deciding: bool) -> np.ndarray:
 
 
 def observation_space_of(gym_spaces):
+    """The observation space of one player (``gym_spaces``: the module ``gymnasium.spaces``)."""
     return gym_spaces.Dict(
         {
             "observation": gym_spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE,), np.float32),
             "action_mask": gym_spaces.Box(0, 1, (A.N_ACTIONS,), np.int8),
         }
     )
+
+
+_build_lock = threading.Lock()
+
+
+class GymnasiumSubclass(type):
+    """The metaclass of an environment that subclasses a gymnasium class: the class a module defines
+    is a stand-in whose ``_build()`` makes the real subclass (importing gymnasium) at the first
+    instance, once, so that importing simkit never imports gymnasium. ``isinstance`` and
+    ``issubclass`` against the stand-in answer for the real class."""
+
+    def __call__(cls, *args, **kwargs):
+        return cls.real_class()(*args, **kwargs)
+
+    def real_class(cls):
+        """The gymnasium subclass the stand-in makes (built at the first call)."""
+        with _build_lock:
+            real = cls.__dict__.get("_real")
+            if real is None:
+                if importlib.util.find_spec("gymnasium") is None:
+                    raise ImportError(f'simkit.envs.{cls.__name__} needs gymnasium: pip install -e ".[rl]"')
+                real = cls._build()
+                cls._real = real
+            return real
+
+    def __instancecheck__(cls, obj):
+        real = cls.__dict__.get("_real")
+        return real is not None and isinstance(obj, real)
+
+    def __subclasscheck__(cls, sub):
+        real = cls.__dict__.get("_real")
+        return sub is cls or (real is not None and issubclass(sub, real))
 
 
 #: What an episode is: ``"hand"``, each hand of the matches in turn (the match carries on from one

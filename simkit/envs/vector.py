@@ -1,5 +1,6 @@
 """The vector environment: many tables stepped at once inside the compiled engine
-(:class:`VectorEnv`), and :func:`random_legal_actions` for its masks."""
+(:class:`VectorEnv`, a ``gymnasium.vector.VectorEnv``), and :func:`random_legal_actions` for its
+masks."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from ..play.runtime import (
     resolve_policy,
     thread_count,
 )
-from .table import EPISODES, EnvError, env_settings
+from .table import EPISODES, EnvError, GymnasiumSubclass, env_settings, observation_space_of
 
 __all__ = ["VectorEnv", "random_legal_actions"]
 
@@ -37,42 +38,9 @@ def random_legal_actions(masks, rng) -> np.ndarray:
     return draws.argmax(axis=1)
 
 
-class VectorEnv:
-    """``n_envs`` tables of ``rules`` stepped at once inside the compiled engine, numpy in and out.
-
-    ``VectorEnv(rules="douque", n_envs=1024, opponent=None, seed=0, episode="hand", ...)``.
-    Without an ``opponent`` both players are agents (self-play): every decision of every table is
-    a step, and ``info["player"]`` says whose it is. With an ``opponent`` (any policy
-    :func:`simkit.simulate_matches` takes, e.g. ``"greedy"``) the agent holds one seat, alternating
-    by episode as in the Gymnasium environment, and the opponent's decisions are played in the
-    engine between the agent's.
-
-    * :meth:`reset` ``-> (obs, masks, info)`` and :meth:`step` ``(actions) -> (obs, masks, rewards,
-      terminated, truncated, info)``: ``obs`` float32[n_envs, OBSERVATION_SIZE] (the deciding
-      player's observation, :data:`OBSERVATION_LAYOUT`), ``masks`` int8[n_envs, N_ACTIONS] (its
-      legal actions), ``rewards`` float32: [n_envs] the agent's change of score in the step (the
-      opponent's moves and the settlement included) with an opponent, [n_envs, 2] each player's
-      in self-play; ``terminated`` bool[n_envs]; ``truncated`` all False; ``info["player"]``
-      int64[n_envs] the deciding player's seat (0 / 1); with ``full_state=True``
-      ``info["state"]`` float32[n_envs, state_size] (both hands and the wall,
-      :func:`simkit.engine.observation.state_layout`), for centralised critics.
-    * A table whose episode ends starts the next one in the same step: its row of ``obs`` /
-      ``masks`` is then the new episode's first decision and ``rewards`` the finished episode's
-      last change. An episode is a hand of the matches in turn (``episode="hand"``: the match
-      goes on from episode to episode), the first hand of a match (``"first_hand"``) or a match
-      (``"match"``): :data:`simkit.envs.table.EPISODES`.
-    * Reproducible per table: table ``i`` plays matches 0, 1, 2, ... of the seed
-      ``stream_key(seed, i, 0) >> 1`` (:attr:`table_seeds`), one per episode (with an opponent, an
-      episode that ends before the agent decides is passed over), whatever ``n_envs`` and the
-      thread count.
-    * Illegal actions raise an error naming the table, the player, the phase and the legal actions
-      (``illegal="error"``), or cost ``illegal_penalty`` with a uniformly random legal action
-      played instead (``illegal="penalty"``, from the environment's own seeded stream).
-
-    The returned arrays are the environment's buffers, overwritten by the next :meth:`step` (copy
-    what you keep, or pass ``copy=True``). Tables run in blocks on ``threads`` threads (default:
-    numba's thread count).
-    """
+class _VectorTables:
+    """The engine's side of :class:`VectorEnv`, which needs no gymnasium: the stacked tables, the
+    kernel and its buffers, the checks, the rewards and the infos."""
 
     def __init__(
         self,
@@ -89,7 +57,6 @@ class VectorEnv:
         copy: bool = False,
         **options,
     ):
-
         check_int(n_envs, "n_envs", 1, 1 << 24)
         check_int(seed, "seed", 0, 2**63 - 1)
         full_state = check_flag(full_state, "full_state")
@@ -119,13 +86,16 @@ class VectorEnv:
         self._batch = eng.new_tables(n, len(self._template), self.spec.items_proto)
         self._obs = np.zeros((n, OBSERVATION_SIZE), np.float32)
         self._masks = np.zeros((n, A.N_ACTIONS), np.int8)
-        self._rewards = np.zeros((n, 2), np.float32)
+        self._rewards = np.zeros((n, 2), np.float32)  # the kernel's: each player's, or the agent's and the opponent's
+        self._reward = np.zeros(n, np.float32)
         self._terminated = np.zeros(n, np.bool_)
+        self._truncated = np.zeros(n, np.bool_)
         self._players = np.zeros(n, np.int64)
         self._states = np.zeros((n if full_state else 0, state_size(len(self._template))), np.float32)
         self._errors = np.zeros((n, 5), np.int64)
         self._actions = np.zeros(n, np.int64)
         self._seats = np.zeros(n, np.int64)
+        self._rows = np.arange(n)
         self._seed(int(seed))
         self._kernel = None
         self._started = False
@@ -137,7 +107,11 @@ class VectorEnv:
         self.table_seeds = np.array([int(stream_key(np.uint64(seed), i, 0)) >> 1 for i in range(n)], np.uint64)
         self._matches = np.zeros(n, np.int64)
         self._agent_episodes = np.zeros(n, np.int64)
-        self._rng = np.random.default_rng(seed)
+        self._penalty_streams = {}  # table -> its stream of random legal actions, made at its first illegal action
+
+    def __repr__(self) -> str:
+        against = "self-play" if self.opponent is None else f"opponent={self.opponent!r}"
+        return f"VectorEnv({self.rules.name!r}, n_envs={self.n_envs}, {against}, episode={self.episode!r})"
 
     @property
     def observation_size(self) -> int:
@@ -219,28 +193,29 @@ class VectorEnv:
                 )
             )
 
-    def _out(self):
-        info = {"player": self._players}
-        if self.full_state:
-            info["state"] = self._states
-        if self.copy:
-            info = {k: v.copy() for k, v in info.items()}
-            return self._obs.copy(), self._masks.copy(), info
-        return self._obs, self._masks, info
+    def _out(self, x):
+        return x.copy() if self.copy else x
 
-    def reset(self, seed=None):
-        """Start a new episode on every table (``seed``: start the tables' match sequences again
-        from that seed); returns ``(obs, masks, info)``."""
+    def _observations(self) -> dict:
+        return {"observation": self._out(self._obs), "action_mask": self._out(self._masks)}
+
+    def _infos(self, stepped: bool) -> dict:
+        infos = {"player": self._out(self._players)}
+        if stepped and self.opponent is None:
+            infos["player_rewards"] = self._out(self._rewards)
+        if self.full_state:
+            infos["state"] = self._out(self._states)
+        return infos
+
+    def _reset_tables(self, seed) -> tuple:
         if seed is not None:
             check_int(seed, "seed", 0, 2**63 - 1)
             self._seed(int(seed))
         self._run(reset=True)
         self._started = True
-        return self._out()
+        return self._observations(), self._infos(False)
 
-    def step(self, actions):
-        """Play ``actions`` (one per table, for its deciding player); returns ``(obs, masks,
-        rewards, terminated, truncated, info)``."""
+    def _step_tables(self, actions) -> tuple:
         if not self._started:
             raise EnvError("call reset() before step(): the environment has no hand yet")
         a = np.asarray(actions)
@@ -249,33 +224,44 @@ class VectorEnv:
                 f"actions is an integer array of shape ({self.n_envs},), got {a.dtype} of shape {a.shape}"
             )
         self._actions[:] = a
+        actors = self._players.copy()  # who plays each table's action: the step's reward is theirs
         codes = np.clip(self._actions, 0, A.N_ACTIONS - 1)
         engine_legal = self._batch.legal  # the engine's own masks: the ones returned are the caller's to change
-        legal = (self._actions == codes) & engine_legal[np.arange(self.n_envs), codes]
-        penalty = None
+        legal = (self._actions == codes) & engine_legal[self._rows, codes]
+        bad = None
         if not legal.all():
             bad = np.flatnonzero(~legal)
             if self.illegal == "error":
                 i = int(bad[0])
                 self._raise_illegal(i, int(self._actions[i]), len(bad))
             for i in bad:
-                self._actions[i] = self._rng.choice(np.flatnonzero(engine_legal[i]))
-            penalty = (bad, self._players[bad].copy())
+                self._actions[i] = self._penalty_stream(int(i)).choice(np.flatnonzero(engine_legal[i]))
         self._run(reset=False)
         rewards = self._rewards
-        if penalty is not None:
-            bad, who = penalty
-            if self.opponent is None:
-                rewards[bad, who] += self.illegal_penalty
-            else:
+        if self.opponent is None:
+            if bad is not None:
+                rewards[bad, actors[bad]] += self.illegal_penalty
+            self._reward[:] = rewards[self._rows, actors]
+        else:
+            if bad is not None:
                 rewards[bad, 0] += self.illegal_penalty
-        out_rewards = rewards if self.opponent is None else rewards[:, 0]
-        obs, masks, info = self._out()
-        terminated = self._terminated
-        truncated = np.zeros(self.n_envs, np.bool_)
-        if self.copy:
-            out_rewards, terminated = out_rewards.copy(), terminated.copy()
-        return obs, masks, out_rewards, terminated, truncated, info
+            self._reward[:] = rewards[:, 0]
+        return (
+            self._observations(),
+            self._out(self._reward),
+            self._out(self._terminated),
+            self._out(self._truncated),
+            self._infos(True),
+        )
+
+    def _penalty_stream(self, i: int):
+        """Table ``i``'s stream of random legal actions for illegal ones: seeded by the table's seed,
+        as the Gymnasium environment's is by its own, so that a table plays the same games whatever
+        the other tables do."""
+        rng = self._penalty_streams.get(i)
+        if rng is None:
+            rng = self._penalty_streams[i] = np.random.default_rng(int(self.table_seeds[i]))
+        return rng
 
     def _raise_illegal(self, i: int, action: int, n_bad: int):
         legal = np.flatnonzero(self._batch.legal[i])
@@ -291,5 +277,91 @@ class VectorEnv:
         )
 
 
-# ---------------------------------------------------------------------------------------------
-# Gymnasium
+def _vector_class():
+    """The ``gymnasium.vector.VectorEnv`` subclass behind :class:`VectorEnv` (made once, at its
+    first instance)."""
+    import gymnasium
+    from gymnasium import spaces
+    from gymnasium.vector.utils import batch_space
+
+    class _SimkitVectorEnv(_VectorTables, gymnasium.vector.VectorEnv):
+        __doc__ = VectorEnv.__doc__
+        metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.num_envs = self.n_envs
+            self.single_observation_space = observation_space_of(spaces)
+            self.single_action_space = spaces.Discrete(A.N_ACTIONS)
+            self.observation_space = batch_space(self.single_observation_space, self.n_envs)
+            self.action_space = batch_space(self.single_action_space, self.n_envs)
+
+        def reset(self, *, seed=None, options=None):
+            """Start a new episode on every table (``seed``: start the tables' match sequences again
+            from that seed); returns ``(obs, infos)``. It takes no ``options``."""
+            if options:
+                raise InputValueError(f"VectorEnv.reset takes no options, got {options!r}")
+            out = self._reset_tables(seed)
+            gymnasium.vector.VectorEnv.reset(self, seed=seed)  # gymnasium's np_random, seeded alike
+            return out
+
+        def step(self, actions):
+            """Play ``actions`` (int[n_envs], one per table, for its deciding player); returns
+            ``(obs, rewards, terminated, truncated, infos)``."""
+            return self._step_tables(actions)
+
+    return _SimkitVectorEnv
+
+
+class VectorEnv(metaclass=GymnasiumSubclass):
+    """``n_envs`` tables of ``rules`` stepped at once inside the compiled engine, numpy in and out: a
+    ``gymnasium.vector.VectorEnv`` (the class is built at the first instance, so importing simkit
+    does not import gymnasium).
+
+    ``VectorEnv(rules="douque", n_envs=1024, opponent=None, seed=0, episode="hand", ...)``. Without an
+    ``opponent`` both players are agents (self-play): every decision of every table is a step, and
+    ``infos["player"]`` says whose it is. With an ``opponent`` (any policy
+    :func:`simkit.simulate_matches` takes, e.g. ``"greedy"``) the agent holds one seat, alternating
+    by episode as in the Gymnasium environment, and the opponent's decisions are played in the
+    engine between the agent's.
+
+    * Spaces: ``single_observation_space`` is the Gymnasium environment's observation space (a dict
+      of ``"observation"`` float32[OBSERVATION_SIZE] and ``"action_mask"`` int8[N_ACTIONS]),
+      ``single_action_space`` is ``Discrete(N_ACTIONS)``, and ``observation_space`` /
+      ``action_space`` are their batches over the tables (``gymnasium.vector.utils.batch_space``).
+    * :meth:`reset` ``(seed=None) -> (obs, infos)`` and :meth:`step` ``(actions) -> (obs, rewards,
+      terminated, truncated, infos)``: ``obs["observation"]`` float32[n_envs, OBSERVATION_SIZE]
+      is the deciding player's observation (:data:`OBSERVATION_LAYOUT`), ``obs["action_mask"]``
+      int8[n_envs, N_ACTIONS] its legal actions; ``rewards`` float32[n_envs] is the reward of the
+      player who played the table's action: its change of score in the step (with an opponent,
+      the opponent's moves and the settlement included), plus ``illegal_penalty`` for an illegal
+      action; ``terminated`` bool[n_envs]; ``truncated`` all False; ``infos["player"]``
+      int64[n_envs] the deciding player's seat (0 / 1). In self-play ``infos["player_rewards"]``
+      float32[n_envs, 2] holds both players' rewards in the step (player 0's, player 1's): a hand's
+      payment reaches the player who pays it in the step of the other's win, so a self-play
+      learner sums these per seat. With ``full_state=True``, ``infos["state"]`` float32[n_envs,
+      state_size] (both hands and the wall, :func:`simkit.engine.observation.state_layout`), for
+      centralised critics.
+    * Autoreset: ``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP``. A table whose
+      episode ends starts the next one in the same step: its row of ``obs`` and ``infos`` is then
+      the new episode's first decision, and ``rewards`` / ``terminated`` the finished episode's
+      last step. The finished episode's terminal observation is not returned (``infos`` has no
+      ``final_obs``): an episode only ever ends ``terminated``, so no value is bootstrapped from
+      it. An episode is a hand of the matches in turn (``episode="hand"``: the match goes on from
+      episode to episode), the first hand of a match (``"first_hand"``) or a match (``"match"``):
+      :data:`simkit.envs.table.EPISODES`.
+    * Reproducible per table: table ``i`` plays matches 0, 1, 2, ... of the seed
+      ``stream_key(seed, i, 0) >> 1`` (:attr:`table_seeds`), one per episode (with an opponent, an
+      episode that ends before the agent decides is passed over), whatever ``n_envs`` and the
+      thread count.
+    * Illegal actions raise an error naming the table, the player, the phase and the legal actions
+      (``illegal="error"``), or cost ``illegal_penalty`` with a uniformly random legal action
+      played instead (``illegal="penalty"``, from the table's own stream, seeded by its seed as the
+      Gymnasium environment's is).
+
+    The returned arrays are the environment's buffers, overwritten by the next :meth:`step` (copy
+    what you keep, or pass ``copy=True``). Tables run in blocks on ``threads`` threads (default:
+    numba's thread count).
+    """
+
+    _build = staticmethod(_vector_class)
