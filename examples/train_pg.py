@@ -12,7 +12,9 @@ win rate against training time. A "win" is an episode the agent ends with a posi
 score.
 
 Usage: ``python examples/train_pg.py [--rules douque] [--opponent random] [--minutes 3]
-[--envs 256] [--horizon 32] [--lr 0.01] [--seed 0] [--plot notebooks/figures/train_pg.png]``
+[--envs 256] [--horizon 32] [--lr 0.01] [--seed 0] [--plot notebooks/figures/train_pg.png]
+[--save agents/pg.npz]``; the saved policy plays in ``simkit simulate``, ``compare`` and every
+other door a policy goes through.
 """
 
 from __future__ import annotations
@@ -96,6 +98,11 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--report", type=float, default=10.0, help="seconds between progress lines")
     ap.add_argument("--plot", help="save the win rate against training time to this PNG")
+    ap.add_argument(
+        "--save",
+        help="save the trained policy to this .npz (simkit.save_policy), to play it wherever simkit takes a "
+        "policy: --policies 'pg=PATH,greedy'",
+    )
     args = ap.parse_args(argv)
 
     import simkit.envs as E
@@ -160,6 +167,18 @@ def main(argv=None) -> int:
             interval_wins = interval_episodes = 0
             interval_points = 0.0
             last = now
+    if args.save:
+        import simkit
+
+        # the policy samples while it learns; saved, it plays its most likely legal action
+        path = simkit.save_policy(
+            args.save,
+            [(policy.W, policy.b)],
+            label="pg",
+            rules=args.rules,
+            notes={"trained_by": "examples/train_pg.py", "opponent": args.opponent, "minutes": args.minutes},
+        )
+        print(f"train_pg: policy in {path}; play it with --policies 'pg={path},{args.opponent}' --duplicate")
     if args.plot and history:
         import matplotlib
 

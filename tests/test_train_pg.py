@@ -39,9 +39,17 @@ def test_the_policy_samples_legal_actions_and_learns_what_paid():
     assert policy.probabilities(obs, masks)[:, 3].mean() > before + 0.2
 
 
-def test_a_short_run_reports_the_untrained_policy_first(capsys):
+def test_a_short_run_reports_the_untrained_policy_first_and_saves_a_policy(capsys, tmp_path):
+    import simkit
+
     pytest.importorskip("matplotlib")
-    assert train_pg.main(["--minutes", "0.02", "--envs", "8", "--horizon", "8", "--report", "0.5"]) == 0
+    saved = tmp_path / "pg.npz"
+    args = ["--minutes", "0.02", "--envs", "8", "--horizon", "8", "--report", "0.5", "--save", str(saved)]
+    assert train_pg.main(args) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("train_pg: douque, a linear softmax policy against random, 8 tables")
     assert "untrained" in out[2]
+    pg = simkit.load_policy(saved)
+    assert pg.label == "pg" and pg.source.rules == "douque" and pg.source.architecture == "linear"
+    hands = simkit.simulate_matches("douque", (pg, "random"), 2, seed=1)
+    assert len(hands["match"]) >= 2
