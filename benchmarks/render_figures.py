@@ -7,6 +7,11 @@ and writes the result's data beside the page (``--data docs/performance.json``):
 without the run's paths, commit and time, the command with the other installation's python written
 ``PY``, and every record as measured. ``tests/test_benchmarks.py`` checks that the page's block is
 the tables of that file, so the page says what a run measured and nothing else.
+
+``--update docs/performance.json`` (with ``--write``) takes a result of some families only (``scripts/bench.py
+--only decisions --json decisions.json``): their records replace those families' in the published
+data, which notes the families' own machine and command under ``updates``, and the page is
+rendered again from it.
 """
 
 from __future__ import annotations
@@ -41,7 +46,37 @@ def published(result: dict) -> dict:
                 tops = [j for j, part in enumerate(parts) if part in ("benchmarks", "scripts")]
                 command[i] = "/".join(parts[tops[-1] :]) if tops else parts[-1]
     machine["command"] = command
-    return {"machine": machine, "records": result["records"]}
+    out = {"machine": machine, "records": result["records"]}
+    if "updates" in result:  # already published (:func:`updated`)
+        out["updates"] = result["updates"]
+    return out
+
+
+def updated(data: dict, result: dict) -> dict:
+    """The published ``data`` with the families ``result`` measured replaced by its records (in
+    the families' places), and ``result``'s machine and command noted under ``updates``."""
+    new = published(result)
+    families = list(dict.fromkeys(r["family"] for r in new["records"]))
+    records, done = [], set()
+    for r in data["records"]:
+        if r["family"] not in families:
+            records.append(r)
+        elif r["family"] not in done:
+            records.extend(x for x in new["records"] if x["family"] == r["family"])
+            done.add(r["family"])
+    records.extend(x for x in new["records"] if x["family"] not in done)
+    updates = [u for u in data.get("updates", []) if not set(u["families"]) & set(families)]
+    updates.append({"families": families, **new["machine"]})
+    return {"machine": data["machine"], "records": records, "updates": updates}
+
+
+def _measured(m: dict) -> str:
+    v = m.get("versions", {})
+    return (
+        f"{m.get('cores')} cores ({m.get('arch')}), numba {v.get('numba')} with "
+        f"{m.get('numba_threads')} threads ({m.get('threading_layer') or 'default'} threading layer), "
+        f"numpy {v.get('numpy')}, Python {v.get('python')}, simkit {v.get('simkit')}"
+    )
 
 
 def _value(value, unit: str) -> str:
@@ -68,16 +103,22 @@ def _params(params: dict) -> str:
 def render(result: dict) -> str:
     """The markdown of a (published) result: the machine, the command, a table per family."""
     m = result["machine"]
-    v = m.get("versions", {})
     lines = [
-        f"Measured on {m.get('cores')} cores ({m.get('arch')}), numba {v.get('numba')} with "
-        f"{m.get('numba_threads')} threads ({m.get('threading_layer') or 'default'} threading layer), "
-        f"numpy {v.get('numpy')}, Python {v.get('python')}, simkit {v.get('simkit')}, by:",
+        f"Measured on {_measured(m)}, by:",
         "",
         "```bash",
         " ".join(m.get("command") or ["python3 benchmarks/run_all.py"]),
         "```",
     ]
+    for u in result.get("updates", []):
+        lines += [
+            "",
+            f"The {', '.join(u['families'])} figures: measured again on {_measured(u)}, by:",
+            "",
+            "```bash",
+            " ".join(u.get("command") or []),
+            "```",
+        ]
     families: dict = {}
     for r in result["records"]:
         families.setdefault(r["family"], []).append(r)
@@ -104,8 +145,16 @@ def main(argv=None) -> int:
     ap.add_argument("result", help="a JSON result of run_all.py (or of one family) --json")
     ap.add_argument("--write", metavar="PAGE", help="replace the figures block of this markdown page")
     ap.add_argument("--data", metavar="JSON", help="with --write: where the published result is written")
+    ap.add_argument(
+        "--update",
+        metavar="JSON",
+        help="published data whose families measured in the result are replaced by the result's (written back)",
+    )
     args = ap.parse_args(argv)
     result = published(json.loads(Path(args.result).read_text()))
+    if args.update:
+        result = updated(json.loads(Path(args.update).read_text()), json.loads(Path(args.result).read_text()))
+        args.data = args.data or args.update
     block = render(result)
     if not args.write:
         sys.stdout.write(block)

@@ -562,7 +562,7 @@ def _cmd_simulate(args) -> int:
             duplicate=args.duplicate,
             deal=args.deal,
             wall=args.wall,
-            decisions=True if args.decisions else None,
+            decisions=args.decisions,
             workers=args.workers,
             chunk_matches=args.chunk_matches,
             overwrite=args.overwrite,
@@ -1012,9 +1012,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--decisions",
-        action="store_true",
+        nargs="?",
+        const=True,
+        default=None,
+        choices=["observations"],
+        metavar="observations",
         help="also write the decision log, one row per decision (RUN/_decisions/; simkit.analysis.load(RUN, "
-        "table='decisions')); a resumed run keeps its setting",
+        "table='decisions')); '--decisions observations' also logs each decider's observation and legal "
+        "actions (simkit.analysis.decision_arrays(RUN)); a resumed run keeps its setting",
     )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--overwrite", action="store_true", help="replace an existing run in DIR")

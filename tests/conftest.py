@@ -120,6 +120,7 @@ TIERS = {
     "test_words.py": "unit",
     # engine
     "test_compiled_engine.py": "engine",
+    "test_decision_arrays.py": "engine",
     "test_decisions.py": "engine",
     "test_declaration_view.py": "engine",
     "test_duplicate.py": "engine",

@@ -676,6 +676,7 @@ def test_the_package_keeps_its_public_names_one_concern_per_file():
         "Summary": "summary",
         "clustered_mean": "intervals",
         "draw_luck": "luck",
+        "decision_arrays": "decisions",
     }
     assert set(A.__all__) == set(where) | {"PLAYER_KEYS", "WIN_VALUES"}
     for name, module in where.items():

@@ -146,6 +146,45 @@ def test_render_figures_publishes_a_result_without_its_history():
     assert render.replace_block(page, block) == f"intro\n{render.START}\n\n{block}\n{render.END}\nafter\n"
 
 
+def test_an_update_replaces_the_families_it_measured_and_says_how():
+    render = _module("render_figures")
+    facts = {"cores": 2, "arch": "x86_64", "numba_threads": 2, "versions": {"simkit": "0.1.0"}}
+    data = render.published(
+        {
+            "machine": {**facts, "command": ["python3", "benchmarks/run_all.py"]},
+            "records": [
+                _record("kernels", "shanten", 1.0),
+                _record("decisions", "decision log cost, engine", 0.9, unit="fraction"),
+                _record("peers", "win check", 2.0),
+            ],
+        }
+    )
+    result = {
+        "machine": {**facts, "command": ["/usr/bin/python3", "/x/scripts/bench.py", "--only", "decisions"]},
+        "records": [
+            _record("decisions", "decision log cost, engine", 0.2, unit="fraction"),
+            _record("decisions", "observation log cost, engine", 0.5, unit="fraction"),
+        ],
+    }
+    new = render.updated(data, result)
+    assert [(r["family"], r["value"]) for r in new["records"]] == [
+        ("kernels", 1.0),
+        ("decisions", 0.2),
+        ("decisions", 0.5),
+        ("peers", 2.0),
+    ]
+    assert new["machine"] == data["machine"] and render.published(new) == new
+    assert new["updates"] == [
+        {"families": ["decisions"], **facts, "command": ["python3", "scripts/bench.py", "--only", "decisions"]}
+    ]
+    block = render.render(new)
+    assert (
+        "The decisions figures: measured again on 2 cores" in block
+        and "python3 scripts/bench.py --only decisions" in block
+    )
+    assert render.updated(new, result)["updates"] == new["updates"]  # measured again: noted once
+
+
 def test_the_performance_page_shows_the_figures_of_its_data_file():
     """docs/performance.md's figures are exactly the tables of docs/performance.json, a run's
     published result: the page shows what a benchmark run measured, nothing typed by hand."""

@@ -18,6 +18,7 @@ from engine_util import GREEDY, PASSIVE, fallback
 
 from simkit._jit import jit
 from simkit.engine import compiled
+from simkit.engine import table as eng
 from simkit.engine.rulesets import engine_spec, settle_douque, settle_duel
 from simkit.hand.shanten import shanten_kernel
 from simkit.play import matches
@@ -176,7 +177,7 @@ def test_compile_ahead_waits_for_its_helper_and_then_steps_aside(tmp_path, monke
     assert items[names.index("advance")][1] is engine._advance
     assert [(name, d) for name, d, _ in compiled.first_of_the_engine("douque")] == [
         ("apply", engine._apply),
-        ("record_decision", engine._record_decision),
+        ("record_decision", eng.record_decision),
     ]
     assert [name for name, _, _ in compiled.ahead_of_the_engine("douque")] == names[:-1]
     caches = [dispatcher._cache for _, dispatcher, _ in items]

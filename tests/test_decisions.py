@@ -515,12 +515,12 @@ for pair in (("random", "random"), ("greedy", "random")):
 """
 
 
-def test_logging_frees_everything_it_allocates():
-    """The hand loop runs without reference counts; the logging function it calls keeps its own
-    (its scratch is allocated and freed at every logged decision): whole matches with decisions
-    allocate and free the same number of blocks (as tests/test_jit.py checks without them)."""
+def test_logging_allocates_nothing_per_decision_and_frees_everything():
+    """The hand loop runs without reference counts, and so does the logging it calls (its scratch
+    is on the stack): whole matches with decisions allocate no block per decision, and free every
+    block they allocate (as tests/test_jit.py checks without them)."""
     out = subprocess.run([sys.executable, "-c", _NRT_CHECK], capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr
     for line in out.stdout.splitlines():
         decisions, alloc, free = (int(v) for v in line.split())
-        assert alloc >= 2 * decisions and alloc == free, line
+        assert decisions > 1000 and alloc < decisions // 10 and alloc == free, line

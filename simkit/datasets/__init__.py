@@ -7,9 +7,9 @@ A *run* is a directory::
         _common_metadata      Parquet schema + the manifest as key-value metadata (written at the end)
         part-000000.parquet   chunk 0: matches [0, chunk_matches), one row per hand
         part-000001.parquet   chunk 1: the next chunk_matches matches, ...
-        _decisions/           only in a run with decisions (simulate(..., decisions=True)):
-            part-000000.parquet   chunk 0's decisions, one row per decision taken
-            ...
+        _decisions/           only in a run with decisions (simulate(..., decisions=True), or
+            part-000000.parquet   decisions="observations"): chunk 0's decisions, one row per
+            ...                   decision taken (with observations, also what the decider saw)
 
 Every shard holds whole matches, rows in (match, copy, hand) order, so the shards read in name order
 are the run's rows in order (``pandas.read_parquet(run_dir)`` and ``pyarrow.dataset`` skip the
@@ -37,8 +37,11 @@ equal the manifest's totals (no checksums: those runs have none).
 The schema is declared once (:data:`COLUMNS`, :func:`dataset_schema`); the scoring items become
 ``item_<name>`` columns, from the rule set's item table (:func:`item_names`).
 
-A run with decisions (its spec's ``decisions`` is true) has a second dataset, the decision log
-(:data:`DECISION_COLUMNS`), in ``_decisions/``: one shard per chunk, named like the chunk's shard.
+A run with decisions (its spec's ``decisions`` is true, or ``"observations"``) has a second
+dataset, the decision log (:data:`DECISION_COLUMNS`, and with observations
+:data:`OBSERVATION_COLUMNS`), in ``_decisions/``: one shard per chunk, named like the chunk's shard,
+a row group per engine call (:class:`ShardWriter`; its description in the footer's key-value
+metadata only, added when the shard is closed).
 The leading underscore keeps it out of ``pandas.read_parquet(run_dir)``. Each entry of the
 manifest's ``shards`` then carries the chunk's decision shard as ``"decisions": {"file":
 "_decisions/part-000012.parquet", "rows", "bytes", "sha256"}``; the decision shard is committed
@@ -89,6 +92,7 @@ from .schema import (
     FORMAT,
     MANIFEST,
     METADATA_KEY,
+    OBSERVATION_COLUMNS,
     SHARED_RESULT_COLUMNS,
     STATISTICS_COLUMNS,
     WIN_TYPES,
@@ -100,6 +104,7 @@ from .schema import (
     schema_for,
 )
 from .shards import (
+    ShardWriter,
     clean_temporary,
     commit_shard,
     decision_entry,
@@ -125,6 +130,7 @@ __all__ = [
     "DEAL_ID_HAND_BITS",
     "DECISIONS_DIR",
     "DECISION_COLUMNS",
+    "OBSERVATION_COLUMNS",
     "decision_schema",
     "DatasetError",
     "item_names",
@@ -140,6 +146,7 @@ __all__ = [
     "decision_file",
     "shard_name",
     "write_shard",
+    "ShardWriter",
     "commit_shard",
     "shard_metadata",
     "clean_temporary",

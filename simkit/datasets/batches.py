@@ -37,8 +37,9 @@ def _action_names() -> tuple:
 
 
 def decisions_to_batch(dec: dict, *, seed: int, copy) -> pa.RecordBatch:
-    """The decision log of :func:`simkit.simulate_matches` (``decisions=True``: its ``"decisions"``
-    columns) as one RecordBatch of :func:`decision_schema`; ``copy`` an int, or an int8 array (a
+    """The decision log of :func:`simkit.simulate_matches` (``decisions=True`` or
+    ``"observations"``: its ``"decisions"`` columns) as one RecordBatch of :func:`decision_schema`
+    (with the observation columns when the log has them); ``copy`` an int, or an int8 array (a
     duplicate call's own ``copy`` column)."""
 
     n = len(dec["match"])
@@ -68,10 +69,11 @@ def decisions_to_batch(dec: dict, *, seed: int, copy) -> pa.RecordBatch:
     }
     for i in range(4):
         cols[f"counter_{i}"] = np.asarray(dec[f"counter_{i}"], np.float64)
-    schema = decision_schema()
+    observations = "legal" in dec
+    schema = decision_schema(observations)
     arrays = []
     for field in schema:
-        value = cols[field.name]
+        value = cols[field.name] if field.name in cols else dec[field.name]
         if isinstance(value, np.ndarray):
             value = _arrow(np.ascontiguousarray(value), field.type)
         arrays.append(value)
@@ -307,7 +309,11 @@ def _category(codes, names, valid=None) -> pa.DictionaryArray:
 
 
 def _arrow(value: np.ndarray, type_: pa.DataType) -> pa.Array:
-    """A numpy column as an Arrow array of ``type_`` (no copy when it is contiguous and of that type)."""
+    """A numpy column as an Arrow array of ``type_`` (no copy when it is contiguous and of that type;
+    a fixed-size binary column from the rows of a contiguous uint8 or int8 [n, width] array)."""
+    if pa.types.is_fixed_size_binary(type_):
+        raw = np.ascontiguousarray(value).view(np.uint8)
+        return pa.FixedSizeBinaryArray.from_buffers(type_, len(raw), [None, pa.py_buffer(raw)])
     dtype = np.dtype(type_.to_pandas_dtype())
     if (
         value.dtype == dtype

@@ -175,7 +175,7 @@ def _manifest_problem(manifest: dict) -> str | None:
         return "has no valid spec.chunk_matches"
     if not (isinstance(spec.get("items"), list) and all(isinstance(i, str) for i in spec["items"])):
         return "has no valid spec.items"
-    if not isinstance(spec.get("decisions", False), bool):
+    if not (isinstance(spec.get("decisions", False), bool) or spec.get("decisions") == "observations"):
         return "has no valid spec.decisions"
     if manifest.get("status") not in ("running", "complete", "overwriting"):
         return f"has an unknown status {manifest.get('status')!r}"

@@ -24,6 +24,7 @@ __all__ = [
     "DEAL_ID_HAND_BITS",
     "DECISIONS_DIR",
     "DECISION_COLUMNS",
+    "OBSERVATION_COLUMNS",
     "decision_schema",
     "DatasetError",
     "item_names",
@@ -193,10 +194,50 @@ DECISION_COLUMNS: tuple = (
 )
 
 
-def decision_schema() -> pa.Schema:
-    """The Arrow schema of a run's decision log (:data:`DECISION_COLUMNS`)."""
+#: Columns a run's decision log has in addition with observations (``simulate(...,
+#: decisions="observations")``, ``--decisions observations``): the decider's legal actions and what
+#: their view held beyond the log's other columns (the :class:`~simkit.engine.actions.View`'s fields
+#: of these names; their rivers follow from the hand's logged discards and claims).
+#: :func:`simkit.analysis.decision_arrays` turns them into the environments' observation.
+OBSERVATION_COLUMNS: tuple = (
+    (
+        "legal",
+        pa.binary(19),
+        "the legal actions: bit a % 8 of byte a // 8 is action code a (numpy.unpackbits(..., count=148, "
+        "bitorder='little'))",
+    ),
+    ("view_hand", pa.binary(34), "the decider's concealed tiles: byte k holds their copies of kind k"),
+    (
+        "view_melds",
+        pa.binary(8),
+        "the decider's melds: (type code of simkit.melds.MELD_TYPES, kind; a chow's lowest) as int8 pairs, "
+        "-1 after the last",
+    ),
+    ("view_opp_melds", pa.binary(8), "the opponent's melds, as view_melds"),
+    ("view_n_river", pa.int8(), "discards the decider has made in the hand"),
+    ("view_opp_n_river", pa.int8(), "discards the opponent has made"),
+    ("view_tiles_left", pa.int16(), "drawable tiles left"),
+    ("view_seat_wind", pa.int8(), "the decider's seat wind (kind: 27 East ... 30 North)"),
+    ("view_prevailing_wind", pa.int8(), "the prevailing wind (kind)"),
+    ("view_dealer", pa.int8(), "1 when the decider is the dealer"),
+    ("view_streak", pa.int16(), "the dealer's streak"),
+    ("view_declared", pa.int8(), "the decider's declaration: 0 none, 1 ready, 2 MIGI"),
+    ("view_opp_declared", pa.int8(), "the opponent's declaration"),
+    ("view_declared_at", pa.int8(), "the index in the decider's discards of their declaring discard (-1: none)"),
+    ("view_opp_declared_at", pa.int8(), "the opponent's"),
+    ("view_bid", pa.int8(), "for_two: the banker's bid (0 before it)"),
+    ("view_skipped_win", pa.int64(), "the kinds under the decider's Skipped Win (bit k: kind k)"),
+    ("view_score", pa.float64(), "the decider's result in the match so far"),
+    ("view_opp_score", pa.float64(), "the opponent's"),
+)
+
+
+def decision_schema(observations: bool = False) -> pa.Schema:
+    """The Arrow schema of a run's decision log (:data:`DECISION_COLUMNS`, then with
+    ``observations`` :data:`OBSERVATION_COLUMNS`)."""
+    columns = DECISION_COLUMNS + (OBSERVATION_COLUMNS if observations else ())
     return pa.schema(
-        [pa.field(name, type_, nullable=name == "tile", metadata={"doc": doc}) for name, type_, doc in DECISION_COLUMNS]
+        [pa.field(name, type_, nullable=name == "tile", metadata={"doc": doc}) for name, type_, doc in columns]
     )
 
 

@@ -1,5 +1,6 @@
 """A run's Parquet files: each chunk's shard written under a hidden temporary name, flushed and
-renamed into place (:func:`write_shard`, :func:`commit_shard`), its manifest entry with size and
+renamed into place (:func:`write_shard`, or part by part :class:`ShardWriter`; :func:`commit_shard`),
+its manifest entry with size and
 SHA-256 (:func:`shard_entry`, :func:`decision_entry`), its footer metadata, the verification of a
 listed shard (:func:`verify_shard`) and the temporary files a killed run leaves
 (:func:`temporary_files`, :func:`clean_temporary`)."""
@@ -24,6 +25,7 @@ __all__ = [
     "decision_file",
     "shard_name",
     "write_shard",
+    "ShardWriter",
     "commit_shard",
     "shard_metadata",
     "clean_temporary",
@@ -81,15 +83,7 @@ def write_shard(directory, chunk: int, table: pa.Table, metadata: dict) -> Path:
     table = table.replace_schema_metadata(meta)
 
     def write(f):
-        pq.write_table(
-            table,
-            f,
-            compression=COMPRESSION,
-            row_group_size=max(1, table.num_rows),
-            write_page_checksum=True,
-            use_dictionary=[field.name for field in table.schema if pa.types.is_dictionary(field.type)],
-            write_statistics=[name for name in STATISTICS_COLUMNS if name in table.schema.names],
-        )
+        pq.write_table(table, f, row_group_size=max(1, table.num_rows), **_parquet_options(table.schema))
         f.flush()
         os.fsync(f.fileno())
 
@@ -107,14 +101,86 @@ def write_shard(directory, chunk: int, table: pa.Table, metadata: dict) -> Path:
     return tmp
 
 
-def _open_unnamed(directory: Path) -> int | None:
+class ShardWriter:
+    """A shard written part by part, one row group per :meth:`write`, into a temporary file as
+    :func:`write_shard` writes one (unnamed until :meth:`close` has flushed and fsync'ed it); its
+    ``metadata`` is added at the close, under :data:`METADATA_KEY` in the footer's key-value
+    metadata. For a table that comes in parts (a chunk's decision log, engine call by engine call),
+    each written while the next is computed. The same parts give the same bytes."""
+
+    def __init__(self, directory, chunk: int, schema: pa.Schema):
+        self.directory = Path(directory)
+        self.tmp = self.directory / f".{shard_name(chunk)}.{os.getpid()}{TMP_SUFFIX}"
+        self.rows = 0
+        self._fd = _open_unnamed(self.directory, os.O_RDWR)  # readable: copied to a named file if it cannot be linked
+        self._file = open(self._fd, "wb", closefd=False) if self._fd is not None else open(self.tmp, "wb")  # noqa: SIM115
+        self._writer = pq.ParquetWriter(self._file, schema, write_batch_size=WRITE_BATCH, **_parquet_options(schema))
+
+    def write(self, table: pa.Table) -> None:
+        """Append ``table`` as one row group."""
+        self._writer.write_table(table, row_group_size=max(1, table.num_rows))
+        self.rows += table.num_rows
+
+    def close(self, metadata: dict) -> Path:
+        """Finish the file with ``metadata`` (JSON-ready) and give it its temporary name; returns its path."""
+        self._writer.add_key_value_metadata({METADATA_KEY: json.dumps(metadata, sort_keys=True)})
+        self._writer.close()
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self._file.close()
+        if self._fd is not None:
+            try:
+                if not _link_unnamed(self._fd, self.tmp):
+                    with open(self.tmp, "wb") as f:
+                        size, at = os.fstat(self._fd).st_size, 0
+                        while at < size:
+                            at += f.write(os.pread(self._fd, min(1 << 24, size - at), at))
+                        f.flush()
+                        os.fsync(f.fileno())
+            finally:
+                os.close(self._fd)
+                self._fd = None
+        return self.tmp
+
+    def abort(self) -> None:
+        """Drop the file (nothing of it is left)."""
+        with contextlib.suppress(Exception):
+            self._writer.close()
+        with contextlib.suppress(OSError):
+            self._file.close()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                self.tmp.unlink()
+
+
+def _parquet_options(schema: pa.Schema) -> dict:
+    """How a shard is written: LZ4 pages with checksums, dictionary encoding for the dictionary
+    columns only, statistics for :data:`STATISTICS_COLUMNS` only."""
+    return dict(
+        compression=COMPRESSION,
+        write_page_checksum=True,
+        use_dictionary=[field.name for field in schema if pa.types.is_dictionary(field.type)],
+        write_statistics=[name for name in STATISTICS_COLUMNS if name in schema.names],
+    )
+
+
+#: Values a :class:`ShardWriter` hands to each column's encoder at a time (pyarrow's default is
+#: 1,024): a decision log's part has a few hundred thousand rows of narrow columns, and larger
+#: batches take a tenth off its encoding.
+WRITE_BATCH = 1 << 16
+
+
+def _open_unnamed(directory: Path, access: int = os.O_WRONLY) -> int | None:
     """A new unnamed file in ``directory`` (``O_TMPFILE``), or None where the system has none."""
 
     flag = getattr(os, "O_TMPFILE", None)
     if flag is None:
         return None
     try:
-        return os.open(directory, flag | os.O_WRONLY, 0o644)
+        return os.open(directory, flag | access, 0o644)
     except OSError as exc:
         if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
             return None
@@ -204,7 +270,7 @@ def shard_metadata(path) -> dict:
                 meta = json.loads(raw)
                 if isinstance(meta, dict):
                     return meta
-        meta = pq.read_schema(path).metadata or {}
+        meta = pq.ParquetFile(path).metadata.metadata or {}  # the footer's key-value pairs
         raw = meta.get(METADATA_KEY.encode())
         return json.loads(raw) if raw else {}
     except RecursionError:

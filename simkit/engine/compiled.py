@@ -333,7 +333,7 @@ def first_of_the_engine(rules_name: str) -> list:
     the helper compiles :func:`ahead_of_the_engine`'s list: the engine's
     :func:`~simkit.engine.step._apply` (the rules of every decision; LLVM inlines it into the hand
     loop), the largest piece, which needs only the helper's first items, then the decision log
-    (:func:`~simkit.engine.step._record_decision`), which the helper would otherwise compile just
+    (:func:`~simkit.engine.table.record_decision`), which the helper would otherwise compile just
     before greedy, the last item it finishes, while this process waits for its ``_advance``."""
     return _engine_pieces(rules_name, ())[1]
 
@@ -378,16 +378,14 @@ def _engine_pieces(rules_name: str, policies) -> tuple[list, list]:
         ("apply", engine._apply, (table, t, game_t, i)),
         (
             "record_decision",
-            engine._record_decision,
+            game.record_decision,
             (
                 ty(T.sc),
-                ty(T.ids),
                 ty(T.hand),
                 ty(T.n_melds),
                 ty(T.legal),
-                ty(T.counters),
-                ty(T.decisions),
-                ty(T.decision_counters),
+                ty(T.decision_memo),
+                ty(np.zeros(game.N_DECISION_INT, T.decisions.dtype)),  # a row of the log
                 t,
                 i,
             ),

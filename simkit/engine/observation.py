@@ -41,6 +41,7 @@ __all__ = [
     "encode_observation_kernel",
     "encode_view",
     "encode_view_into",
+    "encode_logged_kernel",
     "state_layout",
     "state_size",
     "encode_state_kernel",
@@ -279,6 +280,109 @@ def encode_view(view):  # pragma: no cover - compiled
     out = np.zeros(OBSERVATION_SIZE, np.float32)
     encode_view_into(view, out)
     return out
+
+
+@jit
+def encode_logged_kernel(
+    key,
+    player,
+    phase,
+    tile,
+    action,
+    hand,
+    melds,
+    opp_melds,
+    n_river,
+    opp_n_river,
+    tiles_left,
+    seat_wind,
+    prevailing_wind,
+    dealer,
+    streak,
+    declared,
+    opp_declared,
+    bid,
+    score,
+    opp_score,
+    skipped_win,
+    declared_at,
+    opp_declared_at,
+    rows,
+    out,
+):  # pragma: no cover - compiled
+    """The observations of a run's logged decisions (``decisions="observations"``): decision ``i``'s
+    into ``out[rows[i]]`` (float32[m, OBSERVATION_SIZE]; ``rows[i] < 0``: not wanted), by the one
+    encoder (:func:`encode_view` of the decider's view gives the same vector).
+
+    Every argument but ``rows`` and ``out`` is a column of the log, one entry per decision in the
+    order played: ``key`` (int64, the same for the decisions of one hand: ``deal_id * 2 + copy``),
+    the decision's ``player``, ``phase``, ``tile`` and ``action``, and the decider's observed facts
+    (:data:`~simkit.engine.table.OBSERVED_FIELDS`; ``melds`` and ``opp_melds`` int8[n, 4, 2]). Both
+    rivers are played out along each hand's decisions: a discard (with or without a declaration)
+    goes to its player's river, and a win, pung, kong or chow on the opponent's discard claims it
+    (the engine's only changes to a river between decisions; for_two's end phase sets tiles aside
+    after the last decision). The whole hand must be given, in order: returns -1, or the index of
+    the first decision whose river counts differ from the logged ones (a log not whole or not in
+    order)."""
+    n = key.shape[0]
+    river = np.zeros((2, G.MAX_RIVER), np.int8)
+    claimed = np.zeros((2, G.MAX_RIVER), np.bool_)
+    count = np.zeros(2, np.int64)
+    for i in range(n):
+        if i == 0 or key[i] != key[i - 1]:
+            count[0] = 0
+            count[1] = 0
+        p = player[i]
+        q = 1 - p
+        if count[p] != n_river[i] or count[q] != opp_n_river[i]:
+            return i
+        if rows[i] >= 0:
+            n_own = 0
+            n_opp = 0
+            for m in range(4):
+                if melds[i, m, 0] >= 0:
+                    n_own += 1
+                if opp_melds[i, m, 0] >= 0:
+                    n_opp += 1
+            _encode(
+                out[rows[i]],
+                phase[i],
+                tile[i],
+                hand[i],
+                melds[i],
+                n_own,
+                opp_melds[i],
+                n_opp,
+                river[p],
+                count[p],
+                claimed[p],
+                river[q],
+                count[q],
+                claimed[q],
+                tiles_left[i],
+                seat_wind[i],
+                prevailing_wind[i],
+                dealer[i] != 0,
+                streak[i],
+                declared[i],
+                opp_declared[i],
+                bid[i],
+                score[i],
+                opp_score[i],
+                skipped_win[i],
+                declared_at[i],
+                opp_declared_at[i],
+            )
+        a = action[i]
+        if a >= A.DISCARD and a < A.DECLARE + 34:  # a discard, with or without a declaration
+            river[p, count[p]] = a % 34
+            claimed[p, count[p]] = False
+            count[p] += 1
+        elif phase[i] == A.PHASE_REACT and (
+            a == A.WIN or a == A.PUNG or a == A.KONG or (a >= A.CHOW and a < A.CHOW + 3)
+        ):
+            claimed[q, count[q] - 1] = True
+    return -1
 
 
 def state_layout(wall_length: int) -> dict:

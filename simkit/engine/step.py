@@ -852,41 +852,35 @@ def _ask_policy(T, t, kinds, fn0, fn1, params0, params1):  # pragma: no cover - 
     return fn1(view, pl, params, rng)
 
 
-@jit(cache=CACHE, internal=True)
-def _record_decision(
-    sc, ids, hand, n_melds, legal, counters, decisions, decision_counters, t, action
-):  # pragma: no cover
-    """Log the decision the Table (its arrays: ``sc``, ``ids``, ...) stands at and the ``action``
-    taken (before it is applied): a row of ``decisions`` (``T.decisions``, the D_* columns of
-    :mod:`simkit.engine.table`) and the deciding player's user counters in ``decision_counters``.
-    ``sc[S_N_DECISIONS]`` counts on past the capacity (rows beyond it are not written), so the
-    caller can replay the block with room for all of them.
-
-    Not inlined, with reference counts, and only called when decisions are logged: the hand loop
-    (compiled without reference counts) only tests ``sc[S_DECISIONS]``. It gets the arrays it uses
-    rather than the whole Table (a call passes every array of a Table: it doubled the cost), and
-    its scratch is its own (never ``T.swork`` or another array the game logic uses)."""
+@jit(inline="always", cache=CACHE)
+def _log_decision(T, t, action):  # pragma: no cover - compiled
+    """Log the decision ``T`` stands at and ``action`` in the Table's decision log (row
+    ``sc[S_N_DECISIONS]``, :func:`~simkit.engine.table.record_decision`), the decider's user
+    counters when a policy may write them (the log has room for them) and, in a run with
+    observations, the decider's observed facts (:func:`~simkit.engine.table.record_observed`).
+    ``sc[S_N_DECISIONS]`` counts on past the capacity (rows beyond it are not written), so that the
+    caller can play the block again with room for all of them."""
+    sc = T.sc
     n = sc[G.S_N_DECISIONS]
     sc[G.S_N_DECISIONS] = n + 1
-    if n >= decisions.shape[0]:
-        return
-    p = sc[G.S_PLAYER]
-    phase = sc[G.S_PHASE]
-    tile = sc[G.S_TILE]
-    scratch = np.empty(34, np.uint8)
-    work = np.empty(20, np.int64)
-    n_legal, before, after = G.decision_stats(hand[p], n_melds[p], phase, tile, action, legal, t, scratch, work)
-    decisions[n, G.D_MATCH] = np.int64(ids[1])
-    decisions[n, G.D_HAND] = sc[G.S_HAND_NUMBER]
-    decisions[n, G.D_PLAYER] = p
-    decisions[n, G.D_PHASE] = phase
-    decisions[n, G.D_TILE] = tile
-    decisions[n, G.D_ACTION] = action
-    decisions[n, G.D_N_LEGAL] = n_legal
-    decisions[n, G.D_SHANTEN_BEFORE] = before
-    decisions[n, G.D_SHANTEN_AFTER] = after
-    for i in range(G.N_COUNTERS):
-        decision_counters[n, i] = counters[p, i]
+    if n < T.decisions.shape[0]:
+        G.record_decision(sc, T.hand, T.n_melds, T.legal, T.decision_memo, T.decisions[n], t, action)
+        if n < T.decision_counters.shape[0]:
+            G.record_counters(sc, T.counters, T.decision_counters[n])
+        if n < T.observed.shape[0]:
+            G.record_observed(
+                sc,
+                T.hand,
+                T.melds,
+                T.n_melds,
+                T.n_river,
+                T.declared,
+                T.seat,
+                T.skip_win,
+                T.legal,
+                T.purse,
+                T.observed[n],
+            )
 
 
 @jit(inline="always", cache=CACHE)
@@ -901,9 +895,7 @@ def _hand_loop(T, t, game, sp, kinds, fn0, fn1, params0, params1, search):  # pr
             return
         action = _ask(T, t, game, sp, kinds, fn0, fn1, params0, params1, search)
         if sc[G.S_DECISIONS]:
-            _record_decision(
-                T.sc, T.ids, T.hand, T.n_melds, T.legal, T.counters, T.decisions, T.decision_counters, t, action
-            )
+            _log_decision(T, t, action)
         _apply(T, t, game, action)
         if sc[G.S_ERROR]:
             sc[G.S_PHASE] = A.PHASE_OVER

@@ -73,9 +73,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._jit import borrow, jit
-from .._words import BYTE_ONES, set_word_at, word_at
-from ..hand.shanten import shanten_kernel
+from .._jit import borrow, jit, stack_empty
+from .._words import BYTE_ONES, popcount64, set_word_at, word_at
+from ..hand.shanten import shanten_kernel, shanten_of_counts
 from ..hand.split import MAX_SPLITS, SCRATCH
 from ..hand.tables import HandTables, borrowed_hand_tables  # noqa: F401 -- the engine reaches them as G.*
 from ..hand.waits import waits_kernel
@@ -121,7 +121,16 @@ __all__ = [
     "DECISION_FIELDS",
     "N_DECISION_INT",
     "N_COUNTERS",
+    "N_MEMO",
+    "N_OBSERVED",
+    "OBSERVED_FIELDS",
+    "OBSERVED_SMALL",
     "decision_stats",
+    "record_decision",
+    "record_counters",
+    "record_observed",
+    "decision_record_kernel",
+    "split_observed_kernel",
 ]
 
 MAX_RIVER = 64  #: capacity of a discard river (for_two's 101 drawable tiles: at most ~56 discards each)
@@ -174,7 +183,7 @@ S_HAND_NUMBER = 30  #: index of the hand being played in its match
 S_DEALERSHIPS = 31  #: completed dealer turns (douque: a round is two, the match eight)
 S_MATCH_OVER = 32  #: 1 once the match has ended
 S_ERROR_PHASE = 33  #: the phase of the decision whose action was refused
-# decision logging (simulate(..., decisions=True); see play._record_decision)
+# decision logging (simulate(..., decisions=True); see record_decision)
 S_DECISIONS = 34  #: 1: record every decision taken in Table.decisions / Table.decision_counters
 S_N_DECISIONS = 35  #: decisions recorded so far on this Table (counted on past the capacity; see D_*)
 # money counted exactly (duel with chips: Game.money_unit > 0; see _pay)
@@ -324,12 +333,11 @@ FLOAT_FIELDS = (
     "balance_1",
     "combination_points",
 )
-# decision log (int64), one row per decision taken when sc[S_DECISIONS] is 1 (Table.decisions)
-D_MATCH, D_HAND, D_PLAYER, D_PHASE, D_TILE, D_ACTION, D_N_LEGAL, D_SHANTEN_BEFORE, D_SHANTEN_AFTER = range(9)
-N_DECISION_INT = 9
+# decision log (int16), one row per decision taken when sc[S_DECISIONS] is 1 (Table.decisions); the
+# match and hand of a row are not stored: a hand's ``turns`` decisions are its rows, in the order played
+D_PLAYER, D_PHASE, D_TILE, D_ACTION, D_N_LEGAL, D_SHANTEN_BEFORE, D_SHANTEN_AFTER = range(7)
+N_DECISION_INT = 7
 DECISION_FIELDS = (
-    "match",
-    "hand",
     "player",
     "phase",
     "tile",
@@ -338,6 +346,73 @@ DECISION_FIELDS = (
     "shanten_before",
     "shanten_after",
 )
+# a player's shanten memo (Table.decision_memo[p]): the last hand the log computed after an action
+MEMO_WORDS = 0  #: MEMO_WORDS .. + 4: the hand's 34 counts as the words at bytes 0, 8, 16, 24 and 26
+MEMO_MELDS = 5  #: its melds (-1: nothing memorised)
+MEMO_SHANTEN = 6  #: its shanten
+N_MEMO = 7
+# observed facts (Table.observed, uint8), one record per logged decision of a run with observations:
+# what the deciding player's view holds beyond the decision log's phase, tile and actions (their
+# rivers follow from the hand's logged discards and claims: simkit.engine.observation)
+O_HAND = 0  #: 34 bytes: the decider's concealed tiles, copies per kind
+O_MELDS = 34  #: 8 bytes: their melds, (type code, kind) as int8, (-1, -1) after the last
+O_OPP_MELDS = 42  #: 8 bytes: the opponent's melds
+O_LEGAL = 50  #: 19 bytes: the legal-action mask, bit a % 8 of byte a // 8 (numpy's little bit order)
+O_N_RIVER = 69  #: discards the decider has made this hand
+O_OPP_N_RIVER = 70  #: discards the opponent has made
+O_TILES_LEFT = 71  #: 2 bytes, int16 little-endian: drawable tiles left
+O_SEAT = 73  #: the decider's seat wind (kind)
+O_PREVAILING = 74  #: the prevailing wind (kind)
+O_DEALER = 75  #: 1 when the decider deals
+O_DECLARED = 76  #: the decider's declaration (0 none, 1 ready, 2 MIGI)
+O_OPP_DECLARED = 77
+O_BID = 78  #: for_two: the banker's bid (0 before it)
+O_DECLARED_AT = 79  #: int8: the decider's declaring discard's index in their river (-1: none)
+O_OPP_DECLARED_AT = 80
+O_STREAK = 81  #: 2 bytes, int16 little-endian: the dealer's streak
+O_SKIPPED_WIN = 83  #: 5 bytes: the kinds under the decider's Skipped Win (bit k: kind k)
+O_SCORE = 88  #: 8 bytes, float64: the decider's result in the match so far
+O_OPP_SCORE = 96  #: 8 bytes, float64: the opponent's
+N_OBSERVED = 104
+#: the observed facts' fields, named as the :class:`~simkit.engine.actions.View`'s (``legal``: the
+#: mask): (name, first byte, bytes, numpy dtype of a byte or value); ``hand``, ``melds``,
+#: ``opp_melds`` and ``legal`` are byte strings (kind counts, int8 (type code, kind) pairs, mask
+#: bits), ``skipped_win`` the 5 low bytes of an int64, the others one number each
+OBSERVED_FIELDS = (
+    ("hand", O_HAND, 34, "u1"),
+    ("melds", O_MELDS, 8, "i1"),
+    ("opp_melds", O_OPP_MELDS, 8, "i1"),
+    ("legal", O_LEGAL, 19, "u1"),
+    ("n_river", O_N_RIVER, 1, "i1"),
+    ("opp_n_river", O_OPP_N_RIVER, 1, "i1"),
+    ("tiles_left", O_TILES_LEFT, 2, "<i2"),
+    ("seat_wind", O_SEAT, 1, "i1"),
+    ("prevailing_wind", O_PREVAILING, 1, "i1"),
+    ("dealer", O_DEALER, 1, "i1"),
+    ("declared", O_DECLARED, 1, "i1"),
+    ("opp_declared", O_OPP_DECLARED, 1, "i1"),
+    ("bid", O_BID, 1, "i1"),
+    ("declared_at", O_DECLARED_AT, 1, "i1"),
+    ("opp_declared_at", O_OPP_DECLARED_AT, 1, "i1"),
+    ("streak", O_STREAK, 2, "<i2"),
+    ("skipped_win", O_SKIPPED_WIN, 5, "u1"),
+    ("score", O_SCORE, 8, "<f8"),
+    ("opp_score", O_OPP_SCORE, 8, "<f8"),
+)
+#: the one-byte observed facts, in the order of split_observed_kernel's ``small`` rows
+OBSERVED_SMALL = (
+    "n_river",
+    "opp_n_river",
+    "seat_wind",
+    "prevailing_wind",
+    "dealer",
+    "declared",
+    "opp_declared",
+    "bid",
+    "declared_at",
+    "opp_declared_at",
+)
+_SMALL_AT = tuple(next(at for name, at, *_ in OBSERVED_FIELDS if name == wanted) for wanted in OBSERVED_SMALL)
 N_COUNTERS = 4  #: user counters a policy can set per decision (View.counters)
 
 
@@ -407,8 +482,12 @@ class Table(NamedTuple):
     counters: (
         np.ndarray
     )  #: float64[2, N_COUNTERS], each player's user counters (View.counters), zeroed before each decision
-    decisions: np.ndarray  #: int64[capacity, N_DECISION_INT], the decision log (D_* columns; capacity 0: none)
-    decision_counters: np.ndarray  #: float64[capacity, N_COUNTERS], the counters of each logged decision
+    decisions: np.ndarray  #: int16[capacity, N_DECISION_INT], the decision log (D_* columns; capacity 0: none)
+    decision_counters: (
+        np.ndarray
+    )  #: float64[capacity, N_COUNTERS], the counters of each logged decision (0: not logged)
+    decision_memo: np.ndarray  #: int64[2, N_MEMO], each player's last hand whose shanten the log computed
+    observed: np.ndarray  #: uint8[capacity, N_OBSERVED], the observed facts of each logged decision (O_*; 0: none)
 
 
 def new_table(n_tiles, items_proto):
@@ -458,8 +537,10 @@ def new_table(n_tiles, items_proto):
         np.zeros((4, 2), np.int8),
         np.zeros(2, np.uint64),
         np.zeros((2, N_COUNTERS), np.float64),
-        np.zeros((0, N_DECISION_INT), np.int64),
+        np.zeros((0, N_DECISION_INT), np.int16),
         np.zeros((0, N_COUNTERS), np.float64),
+        np.full((2, N_MEMO), -1, np.int64),
+        np.zeros((0, N_OBSERVED), np.uint8),
     )
 
 
@@ -527,6 +608,8 @@ def table_of(B, i):  # pragma: no cover - compiled
         borrow(B.counters[i]),
         borrow(B.decisions[i]),
         borrow(B.decision_counters[i]),
+        borrow(B.decision_memo[i]),
+        borrow(B.observed[i]),
     )
 
 
@@ -578,6 +661,8 @@ def copied_table(T):  # pragma: no cover - compiled
         T.counters.copy(),
         T.decisions[:0].copy(),
         T.decision_counters[:0].copy(),
+        T.decision_memo.copy(),
+        T.observed[:0].copy(),
     )
 
 
@@ -628,6 +713,8 @@ def borrowed_table(T):  # pragma: no cover - compiled
         borrow(T.counters),
         borrow(T.decisions),
         borrow(T.decision_counters),
+        borrow(T.decision_memo),
+        borrow(T.observed),
     )
 
 
@@ -831,7 +918,29 @@ def copy_for_view(T, p, hand, melds, river, claimed):  # pragma: no cover - comp
 
 
 @jit(inline="always")
-def decision_stats(hand, n_melds, phase, tile, action, legal, t, scratch, work):  # pragma: no cover - compiled
+def _same_hand(hand, n_melds, memo):  # pragma: no cover - compiled
+    """Whether ``memo`` (int64[N_MEMO]) holds ``hand`` (uint8[34]) with ``n_melds`` melds."""
+    return (
+        memo[MEMO_MELDS] == n_melds
+        and memo[MEMO_WORDS] == np.int64(word_at(hand, 0))
+        and memo[MEMO_WORDS + 1] == np.int64(word_at(hand, 8))
+        and memo[MEMO_WORDS + 2] == np.int64(word_at(hand, 16))
+        and memo[MEMO_WORDS + 3] == np.int64(word_at(hand, 24))
+        and memo[MEMO_WORDS + 4] == np.int64(word_at(hand, 26))
+    )
+
+
+@jit(inline="always")
+def _memorise(hand, n_melds, shanten, memo):  # pragma: no cover - compiled
+    for i in range(4):
+        memo[MEMO_WORDS + i] = np.int64(word_at(hand, 8 * i))
+    memo[MEMO_WORDS + 4] = np.int64(word_at(hand, 26))
+    memo[MEMO_MELDS] = n_melds
+    memo[MEMO_SHANTEN] = shanten
+
+
+@jit(inline="always")
+def decision_stats(hand, n_melds, phase, tile, action, legal, t, scratch, memo):  # pragma: no cover - compiled
     """``(n_legal, shanten_before, shanten_after)`` of a decision: the number of legal actions, the
     deciding player's shanten at the decision (``hand``: their concealed tiles, uint8[34], and
     ``n_melds`` melds; 14 - 3k tiles after a draw or claim and at the bid, 13 - 3k on the opponent's
@@ -839,26 +948,30 @@ def decision_stats(hand, n_melds, phase, tile, action, legal, t, scratch, work):
     (a replacement draw after a kong, the next draw after a pass): -1 after a win; the hand less the
     discard (a declaration's too), the kong's tiles (one more meld for a concealed or exposed kong),
     the tiles of a pung or chow with the claimed ``tile`` (one more meld); unchanged after a pass,
-    a bid, follow or fold. ``scratch`` uint8[34] and ``work`` int64[20] are the caller's scratch
-    (never the engine's ``swork``); ``hand`` is not changed. Shanten counts seven pairs where the
-    rule set has them (:func:`~simkit.hand.shanten.shanten_kernel`); -9 (:data:`SHANTEN_UNKNOWN`)
-    for an action that is not legal (the engine then stops the match).
+    a bid, follow or fold. Shanten counts seven pairs where the rule set has them
+    (:func:`~simkit.hand.shanten.shanten_kernel`); -9 (:data:`SHANTEN_UNKNOWN`) for an action that
+    is not legal (the engine then stops the match). ``scratch`` uint8[34] is the caller's scratch;
+    ``hand`` is not changed.
 
-    Inlined into ``play._record_decision`` (not into the hand loop), which the engine calls only when
-    decisions are logged; :class:`~simkit.play.stepper.GameState` calls it for a Python policy's
-    decisions, so both logs agree.
+    ``memo`` (int64[N_MEMO], the player's row of ``Table.decision_memo``) holds the hand the player
+    was left with after their last logged action and its shanten: a shanten is a function of the
+    tiles and the melds alone, so a hand equal to it is not computed again (on the opponent's
+    discard, after a claim, after discarding the drawn tile). The hand after ``action`` replaces it.
     """
-    n_legal = 0
-    for a in range(A.N_ACTIONS):
-        if legal[a]:
-            n_legal += 1
-    before = shanten_kernel(hand, n_melds, t, work)
+    n_legal = np.int64(0)
+    for k in range(0, A.N_ACTIONS - 4, 8):
+        n_legal += popcount64(word_at(legal, k))
+    n_legal += popcount64(word_at(legal, A.N_ACTIONS - 8) >> np.uint64(32))
+    if _same_hand(hand, n_melds, memo):
+        before = memo[MEMO_SHANTEN]
+    else:
+        before = shanten_of_counts(hand, n_melds, t)
     if action < 0 or action >= A.N_ACTIONS or not legal[action]:
         return n_legal, before, np.int64(SHANTEN_UNKNOWN)
     if action == A.WIN:
         return n_legal, before, np.int64(-1)
-    for k in range(34):
-        scratch[k] = hand[k]
+    for k in (0, 8, 16, 24, 26):
+        set_word_at(scratch, k, word_at(hand, k))
     melds_after = n_melds
     if action < A.DECLARE + 34:  # a discard, with or without a declaration
         scratch[action % 34] -= 1
@@ -880,8 +993,146 @@ def decision_stats(hand, n_melds, phase, tile, action, legal, t, scratch, work):
                 scratch[tile - j + d] -= 1
         melds_after += 1
     else:  # pass, bid, follow, fold: the hand is unchanged
+        _memorise(hand, n_melds, before, memo)
         return n_legal, before, before
-    return n_legal, before, shanten_kernel(scratch, melds_after, t, work)
+    if _same_hand(scratch, melds_after, memo):
+        return n_legal, before, memo[MEMO_SHANTEN]
+    after = shanten_of_counts(scratch, melds_after, t)
+    _memorise(scratch, melds_after, after, memo)
+    return n_legal, before, after
+
+
+@jit(internal=True, refcounts=False)
+def record_decision(sc, hand, n_melds, legal, memo, row, t, action):  # pragma: no cover
+    """Log the decision the Table (its arrays ``sc``, ``hand``, ...) stands at and the ``action``
+    taken, before it is applied: the D_* columns into ``row`` (int16[N_DECISION_INT]).
+
+    A function of its own, called only when decisions are logged (the hand loop tests
+    ``sc[S_DECISIONS]``): it gets the arrays it reads rather than the whole Table (a call passes
+    every array of its arguments), allocates nothing (its scratch is on the stack) and so runs
+    without reference counts, as the hand loop does."""
+    p = sc[S_PLAYER]
+    phase = sc[S_PHASE]
+    tile = sc[S_TILE]
+    scratch = stack_empty(34, np.uint8)
+    n_legal, before, after = decision_stats(hand[p], n_melds[p], phase, tile, action, legal, t, scratch, memo[p])
+    row[D_PLAYER] = p
+    row[D_PHASE] = phase
+    row[D_TILE] = tile
+    row[D_ACTION] = action
+    row[D_N_LEGAL] = n_legal
+    row[D_SHANTEN_BEFORE] = before
+    row[D_SHANTEN_AFTER] = after
+
+
+@jit(inline="always")
+def record_counters(sc, counters, out):  # pragma: no cover - compiled
+    """The deciding player's user counters (``counters``: the Table's) into ``out`` (float64[N_COUNTERS])."""
+    p = sc[S_PLAYER]
+    for i in range(N_COUNTERS):
+        out[i] = counters[p, i]
+
+
+@jit(inline="always")
+def _put_int(out, at, value, n):  # pragma: no cover - compiled
+    """``value``'s ``n`` low bytes into ``out[at:at + n]``, little-endian."""
+    v = np.int64(value)
+    for i in range(n):
+        out[at + i] = np.uint8((v >> (8 * i)) & 0xFF)
+
+
+@jit(inline="always")
+def _put_float(out, at, value):  # pragma: no cover - compiled
+    """The float64 ``value``'s 8 bytes into ``out[at:at + 8]`` (the machine's order: little-endian)."""
+    cell = stack_empty(1, np.float64)
+    cell[0] = value
+    raw = cell.view(np.uint8)
+    for i in range(8):
+        out[at + i] = raw[i]
+
+
+@jit(internal=True, refcounts=False)
+def record_observed(sc, hand, melds, n_melds, n_river, declared, seat, skip_win, legal, purse, out):  # pragma: no cover
+    """Log what the deciding player's view holds beyond the decision log's columns (the O_* layout):
+    their tiles, both players' melds, the legal-action mask (bit-packed), the counts of both rivers
+    and the view's scalars, into ``out`` (uint8[N_OBSERVED]). Called, like :func:`record_decision`,
+    only in a run with observations; the rivers themselves follow from the logged discards and
+    claims of the hand (:func:`simkit.engine.observation.encode_logged_kernel`)."""
+    p = sc[S_PLAYER]
+    q = 1 - p
+    own = hand[p]
+    for k in (0, 8, 16, 24, 26):
+        set_word_at(out, O_HAND + k, word_at(own, k))
+    for i in range(4):
+        mine = i < n_melds[p]
+        theirs = i < n_melds[q]
+        for j in range(2):
+            out[O_MELDS + 2 * i + j] = np.uint8(melds[p, i, j] & 0xFF) if mine else np.uint8(0xFF)
+            out[O_OPP_MELDS + 2 * i + j] = np.uint8(melds[q, i, j] & 0xFF) if theirs else np.uint8(0xFF)
+    # each 0/1 byte's bit lands in the top byte of the product, byte b at bit b (no carries)
+    spread = np.uint64(0x0102040810204080)
+    for k in range(18):
+        out[O_LEGAL + k] = np.uint8((word_at(legal, 8 * k) * spread) >> np.uint64(56))
+    out[O_LEGAL + 18] = np.uint8(((word_at(legal, A.N_ACTIONS - 8) >> np.uint64(32)) * spread) >> np.uint64(56))
+    out[O_N_RIVER] = n_river[p]
+    out[O_OPP_N_RIVER] = n_river[q]
+    _put_int(out, O_TILES_LEFT, _tiles_left(sc), 2)
+    out[O_SEAT] = seat[p]
+    out[O_PREVAILING] = sc[S_PREVAILING]
+    out[O_DEALER] = 1 if sc[S_DEALER] == p else 0
+    out[O_DECLARED] = declared[p]
+    out[O_OPP_DECLARED] = declared[q]
+    out[O_BID] = sc[S_BID]
+    _put_int(out, O_DECLARED_AT, sc[S_DECLARED_AT + p], 1)
+    _put_int(out, O_OPP_DECLARED_AT, sc[S_DECLARED_AT + q], 1)
+    _put_int(out, O_STREAK, sc[S_STREAK], 2)
+    _put_int(out, O_SKIPPED_WIN, skip_win[p], 5)
+    _put_float(out, O_SCORE, purse[P_BALANCE0 + p])
+    _put_float(out, O_OPP_SCORE, purse[P_BALANCE0 + q])
+
+
+@jit
+def split_observed_kernel(observed, hand, melds, opp_melds, legal, small, wide, floats):  # pragma: no cover - compiled
+    """The observed facts (uint8[n, N_OBSERVED], the O_* records) as columns, in one pass: the byte
+    strings into ``hand`` (uint8[n, 34]), ``melds`` and ``opp_melds`` (uint8[n, 8]) and ``legal``
+    (uint8[n, 19]); the one-byte fields into the rows of ``small`` (int8[len(OBSERVED_SMALL), n],
+    in that order); ``tiles_left``, ``streak`` and ``skipped_win`` into ``wide`` (int64[3, n]);
+    ``score`` and ``opp_score`` into ``floats`` (float64[2, n])."""
+    n = observed.shape[0]
+    for i in range(n):
+        r = observed[i]
+        for k in (0, 8, 16, 24, 26):
+            set_word_at(hand[i], k, word_at(r, O_HAND + k))
+        set_word_at(melds[i], 0, word_at(r, O_MELDS))
+        set_word_at(opp_melds[i], 0, word_at(r, O_OPP_MELDS))
+        for k in (0, 8, 11):
+            set_word_at(legal[i], k, word_at(r, O_LEGAL + k))
+        for j in range(len(_SMALL_AT)):
+            small[j, i] = np.int8(r[_SMALL_AT[j]])
+        wide[0, i] = np.int16(np.int64(r[O_TILES_LEFT]) | (np.int64(r[O_TILES_LEFT + 1]) << 8))
+        wide[1, i] = np.int16(np.int64(r[O_STREAK]) | (np.int64(r[O_STREAK + 1]) << 8))
+        bits = np.int64(0)
+        for k in range(5):
+            bits |= np.int64(r[O_SKIPPED_WIN + k]) << (8 * k)
+        wide[2, i] = bits
+        for j in range(2):
+            at = O_SCORE if j == 0 else O_OPP_SCORE
+            cell = floats[j, i : i + 1].view(np.uint8)
+            for k in range(8):
+                cell[k] = r[at + k]
+
+
+@jit
+def decision_record_kernel(T, t, action, row, counters_row, observed_row):  # pragma: no cover - compiled
+    """The engine's log of the decision ``T`` stands at with ``action`` (:func:`record_decision`,
+    and :func:`record_observed` when ``observed_row`` has room), for the step API: a Python
+    policy's decisions are logged as the engine logs its own."""
+    record_decision(T.sc, T.hand, T.n_melds, T.legal, T.decision_memo, row, t, action)
+    record_counters(T.sc, T.counters, counters_row)
+    if observed_row.shape[0] == N_OBSERVED:
+        record_observed(
+            T.sc, T.hand, T.melds, T.n_melds, T.n_river, T.declared, T.seat, T.skip_win, T.legal, T.purse, observed_row
+        )
 
 
 @jit(inline="always")

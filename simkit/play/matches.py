@@ -19,6 +19,7 @@ from .runtime import (
     PolicyCompileError,
     compile_policy,
     decision_columns,
+    decisions_setting,
     engine_for,
     hand_record,
     is_jitted,
@@ -55,7 +56,7 @@ def simulate_matches(
     duplicate: bool = False,
     deal: str | None = None,
     wall: str | None = None,
-    decisions: bool = False,
+    decisions: bool | str = False,
 ) -> dict:
     """Play ``n_matches`` complete matches and return one row per hand.
 
@@ -87,9 +88,10 @@ def simulate_matches(
         seat's tiles from its own stream, so in a duplicate run the tiles follow the policies) or
         ``"dealer"`` (the original deal), ``wall="stable"`` (default with the deal "seat": each seat
         draws from its own stream) or ``"shared"``.
-    decisions : bool
-        Also log every decision taken: the result gets a ``"decisions"`` entry (below). The games
-        and the rows are the same either way.
+    decisions : bool or "observations"
+        Also log every decision taken: the result gets a ``"decisions"`` entry (below); with
+        ``"observations"`` it also holds what each decider saw (below). The games and the rows are
+        the same either way.
 
     Returns
     -------
@@ -131,7 +133,15 @@ def simulate_matches(
     ``n_legal`` (legal actions), ``shanten_before`` / ``shanten_after`` (the deciding player's
     shanten at the decision and right after the action, before any draw it leads to; -1 after a win:
     :func:`simkit.engine.table.decision_stats`), ``counter_0`` .. ``counter_3`` (what the policy
-    wrote in ``view.counters``; 0 otherwise).
+    wrote in ``view.counters``; 0 otherwise). With ``decisions="observations"`` also the decider's
+    legal mask, bit-packed (``legal``, uint8[n, 19]: ``numpy.unpackbits(legal, axis=1,
+    count=N_ACTIONS, bitorder="little")``), and what their view held beyond the log's columns,
+    ``view_<name>`` for the :class:`~simkit.engine.actions.View`'s ``hand`` (uint8[n, 34]), ``melds``
+    and ``opp_melds`` (int8[n, 8], (type code, kind) pairs, -1 after the last), ``n_river``,
+    ``opp_n_river``, ``tiles_left``, ``seat_wind``, ``prevailing_wind``, ``dealer``, ``streak``,
+    ``declared``, ``opp_declared``, ``declared_at``, ``opp_declared_at``, ``bid``, ``skipped_win``,
+    ``score`` and ``opp_score`` (the rivers follow from the hand's logged discards and claims:
+    :func:`simkit.analysis.decision_arrays` turns a run's log into observations).
     """
     spec, f0, p0, f1, p1 = prepare_match(resolve_rules(rules), policies, deal, wall)
     for name, value in (("n_matches", n_matches), ("seed", seed), ("start", start)):
@@ -147,7 +157,7 @@ def simulate_matches(
     check_flag(check, "check")
     if not isinstance(duplicate, (bool, np.bool_)):
         raise InputValueError(f"duplicate must be True or False, got {show(duplicate)}")
-    check_flag(decisions, "decisions")
+    decisions = decisions_setting(decisions)
     _check_memory(spec, n_matches * (2 if duplicate else 1))
     if not duplicate:
         return _simulate_copy(spec, (f0, p0), (f1, p1), n_matches, seed, start, check, decisions)
@@ -214,20 +224,22 @@ def _simulate_copy(spec, call0, call1, n_matches, seed, start, check, decisions=
     raise_first_error(errors, error_legal, n_hands, start, seed)
     rows = result_columns(*bufs)
     if decisions:
-        rows["decisions"] = decision_columns(*log[0])
+        rows["decisions"] = log[0]
     return rows
 
 
-def _play_out_logged(state, calls, log) -> None:
+def _play_out_logged(state, calls, log, observing) -> None:
     """``state.play_out`` with Python policies, logging each decision into ``log`` (a list of
-    (int64[N_DECISION_INT] row, float64[N_COUNTERS] counters)) as the engine logs it."""
+    (int16[N_DECISION_INT] row, float64[N_COUNTERS] counters, uint8[N_OBSERVED] observed facts or
+    None)) as the engine logs it (``observing``: with the observed facts)."""
     while not state.over:
         f, params = calls[state.player]
         view = state.view()
         action = f(view, state.legal, params, state.policy_stream())
-        row = state._decision_row(action)
-        if row is not None:
-            log.append((row, np.array(view.counters, np.float64)))
+        record = state._decision_record(action, observing)
+        if record is not None:
+            row, _, observed = record
+            log.append((row, np.array(view.counters, np.float64), observed))
         state.apply(action)
 
 
@@ -242,7 +254,7 @@ def _simulate_in_python(spec, call0, call1, n_matches, seed, start, check, decis
         while True:
             try:
                 if decisions:
-                    _play_out_logged(state, (call0, call1), log)
+                    _play_out_logged(state, (call0, call1), log, decisions == "observations")
                 else:
                     state._play_out_with(call0, call1)
             except EngineError as exc:
@@ -260,8 +272,12 @@ def _simulate_in_python(spec, call0, call1, n_matches, seed, start, check, decis
     out = result_columns(*bufs)
     if decisions:
         out["decisions"] = decision_columns(
-            np.array([r for r, _ in log], np.int64).reshape(-1, eng.N_DECISION_INT),
-            np.array([c for _, c in log], np.float64).reshape(-1, eng.N_COUNTERS),
+            bufs[0],
+            np.array([r[0] for r in log], np.int16).reshape(-1, eng.N_DECISION_INT),
+            np.array([r[1] for r in log], np.float64).reshape(-1, eng.N_COUNTERS),
+            np.array([r[2] for r in log], np.uint8).reshape(-1, eng.N_OBSERVED)
+            if decisions == "observations"
+            else None,
         )
     return out
 

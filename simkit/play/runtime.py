@@ -51,6 +51,9 @@ __all__ = [
     "result_buffers",
     "result_columns",
     "decision_columns",
+    "observed_columns",
+    "DECISION_SETTINGS",
+    "decisions_setting",
     "raise_first_error",
     "HandRecord",
     "hand_record",
@@ -280,6 +283,21 @@ def run_blocks(kernel, args_of, n: int, block: int, threads: int | None = None) 
 #: Decision-log rows a block's Table gets per match before any block of the rule set has been
 #: played in this process (then: the most seen per match, with a margin). A block whose log overflows
 #: is played again with room for all of its decisions (the games are deterministic).
+#: What a run logs of each decision: nothing, the decision log, or the log with each decider's
+#: observation and legal mask (``decisions=`` of :func:`simkit.simulate_matches` and ``simulate``).
+DECISION_SETTINGS = (False, True, "observations")
+
+
+def decisions_setting(value):
+    """``value`` as one of :data:`DECISION_SETTINGS` (numpy's booleans too), else a one-line
+    :class:`~simkit.errors.InputValueError` naming the choices."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, str) and value == "observations":
+        return value
+    raise InputValueError(f"decisions must be True, False or 'observations', got {show(value)}")
+
+
 DECISION_ROWS_PER_MATCH = 512
 _decision_rates: dict = {}  # rule set name -> most decisions per match seen in a block
 
@@ -295,13 +313,16 @@ def run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1
     from its decision); returns (rows, n_hands, errors, error_legal, wall, log, n_log), ``rows``
     the result arrays (ints, items, floats, hands, melds) of every hand played, match by match
     (:func:`_rows_played`), and with
-    ``decisions`` (whole matches only) an eighth item: the decision log ``(ints int64[n, N_DECISION_INT],
-    counters float64[n, N_COUNTERS])`` in the order played.
+    ``decisions`` (whole matches only; True, or ``"observations"``) an eighth item: the decision log
+    as the columns of :func:`decision_columns`, in the order played (None if the engine stopped a
+    match: :func:`raise_first_error` says why).
 
     Whole matches run in blocks on all threads: the kernel releases the GIL, each block plays on a
     Table of its own, and a match's rows depend only on (seed, match), so the split never changes them.
     With ``decisions`` each block's Table gets a decision log (:func:`_decision_capacity` rows); a
     block whose log overflows is played again, from a fresh Table, with room for every decision.
+    Each block's log becomes columns on the thread that played it; the built-in random and greedy
+    policies never write their user counters, which are then zeros, not logged.
     """
     engine = engine_for(spec, searches(f0, f1))
     from_state = state is not None
@@ -368,6 +389,10 @@ def run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1
         if greedy:  # greedy compiled on the other core meanwhile (on a cold start): loaded here
             greedy_policy.compile(policy_type(spec).signature.args)
 
+    observing = decisions == "observations"
+    # the built-in random and greedy policies never write their counters: zeros, not logged
+    counting = bool(np.isin(kinds, (eng.POLICY_RANDOM, eng.POLICY_GREEDY), invert=True).any())
+
     def run(a: int, b: int):
         if not decisions:
             return kernel(*args_of(a, b))
@@ -375,16 +400,27 @@ def run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1
         capacity = _decision_capacity(key, b - a)
         while True:
             args = args_of(a, b)
+            # uninitialised: the kernel writes every field of every row it logs, and the pages of
+            # rows never logged are never touched
             table = args[0]._replace(
-                decisions=np.zeros((capacity, eng.N_DECISION_INT), np.int64),
-                decision_counters=np.zeros((capacity, eng.N_COUNTERS), np.float64),
+                decisions=np.empty((capacity, eng.N_DECISION_INT), np.int16),
+                decision_counters=np.empty((capacity if counting else 0, eng.N_COUNTERS), np.float64),
+                observed=np.empty((capacity if observing else 0, eng.N_OBSERVED), np.uint8),
             )
             table.sc[eng.S_DECISIONS] = 1
             kernel(table, *args[1:])
             count = int(table.sc[eng.S_N_DECISIONS])
             if count <= capacity:
                 _decision_rates[key] = max(_decision_rates.get(key, 0), count / (b - a))
-                return table.decisions[:count], table.decision_counters[:count]
+                if errors[a:b, 0].any():
+                    return None  # a match stopped: nothing to convert (the caller raises)
+                first = a * per_match  # the block's rows start at its region of the buffers
+                return decision_columns(
+                    bufs[0][first : first + int(n_hands[a:b].sum())],
+                    table.decisions[:count],
+                    table.decision_counters[:count] if counting else None,
+                    table.observed[:count] if observing else None,
+                )
             capacity = count  # overflowed: the same games again, with room for every decision
 
     threads = thread_count()
@@ -404,7 +440,11 @@ def run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1
     out = (_rows_played(bufs, n_hands, per_match, starts), n_hands, errors, error_legal, wall, log, int(n_log[0]))
     if not decisions:
         return out
-    return out + ((np.concatenate([x for x, _ in logs]), np.concatenate([c for _, c in logs])),)
+    if any(part is None for part in logs):
+        return out + (None,)
+    if len(logs) == 1:
+        return out + (logs[0],)
+    return out + ({name: np.concatenate([part[name] for part in logs]) for name in logs[0]},)
 
 
 def _rows_played(bufs, n_hands, per_match, starts) -> tuple:
@@ -445,19 +485,31 @@ def result_buffers(spec, *shape, empty=False):
     )
 
 
-def decision_columns(ints, counters) -> dict:
-    """The decision log (:data:`~simkit.engine.table.DECISION_FIELDS` int64 columns and the counters)
-    as the columns :func:`simulate_matches` returns with ``decisions=True``, in the order played."""
-    ints = np.asarray(ints, np.int64).reshape(-1, eng.N_DECISION_INT)
-    match = ints[:, eng.D_MATCH].copy()
-    hand = ints[:, eng.D_HAND]
-    deal_id = (match << 16) | hand
-    n = len(match)
-    first = np.ones(n, np.bool_)
-    first[1:] = deal_id[1:] != deal_id[:-1]
-    starts = np.flatnonzero(first)
-    step = np.arange(n, dtype=np.int64) - np.repeat(starts, np.diff(np.append(starts, n)))
-    out = {"deal_id": deal_id, "match": match, "hand": hand.astype(np.int16), "step": step.astype(np.int16)}
+def decision_columns(rows, ints, counters=None, observed=None) -> dict:
+    """The decision log as the columns :func:`simulate_matches` returns with ``decisions``, in the
+    order played: ``ints`` (int16[n, N_DECISION_INT], the :data:`~simkit.engine.table.DECISION_FIELDS`),
+    ``counters`` (float64[n, N_COUNTERS]; None: zeros) and, in a run with observations, ``observed``
+    (uint8[n, N_OBSERVED], or a list of parts of it; :data:`~simkit.engine.table.OBSERVED_FIELDS`:
+    the columns ``view_<name>`` and ``legal``) of the hands whose result rows are ``rows``
+    (int64[h, N_RESULT_INT]): a hand's
+    ``turns`` decisions are its rows of the log, in the order of the hands, which gives each
+    decision its match and hand."""
+    ints = np.asarray(ints).reshape(-1, eng.N_DECISION_INT)
+    rows = np.asarray(rows).reshape(-1, eng.N_RESULT_INT)
+    n = len(ints)
+    turns = rows[:, eng.R_TURNS]
+    if int(turns.sum()) != n:
+        raise RuntimeError(f"the decision log has {n} rows, the hands' turns count {int(turns.sum())}")
+    match = np.repeat(rows[:, eng.R_MATCH], turns)
+    hand = np.repeat(rows[:, eng.R_HAND], turns)
+    starts = np.cumsum(turns) - turns
+    step = np.arange(n, dtype=np.int64) - np.repeat(starts, turns)
+    out = {
+        "deal_id": (match << 16) | hand,
+        "match": match,
+        "hand": hand.astype(np.int16),
+        "step": step.astype(np.int16),
+    }
     dtypes = {
         "player": np.int8,
         "phase": np.int8,
@@ -467,12 +519,63 @@ def decision_columns(ints, counters) -> dict:
         "shanten_before": np.int8,
         "shanten_after": np.int8,
     }
-    for name, dtype in dtypes.items():
-        out[name] = ints[:, eng.DECISION_FIELDS.index(name)].astype(dtype)
-    counters = np.asarray(counters, np.float64).reshape(-1, eng.N_COUNTERS)
+    columns = ints.T.copy()  # one pass; each column is then contiguous
+    for j, name in enumerate(eng.DECISION_FIELDS):
+        out[name] = columns[j].astype(dtypes[name], copy=False)
+    if counters is None:
+        counters = np.zeros((eng.N_COUNTERS, n), np.float64)
+    else:
+        counters = np.asarray(counters, np.float64).reshape(-1, eng.N_COUNTERS).T.copy()
     for i in range(eng.N_COUNTERS):
-        out[f"counter_{i}"] = counters[:, i].copy()
+        out[f"counter_{i}"] = counters[i]
+    if observed is not None:
+        out.update(observed_columns(observed))
     return out
+
+
+def observed_columns(observed) -> dict:
+    """The observed facts (uint8[n, N_OBSERVED], or a list of consecutive parts of them;
+    :data:`~simkit.engine.table.OBSERVED_FIELDS`) as columns
+    (:func:`~simkit.engine.table.split_observed_kernel`, part by part): ``legal`` (uint8[n, 19], the
+    mask's bits), ``view_hand`` (uint8[n, 34]), ``view_melds`` and ``view_opp_melds`` (int8[n, 8]),
+    ``view_tiles_left`` and ``view_streak`` (int16[n]), ``view_skipped_win`` (int64[n]),
+    ``view_score`` and ``view_opp_score`` (float64[n]) and the view's one-byte numbers
+    ``view_<name>`` (int8[n])."""
+    parts = [np.ascontiguousarray(part, np.uint8).reshape(-1, eng.N_OBSERVED) for part in _parts(observed)]
+    n = sum(len(part) for part in parts)
+    out = {
+        "view_hand": np.empty((n, 34), np.uint8),
+        "view_melds": np.empty((n, 8), np.uint8),
+        "view_opp_melds": np.empty((n, 8), np.uint8),
+        "legal": np.empty((n, 19), np.uint8),
+    }
+    small = np.empty((len(eng.OBSERVED_SMALL), n), np.int8)
+    wide = np.empty((3, n), np.int64)
+    floats = np.empty((2, n), np.float64)
+    at = 0
+    for part in parts:
+        b = at + len(part)
+        eng.split_observed_kernel(
+            part, *(x[at:b] for x in out.values()), small[:, at:b], wide[:, at:b], floats[:, at:b]
+        )
+        at = b
+    out["view_melds"] = out["view_melds"].view(np.int8)
+    out["view_opp_melds"] = out["view_opp_melds"].view(np.int8)
+    out.update(
+        view_tiles_left=wide[0].astype(np.int16),
+        view_streak=wide[1].astype(np.int16),
+        view_skipped_win=wide[2],
+        view_score=floats[0],
+        view_opp_score=floats[1],
+    )
+    for j, name in enumerate(eng.OBSERVED_SMALL):
+        out[f"view_{name}"] = small[j]
+    return out
+
+
+def _parts(arrays) -> list:
+    """``arrays`` as a list of arrays (an array: a list of it)."""
+    return list(arrays) if isinstance(arrays, (list, tuple)) else [arrays]
 
 
 def result_columns(ints, items, floats, hands, melds):

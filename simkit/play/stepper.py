@@ -251,38 +251,20 @@ class GameState:
             float(T.purse[eng.P_BALANCE0 + q]),
         )
 
-    def _decision_row(self, action):
-        """The decision log's row (int64[N_DECISION_INT], the D_* columns of :mod:`simkit.engine.table`)
-        of ``action`` taken at this decision, as the engine logs it; None for a value that is not an
-        action code (:meth:`apply` refuses it)."""
+    def _decision_record(self, action, observing=False):
+        """The engine's log of ``action`` taken at this decision (:func:`~simkit.engine.table.decision_record_kernel`):
+        ``(row int16[N_DECISION_INT], counters float64[N_COUNTERS], observed)``, ``observed`` the
+        decider's observed facts (uint8[N_OBSERVED]) when ``observing``, else None; None for a value
+        that is not an action code (:meth:`apply` refuses it)."""
         if self.over or isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             return None
         if not 0 <= int(action) < A.N_ACTIONS:
             return None
-        T, sc = self._T, self._T.sc
-        p, phase, tile = self.player, self.phase, self.tile
-        n_legal, before, after = eng.decision_stats(
-            T.hand[p],
-            int(T.n_melds[p]),
-            phase,
-            tile,
-            int(action),
-            T.legal,
-            self._tables,
-            np.empty(34, np.uint8),
-            np.empty(20, np.int64),
-        )
-        row = np.zeros(eng.N_DECISION_INT, np.int64)
-        row[eng.D_MATCH] = np.int64(T.ids[1])
-        row[eng.D_HAND] = sc[eng.S_HAND_NUMBER]
-        row[eng.D_PLAYER] = p
-        row[eng.D_PHASE] = phase
-        row[eng.D_TILE] = tile
-        row[eng.D_ACTION] = int(action)
-        row[eng.D_N_LEGAL] = n_legal
-        row[eng.D_SHANTEN_BEFORE] = before
-        row[eng.D_SHANTEN_AFTER] = after
-        return row
+        row = np.zeros(eng.N_DECISION_INT, np.int16)
+        counters = np.zeros(eng.N_COUNTERS, np.float64)
+        observed = np.zeros(eng.N_OBSERVED if observing else 0, np.uint8)
+        eng.decision_record_kernel(self._T, self._tables, int(action), row, counters, observed)
+        return row, counters, observed if observing else None
 
     # position(): the Position the deciding player sees, defined in simkit.play.position (which
     # builds on this module) as GameState.position

@@ -14,6 +14,7 @@ import signal
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,12 +58,15 @@ class ChunkJob:
         return self.spec["chunk_matches"]
 
 
-def chunk_table(job: ChunkJob, first: int, n: int, on_batch=None):
+def chunk_table(job: ChunkJob, first: int, n: int, on_batch=None, on_decisions=None):
     """Rows of matches ``[first, first + n)`` as an Arrow table, the rows of each match (int64[n]),
-    and, in a run with decisions, the decision log of those matches as a second table (else None)."""
+    and, in a run with decisions, the decision log of those matches as a second table (else None).
+    With ``on_decisions`` the log comes in parts instead, one per engine call in order, each as
+    ``on_decisions(part)``, ``part()`` making its table (so that the caller can make and write it
+    while the engine plays on); the third item is then None."""
 
     spec = job.spec
-    decisions = bool(spec.get("decisions", False))
+    decisions = spec.get("decisions", False)
     schema = None
     labels = [p["label"] for p in spec["policies"]]
     pols = list(job.policies)
@@ -70,39 +74,60 @@ def chunk_table(job: ChunkJob, first: int, n: int, on_batch=None):
     if spec["duplicate"]:
         copies.append((1, pols[::-1], labels[::-1]))
     batches = []
-    decision_batches = []
+    decision_parts = []
     match_rows = np.zeros(n, np.int64)
     for a in range(first, first + n, ENGINE_BATCH):
         m = min(ENGINE_BATCH, first + n - a)
         parts = []
         keys = []
         logs = []
-        log_keys = []
         for copy, players, names in copies:
             res = simulate_matches(
                 job.rules, players, m, spec["seed"], start=a, decisions=decisions, **datasets.wall_settings_of(spec)
             )
             if decisions:
-                log = res.pop("decisions")
-                logs.append(datasets.decisions_to_batch(log, seed=spec["seed"], copy=copy))
-                log_keys.append(np.asarray(log["match"], np.int64) * 2 + copy)
+                logs.append((res.pop("decisions"), copy))
             schema = schema or datasets.schema_for(job.rules, res, columns=job.columns)
             parts.append(
                 datasets.rows_to_batch(res, schema, seed=spec["seed"], copy=copy, policy_labels=names, rules=job.rules)
             )
             keys.append(np.asarray(res["match"], np.int64) * 2 + copy)
             match_rows += np.bincount(np.asarray(res["match"]) - first, minlength=n)
-        for out, pieces, order_keys in ((batches, parts, keys), (decision_batches, logs, log_keys)):
-            if len(pieces) == 1:
-                out.append(pieces[0])
-            elif pieces:  # (match, copy, hand) order
-                order = np.argsort(np.concatenate(order_keys), kind="stable")
-                table = pa.Table.from_batches(pieces).take(pa.array(order))
-                out.extend(table.combine_chunks().to_batches())
+        batches.extend(_in_match_order(parts, keys))
+        if logs:
+            part = _decision_part(logs, spec["seed"], decisions == "observations")
+            if on_decisions is not None:
+                on_decisions(part)
+            else:
+                decision_parts.append(part())
         if on_batch is not None:
             on_batch(sum(len(p) for p in parts), m)
-    decision_table = pa.Table.from_batches(decision_batches, schema=datasets.decision_schema()) if decisions else None
+    decision_table = None
+    if decisions and on_decisions is None:
+        schema_d = datasets.decision_schema(decisions == "observations")
+        decision_table = pa.concat_tables([pa.Table.from_batches([], schema=schema_d), *decision_parts])
     return pa.Table.from_batches(batches, schema=schema), match_rows, decision_table
+
+
+def _in_match_order(pieces, keys) -> list:
+    """The record batches of the copies of one engine call in (match, copy, hand) order (``keys``:
+    each row's ``match * 2 + copy``)."""
+    if len(pieces) == 1:
+        return [pieces[0]]
+    order = np.argsort(np.concatenate(keys), kind="stable")
+    return pa.Table.from_batches(pieces).take(pa.array(order)).combine_chunks().to_batches()
+
+
+def _decision_part(logs, seed: int, observations: bool):
+    """A function making the table of one engine call's decision logs (``[(log, copy)]``), in
+    (match, copy, hand, step) order."""
+
+    def part() -> pa.Table:
+        pieces = [datasets.decisions_to_batch(log, seed=seed, copy=copy) for log, copy in logs]
+        keys = [np.asarray(log["match"], np.int64) * 2 + copy for log, copy in logs]
+        return pa.Table.from_batches(_in_match_order(pieces, keys), schema=datasets.decision_schema(observations))
+
+    return part
 
 
 def shard_meta(job: ChunkJob, chunk: int, first: int, matches: int, rows: int, table: str | None = None) -> dict:
@@ -123,18 +148,57 @@ def shard_meta(job: ChunkJob, chunk: int, first: int, matches: int, rows: int, t
 def compute_chunk(job: ChunkJob, chunk: int, first: int, n: int, on_batch=None):
     """Compute a chunk and write it as a temporary shard: ``(tmp path, rows, rows per match,
     decisions)``, ``decisions`` None or, in a run with decisions, ``(tmp path, rows)`` of the chunk's
-    decision shard (a temporary file in ``_decisions/``)."""
-    table, match_rows, decision_table = chunk_table(job, first, n, on_batch)
-    tmp = datasets.write_shard(job.directory, chunk, table, shard_meta(job, chunk, first, n, table.num_rows))
-    decisions = None
-    if decision_table is not None:
-        place = Path(job.directory) / datasets.DECISIONS_DIR
-        place.mkdir(exist_ok=True)
-        dtmp = datasets.write_shard(
-            place, chunk, decision_table, shard_meta(job, chunk, first, n, decision_table.num_rows, "decisions")
-        )
-        decisions = (str(dtmp), decision_table.num_rows)
-    return str(tmp), table.num_rows, match_rows, decisions
+    decision shard (a temporary file in ``_decisions/``).
+
+    The decision shard is written part by part (:class:`~simkit.datasets.ShardWriter`, a row group
+    per engine call) by a thread of its own while the engine plays the chunk's next matches and
+    this thread writes the hands: the log's Arrow columns and Parquet pages then take the time a
+    core would otherwise spend waiting. Its bytes depend only on the chunk."""
+    if not job.spec.get("decisions", False):
+        table, match_rows, _ = chunk_table(job, first, n, on_batch)
+        tmp = datasets.write_shard(job.directory, chunk, table, shard_meta(job, chunk, first, n, table.num_rows))
+        return str(tmp), table.num_rows, match_rows, None
+    place = Path(job.directory) / datasets.DECISIONS_DIR
+    place.mkdir(exist_ok=True)
+    writer = datasets.ShardWriter(place, chunk, datasets.decision_schema(job.spec["decisions"] == "observations"))
+    written = []
+    try:
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="simkit-decisions", initializer=_yield_cores) as pool:
+            try:
+                table, match_rows, _ = chunk_table(
+                    job,
+                    first,
+                    n,
+                    on_batch,
+                    on_decisions=lambda part: written.append(pool.submit(_write_part, writer, part)),
+                )
+                tmp = datasets.write_shard(
+                    job.directory, chunk, table, shard_meta(job, chunk, first, n, table.num_rows)
+                )
+                for future in written:
+                    future.result()
+            except BaseException:
+                for future in written:
+                    future.cancel()
+                raise
+        dtmp = writer.close(shard_meta(job, chunk, first, n, writer.rows, "decisions"))
+    except BaseException:
+        writer.abort()
+        raise
+    return str(tmp), table.num_rows, match_rows, (str(dtmp), writer.rows)
+
+
+def _write_part(writer, part) -> None:
+    writer.write(part())
+
+
+def _yield_cores() -> None:
+    """Lower this thread's priority (Linux: a thread has its own nice value) so that it runs on
+    the cores the engine's threads leave idle: while the engine plays, this process's thread
+    writes the chunk's rows, and at its end. Elsewhere it runs as it is."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
 
 
 #: Seconds between a worker's checks that the process running the simulation is still alive.
@@ -210,7 +274,7 @@ def warm_engine(job: ChunkJob) -> float:
     row-building kernels of :mod:`simkit.datasets`, or load them from the cache, with one throw-away
     match; seconds taken."""
     t0 = time.perf_counter()
-    decisions = bool(job.spec.get("decisions", False))
+    decisions = job.spec.get("decisions", False)
     with also_first(datasets.writer_kernels()):  # on a cold start, while the helper compiles the hand kernels
         res = simulate_matches(
             job.rules,

@@ -54,7 +54,7 @@ from .. import datasets
 from ..engine.compiled import record_start_up, start_up_message
 from ..engine.rulesets import DEALS, WALLS, wall_design, wall_settings
 from ..errors import InputTypeError, InputValueError, RunError, SimkitError, show
-from ..play.runtime import prepare_match
+from ..play.runtime import decisions_setting, prepare_match
 from ..policies.spec import as_policy, default_label, from_record
 from ..progress import progress_bar
 from ..rules import get_rules, resolve_rules
@@ -162,8 +162,9 @@ def _flag(name, value, optional=False):
 #: most 8 bytes, the notation strings, the (match, copy, hand) reordering of a duplicate run).
 _ROW_BYTES = 1024
 #: Bytes per hand row of a run with decisions, in addition: up to 64 decisions a hand (random vs
-#: random douque makes 43) of about 150 bytes (the engine's log, its columns, the Arrow table).
-_DECISION_BYTES_PER_HAND = 64 * 150
+#: random douque makes 43) of about 150 bytes (the engine's log, its columns, the Arrow table), and
+#: with observations about 400 (the observed facts too).
+_DECISION_BYTES_PER_HAND = {True: 64 * 150, "observations": 64 * 400}
 
 
 def _physical_memory() -> int:
@@ -184,7 +185,7 @@ def _check_chunk_memory(spec: dict, rules, workers: int) -> None:
     chunks = math.ceil(target["matches"] / k) if "matches" in target else workers
     cap = getattr(rules.options, "streak_cap", 10)
     hands = 8 * (int(cap) + 1) if isinstance(cap, (int, np.integer)) and 0 <= cap < 10**6 else 88
-    row = _ROW_BYTES + (_DECISION_BYTES_PER_HAND if spec.get("decisions", False) else 0)
+    row = _ROW_BYTES + _DECISION_BYTES_PER_HAND.get(spec.get("decisions", False), 0)
     need = per_chunk * (2 if spec["duplicate"] else 1) * hands * row * max(1, min(workers, chunks))
     have = _physical_memory()
     if need > have:
@@ -282,7 +283,7 @@ def _resolve(
     if policies is not None and (isinstance(policies, str) or len(policies) != 2):
         raise InputValueError(f"policies must be two policies (player 0's, player 1's), got {policies!r}")
     duplicate = _flag("duplicate", duplicate, optional=True)
-    decisions = _flag("decisions", decisions, optional=True)
+    decisions = None if decisions is None else decisions_setting(decisions)
     if deal is not None or wall is not None:
         wall_design(deal, wall)  # values and their combination checked; resume compares what was given
 
@@ -346,7 +347,7 @@ def _resolve(
         "chunk_matches": chunk_matches or DEFAULT_CHUNK_MATCHES,
         "items": list(datasets.item_names(rules_obj)),
         **dict(zip(("deal", "wall"), wall_settings(wall_design(deal, wall)))),
-        "decisions": bool(decisions),
+        "decisions": decisions if decisions is not None else False,
     }
     directory = Path(out) if out is not None else default_out(spec)
     return directory, spec, rules_obj, policies
@@ -422,7 +423,7 @@ def simulate(
     duplicate: bool | None = None,
     deal: str | None = None,
     wall: str | None = None,
-    decisions: bool | None = None,
+    decisions: bool | str | None = None,
     workers: int = 1,
     chunk_matches: int | None = None,
     overwrite: bool = False,
@@ -457,12 +458,15 @@ def simulate(
         The wall design (recorded in the manifest; see the module docstring): ``deal="seat"``
         (default) or ``"dealer"`` (the original deal), ``wall="stable"`` (default with the deal
         "seat") or ``"shared"``.
-    decisions : bool, optional
+    decisions : bool or "observations", optional
         Also write the decision log: one row per decision taken (who, the phase, the tile, the
         action, the number of legal actions, shanten before and after, the policy's four user
         counters), as a second dataset in ``<out>/_decisions/`` listed in the manifest
-        (``simkit.analysis.load(out, table="decisions")``). Off by default (a resumed run keeps its
-        setting); the games and the hands' rows are the same either way.
+        (``simkit.analysis.load(out, table="decisions")``); with ``"observations"`` the log also
+        holds what each decider saw and their legal actions, from which
+        :func:`simkit.analysis.decision_arrays` gives the environments' observation and mask of
+        every decision. Off by default (a resumed run keeps its setting); the games and the hands'
+        rows are the same either way.
     workers : int
         Processes computing chunks (1: this process, numba on all cores; ``k > 1``: ``k``
         processes with ``cores // k`` numba threads each; at most :data:`MAX_WORKERS`). Does not
@@ -842,7 +846,7 @@ def _truncate(job: ChunkJob, chunk: int, first: int, tmp: str, keep_matches: int
 
     table = pq.read_table(tmp).slice(0, keep_rows)
     table = table.replace_schema_metadata(
-        {k: v for k, v in table.schema.metadata.items() if k != datasets.METADATA_KEY.encode()}
+        {k: v for k, v in (table.schema.metadata or {}).items() if k != datasets.METADATA_KEY.encode()}
     )
     os.unlink(tmp)
     new = datasets.write_shard(job.directory, chunk, table, shard_meta(job, chunk, first, keep_matches, keep_rows))
@@ -856,7 +860,7 @@ def _truncate_decisions(job: ChunkJob, chunk: int, first: int, tmp: str, keep_ma
     table = pq.read_table(tmp)
     table = table.filter(pc.less(table["match"], first + keep_matches))
     table = table.replace_schema_metadata(
-        {k: v for k, v in table.schema.metadata.items() if k != datasets.METADATA_KEY.encode()}
+        {k: v for k, v in (table.schema.metadata or {}).items() if k != datasets.METADATA_KEY.encode()}
     )
     os.unlink(tmp)
     meta = shard_meta(job, chunk, first, keep_matches, table.num_rows, "decisions")
