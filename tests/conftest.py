@@ -137,6 +137,7 @@ TIERS = {
     "test_luck.py": "engine",
     "test_numba_scope.py": "engine",
     "test_policies.py": "engine",
+    "test_observation_hand.py": "engine",
     "test_policy_files.py": "engine",
     "test_policy_transport.py": "engine",
     "test_rollouts.py": "engine",

@@ -5,6 +5,7 @@ with."""
 from __future__ import annotations
 
 import numpy as np
+from reference import ref_shanten
 
 from simkit.engine import actions as A
 from simkit.engine import table as eng
@@ -21,9 +22,10 @@ def _meld_tiles(melds, n, out):
             out[kind] += _MELD_TILES[int(code)]
 
 
-def reference_observation(T, p: int, deciding: bool) -> np.ndarray:
-    """The observation vector of player ``p`` of the engine's Table ``T`` (see the module docstring)."""
+def reference_observation(state, p: int, deciding: bool) -> np.ndarray:
+    """The observation vector of player ``p`` of a hand in play (a GameState; see the module docstring)."""
     L = OBSERVATION_LAYOUT
+    T = state.table
     sc = T.sc
     q = 1 - p
     o = np.zeros(OBSERVATION_SIZE, np.float32)
@@ -63,7 +65,55 @@ def reference_observation(T, p: int, deciding: bool) -> np.ndarray:
     for name, player in (("river_declared", p), ("opp_river_declared", q)):
         if T.declared[player]:
             o[L[name].start + int(T.sc[eng.S_DECLARED_AT + player])] = 1
+    features = reference_hand_features(
+        T.hand[p], int(T.n_melds[p]), o[L["visible"]].astype(np.int64), phase, tile, state.rules
+    )
+    for name, value in features.items():
+        o[L[name]] = value
     return o
+
+
+def reference_hand_features(hand, n_melds, visible, phase, tile, rules) -> dict:
+    """The hand features from their definitions (simkit.engine.observation's docstring)."""
+    kinds = sorted(int(k) for k in rules.kinds)
+    seven = bool(rules.seven_pairs)
+    one = np.eye(34, dtype=np.int64)
+
+    def sh(counts, k):
+        return ref_shanten(counts, k, kinds, seven)
+
+    def least_after_discard(counts, k):
+        return min(sh(counts - one[d], k) for d in range(34) if counts[d])
+
+    hand = np.asarray(hand, np.int64)
+    out = {"shanten": 0.0, "discard_shanten": np.zeros(34), "discard_live": np.zeros(34), "claim_shanten": np.zeros(4)}
+    size = int(hand.sum())
+    if size == 14 - 3 * n_melds:
+        after = {d: sh(hand - one[d], n_melds) for d in range(34) if hand[d]}
+        least = min(after.values())
+        out["shanten"] = least
+        for d, s in after.items():
+            left = hand - one[d]
+            out["discard_shanten"][d] = s - least + 1
+            out["discard_live"][d] = sum(
+                4 - visible[x] for x in kinds if visible[x] < 4 and left[x] < 4 and sh(left + one[x], n_melds) < s
+            )
+        return out
+    if size != 13 - 3 * n_melds:  # no hand yet (for_two's blind bid)
+        return out
+    now = sh(hand, n_melds)
+    out["shanten"] = now
+    if phase == A.PHASE_REACT and 0 <= tile < 34:
+        if hand[tile] >= 2:
+            out["claim_shanten"][0] = least_after_discard(hand - 2 * one[tile], n_melds + 1) - now + 2
+        for j in range(3):
+            start = tile - j
+            if tile < 27 and start >= 0 and start // 9 == tile // 9 == (start + 2) // 9:
+                others = [start + d for d in range(3) if start + d != tile]
+                if all(hand[o] for o in others):
+                    left = hand - one[others[0]] - one[others[1]]
+                    out["claim_shanten"][1 + j] = least_after_discard(left, n_melds + 1) - now + 2
+    return out
 
 
 def reference_state(T) -> np.ndarray:

@@ -39,7 +39,7 @@ def _stepped(seed: int, matches: int):
                 view = s.view()
                 expected.append((p, at[p], at[1 - p]))
                 seen.append((p, view.declared_at, view.opp_declared_at))
-                obs = encode_observation(s.table, p, True)
+                obs = encode_observation(s, p, True)
                 for name, i in (("river_declared", at[p]), ("opp_river_declared", at[1 - p])):
                     part = obs[OBSERVATION_LAYOUT[name]]
                     assert part.sum() == (i >= 0) and (i < 0 or part[i] == 1)

@@ -26,7 +26,7 @@ def test_the_environments_observation_is_encode_view_of_the_players_view(rules):
             while not s.over:
                 p = s.player
                 for who, deciding in ((p, True), (1 - p, False)):
-                    env = encode_observation(s.table, who, deciding)
+                    env = encode_observation(s, who, deciding)
                     view = s.view(who)
                     np.testing.assert_array_equal(env, encode_view(view))
                     out = np.full(OBSERVATION_SIZE, np.nan, np.float32)

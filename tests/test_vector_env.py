@@ -165,13 +165,17 @@ DIGEST_RUNS = {
 
 
 def _run_digest(kwargs, chooser, steps=150):
-    """The SHA-256 of 150 steps' observations, masks, each player's rewards in self-play (the
-    agent's against an opponent), ends, deciding players and full states, actions cycling through
-    the legal ones (``_choose``) or uniformly random (``random_legal_actions``, seed 0)."""
+    """The SHA-256 of 150 steps' observations (the fields in sight: the hand features, computed
+    from them, are compared with their reference in tests/test_observation_hand.py), masks, each
+    player's rewards in self-play (the agent's against an opponent), ends, deciding players and
+    full states, actions cycling through the legal ones (``_choose``) or uniformly random
+    (``random_legal_actions``, seed 0)."""
     env = E.VectorEnv("douque", threads=1, **kwargs)
     h = hashlib.sha256()
+    in_sight = E.OBSERVATION_LAYOUT["shanten"].start
 
-    def add(*arrays):
+    def add(observations, *arrays):
+        h.update(np.ascontiguousarray(observations[:, :in_sight]).tobytes())
         for a in arrays:
             h.update(np.ascontiguousarray(a).tobytes())
 
@@ -222,7 +226,7 @@ def self_play_is_the_step_api(rules):
             assert not s.over
             assert info["player"][i] == s.player
             assert np.array_equal(obs["action_mask"][i], s.legal.astype(np.int8))
-            assert np.array_equal(obs["observation"][i], reference_observation(s.table, s.player, True))
+            assert np.array_equal(obs["observation"][i], reference_observation(s, s.player, True))
             assert np.array_equal(info["state"][i], reference_state(s.table))
         actions = _choose(obs["action_mask"], step, range(n))
         obs, rewards, terminated, truncated, info = env.step(actions)
@@ -249,7 +253,7 @@ def test_the_compiled_observation_is_the_reference_for_both_players():
             break
         for p in (0, 1):
             assert np.array_equal(
-                E.encode_observation(s.table, p, p == s.player), reference_observation(s.table, p, p == s.player)
+                E.encode_observation(s, p, p == s.player), reference_observation(s, p, p == s.player)
             )
         s.apply(int(rng.choice(s.legal_actions())))
     L = state_layout(len(s.table.wall))
@@ -350,7 +354,7 @@ def test_hand_episodes_follow_the_match_from_hand_to_hand():
     for step in range(steps):
         for i, s in enumerate(states):
             assert np.array_equal(obs["action_mask"][i], s.legal.astype(np.int8))
-            assert np.array_equal(obs["observation"][i], reference_observation(s.table, s.player, True))
+            assert np.array_equal(obs["observation"][i], reference_observation(s, s.player, True))
         actions = _choose(obs["action_mask"], step, range(n))
         obs, rewards, terminated, truncated, info = env.step(actions)
         for i, s in enumerate(states):

@@ -11,6 +11,7 @@ from .. import datasets
 from ..engine.actions import N_ACTIONS, PHASE_NAMES
 from ..engine.observation import OBSERVATION_SIZE, encode_logged_kernel
 from ..errors import InputValueError, show
+from ..hand.tables import hand_tables
 from ..tiles import TILE_NAMES
 
 __all__ = ["decision_arrays", "DECISION_ARRAY_COLUMNS"]
@@ -111,11 +112,14 @@ def decision_arrays(path, *, player=None, policy=None) -> dict:
         raise InputValueError(f"the run has no policy {show(policy)} (its policies: {', '.join(labels)})")
     if not run.shards:
         raise datasets.DatasetError(f"{run.path} has no complete shards yet")
-    parts = [_shard_arrays(run.read_decision_shard(p), labels, player, policy, run.path) for p in run.decision_shards]
+    tables = hand_tables(run.rules)  # the hand features' shanten is the run's rule set's
+    parts = [
+        _shard_arrays(run.read_decision_shard(p), labels, player, policy, tables, run.path) for p in run.decision_shards
+    ]
     return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
 
 
-def _shard_arrays(table: pa.Table, labels, player, policy, where) -> dict:
+def _shard_arrays(table: pa.Table, labels, player, policy, tables, where) -> dict:
     """:func:`decision_arrays` of one decision shard (whole hands, in order)."""
     n = table.num_rows
     col = {name: _numbers(table, name) for name in ("deal_id", "copy", "player", "action_code")}
@@ -156,6 +160,7 @@ def _shard_arrays(table: pa.Table, labels, player, policy, where) -> dict:
         facts["view_skipped_win"],
         facts["view_declared_at"],
         facts["view_opp_declared_at"],
+        tables,
         rows,
         out,
     )

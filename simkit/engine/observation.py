@@ -18,6 +18,16 @@ Observation (:data:`OBSERVATION_LAYOUT`, name -> slice, in this order):
   payment unit), ``skipped_win`` (34: the kinds under one's own Skipped Win);
 * ``river_declared`` / ``opp_river_declared`` (``MAX_RIVER`` each): 1 at the discard that declared
   (douque), so the discards a locked hand made are those after it.
+* hand features, what the player could work out from its own hand and what it sees (the rule
+  set's shanten, :func:`~simkit.hand.shanten.shanten_kernel`): ``shanten`` (1): the hand's
+  shanten -- with ``14 - 3k`` tiles (the player is to discard) the least over its discards;
+  ``discard_shanten`` (34): with ``14 - 3k`` tiles, for each kind held, the shanten after
+  discarding it minus that least, plus 1 (1: a best discard; 0: not held, or ``13 - 3k`` tiles);
+  ``discard_live`` (34): with it, the unseen copies (4 minus those in sight) of the kinds that
+  would then lower that shanten; ``claim_shanten`` (4): on the opponent's discard, for a pung and
+  the chows with the tile lowest, middle and highest, the least shanten after the claim and a
+  discard, minus the hand's shanten now, plus 2 (1: the claim brings the hand one tile closer;
+  0: the hand cannot make that meld, whatever the rule set allows).
 
 Full-information state (:data:`STATE_LAYOUT`, for centralised critics; seen from player 0):
 ``hand0`` / ``hand1`` (34 each): both concealed hands; ``wall_counts`` (34): the tiles still in the
@@ -31,9 +41,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from simkit._jit import jit
+from simkit._jit import jit, stack_empty
 from simkit.engine import actions as A
 from simkit.engine import table as G
+from simkit.hand.shanten import LIVE_ALL, LIVE_NONE, discard_eval_kernel, shanten_kernel
 
 __all__ = [
     "OBSERVATION_LAYOUT",
@@ -73,6 +84,10 @@ _PARTS = (
     ("skipped_win", 34),
     ("river_declared", G.MAX_RIVER),
     ("opp_river_declared", G.MAX_RIVER),
+    ("shanten", 1),
+    ("discard_shanten", 34),
+    ("discard_live", 34),
+    ("claim_shanten", 4),
 )
 
 
@@ -110,6 +125,8 @@ _BID, _SCORE, _OPP_SCORE, _SKIPPED_WIN = (
     _L["skipped_win"].start,
 )
 _RIVER_DECLARED, _OPP_RIVER_DECLARED = _L["river_declared"].start, _L["opp_river_declared"].start
+_SHANTEN, _DISCARD_SHANTEN = _L["shanten"].start, _L["discard_shanten"].start
+_DISCARD_LIVE, _CLAIM_SHANTEN = _L["discard_live"].start, _L["claim_shanten"].start
 
 
 @jit(inline="always")
@@ -123,6 +140,58 @@ def _add_meld_tiles(melds, n, out, at):  # pragma: no cover - compiled
                 out[at + kind + k] += 1.0
         else:
             out[at + kind] += 3.0 if code == 0 else 4.0
+
+
+@jit(inline="always")
+def _least_after_claim(hand, take_a, take_b, n_melds, t, visible, sh, live):  # pragma: no cover - compiled
+    """The least shanten after taking one tile each of the kinds ``take_a`` and ``take_b`` from
+    ``hand`` into a meld and discarding."""
+    counts = stack_empty(34, np.uint8)
+    for k in range(34):
+        counts[k] = hand[k]
+    counts[take_a] -= 1
+    counts[take_b] -= 1
+    return discard_eval_kernel(counts, n_melds + 1, t, visible, sh, live, np.int64(LIVE_NONE))
+
+
+@jit
+def _hand_features(out, hand, n_melds, phase, tile, t):  # pragma: no cover - compiled
+    """Write the hand features (``shanten``, ``discard_shanten``, ``discard_live``,
+    ``claim_shanten``; see the module docstring) into ``out``, whose ``visible`` is already
+    written. Not inlined: each encoder calls it once."""
+    visible = stack_empty(34, np.int64)
+    sh = stack_empty(34, np.int64)
+    live = stack_empty(34, np.int64)
+    size = 0
+    for k in range(34):
+        visible[k] = np.int64(out[_VISIBLE + k])
+        size += hand[k]
+    if size == 14 - 3 * n_melds:
+        least = discard_eval_kernel(hand, n_melds, t, visible, sh, live, np.int64(LIVE_ALL))
+        out[_SHANTEN] = least
+        for k in range(34):
+            if hand[k] > 0:
+                out[_DISCARD_SHANTEN + k] = sh[k] - least + 1
+                out[_DISCARD_LIVE + k] = live[k]
+        return
+    if size != 13 - 3 * n_melds:
+        return
+    work = stack_empty(20, np.int64)
+    now = shanten_kernel(hand, n_melds, t, work)
+    out[_SHANTEN] = now
+    if phase != A.PHASE_REACT or tile < 0 or tile >= 34:
+        return
+    if hand[tile] >= 2:
+        out[_CLAIM_SHANTEN] = _least_after_claim(hand, tile, tile, n_melds, t, visible, sh, live) - now + 2
+    if tile < 27:
+        for j in range(3):
+            start = tile - j
+            if start >= 0 and start // 9 == tile // 9 and (start + 2) // 9 == tile // 9:
+                a = start if j != 0 else start + 1
+                b = start + 2 if j != 2 else start + 1
+                if hand[a] > 0 and hand[b] > 0:
+                    after = _least_after_claim(hand, a, b, n_melds, t, visible, sh, live)
+                    out[_CLAIM_SHANTEN + 1 + j] = after - now + 2
 
 
 @jit(inline="always")
@@ -154,6 +223,7 @@ def _encode(
     skipped_win,
     declared_at,
     opp_declared_at,
+    tables,
 ):  # pragma: no cover - compiled
     """The one encoder: write the observation (layout :data:`OBSERVATION_LAYOUT`) of what a player
     sees into ``out`` (float32[OBSERVATION_SIZE]). :func:`encode_view` reads its arguments from a
@@ -197,11 +267,13 @@ def _encode(
         out[_RIVER_DECLARED + declared_at] = 1.0
     if opp_declared and opp_declared_at >= 0:
         out[_OPP_RIVER_DECLARED + opp_declared_at] = 1.0
+    _hand_features(out, hand, n_melds, phase, tile, tables)
 
 
 @jit
-def encode_observation_kernel(T, p, deciding, out):  # pragma: no cover - compiled
-    """Write player ``p``'s observation of the Table ``T`` into ``out`` (float32[OBSERVATION_SIZE]);
+def encode_observation_kernel(T, t, p, deciding, out):  # pragma: no cover - compiled
+    """Write player ``p``'s observation of the Table ``T`` (its rule set's hand tables ``t``) into
+    ``out`` (float32[OBSERVATION_SIZE]);
     ``deciding``: whether ``p`` is the player to decide (else the phase reads PHASE_OVER and the
     tile none). The same encoder as :func:`encode_view` of ``p``'s view, read from the Table
     without copies."""
@@ -235,6 +307,7 @@ def encode_observation_kernel(T, p, deciding, out):  # pragma: no cover - compil
         T.skip_win[p],
         sc[G.S_DECLARED_AT + p],
         sc[G.S_DECLARED_AT + q],
+        t,
     )
 
 
@@ -271,6 +344,7 @@ def encode_view_into(view, out):  # pragma: no cover - compiled
         view.skipped_win,
         view.declared_at,
         view.opp_declared_at,
+        view.tables,
     )
 
 
@@ -307,6 +381,7 @@ def encode_logged_kernel(
     skipped_win,
     declared_at,
     opp_declared_at,
+    tables,
     rows,
     out,
 ):  # pragma: no cover - compiled
@@ -372,6 +447,7 @@ def encode_logged_kernel(
                 skipped_win[i],
                 declared_at[i],
                 opp_declared_at[i],
+                tables,
             )
         a = action[i]
         if a >= A.DISCARD and a < A.DECLARE + 34:  # a discard, with or without a declaration

@@ -1867,7 +1867,7 @@ def vector_step_kernel(
             _score_changes(T, b0, b1, agent_mode and seats[i] == 1, rewards[i])
         p = sc[G.S_PLAYER]
         players[i] = p
-        encode_observation_kernel(T, p, True, obs[i])
+        encode_observation_kernel(T, tb, p, True, obs[i])
         for a in range(A.N_ACTIONS):
             masks[i, a] = T.legal[a]
         if full_state:

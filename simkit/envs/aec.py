@@ -57,7 +57,7 @@ def _aec_class():
             mask = np.zeros(A.N_ACTIONS, np.int8)
             if deciding:
                 mask[:] = s.legal
-            return {"observation": encode_observation(s.table, p, deciding), "action_mask": mask}
+            return {"observation": encode_observation(s, p, deciding), "action_mask": mask}
 
         def reset(self, seed=None, options=None):
             self._table.reset(seed)

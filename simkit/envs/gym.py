@@ -69,7 +69,7 @@ def _gym_class():
             mask = np.zeros(A.N_ACTIONS, np.int8)
             if deciding:
                 mask[:] = s.legal
-            return {"observation": encode_observation(s.table, self.seat, deciding), "action_mask": mask}
+            return {"observation": encode_observation(s, self.seat, deciding), "action_mask": mask}
 
         def _opponent_moves(self):
             """Let the opponent decide until the agent's turn or the episode's end; True if it ended."""

@@ -43,11 +43,12 @@ class EnvError(SimkitError, ValueError):
     """An environment used out of order: stepped (or observed, rendered) before its first ``reset()``."""
 
 
-def encode_observation(T, p: int, deciding: bool) -> np.ndarray:
-    """The observation vector of player ``p`` of the engine's Table ``T`` (see the module docstring;
-    the compiled encoder the vector environment uses)."""
+def encode_observation(state: GameState, p: int, deciding: bool) -> np.ndarray:
+    """The observation vector of player ``p`` of a hand in play (a
+    :class:`~simkit.play.stepper.GameState`; see the module docstring; the compiled encoder the
+    vector environment uses)."""
     out = np.empty(OBSERVATION_SIZE, np.float32)
-    encode_observation_kernel(T, int(p), bool(deciding), out)
+    encode_observation_kernel(state.table, state.hand_tables, int(p), bool(deciding), out)
     return out
 
 

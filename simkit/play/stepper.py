@@ -176,6 +176,12 @@ class GameState:
         return self._dealt()
 
     @property
+    def hand_tables(self):
+        """The rule set's hand tables (:func:`simkit.hand.tables.hand_tables`), for the kernels that
+        read the Table with them (e.g. the observation's shanten)."""
+        return self._tables
+
+    @property
     def over(self) -> bool:
         """Whether the hand is over (settled, or stopped by an engine error)."""
         return int(self._dealt().sc[eng.S_PHASE]) == A.PHASE_OVER
