@@ -33,7 +33,7 @@ from .play.matches import replay
 from .play.position import Position
 from .play.race import race
 from .play.rollouts import rollouts
-from .policies.spec import BUILT_IN, parse_policy, spec_of, split_policies
+from .policies.spec import AGENT_FILES, BUILT_IN, parse_policy, spec_of, split_policies
 from .rules import RULE_SETS, get_rules, resolve_rules
 from .runs.simulation import simulate
 from .scoring import score
@@ -501,7 +501,7 @@ def _show_record(record, args) -> None:
 
 def _cmd_policies(args) -> int:
     _importable_here()
-    names = [args.name] if args.name else list(BUILT_IN)
+    names = [args.name] if args.name else [*BUILT_IN, *AGENT_FILES]
     for name in names:
         p = parse_policy(name)
         if p.source is not None:  # a learned policy's file

@@ -120,8 +120,8 @@ TIERS = {
     "test_words.py": "unit",
     # engine
     "test_compiled_engine.py": "engine",
-    "test_decision_arrays.py": "engine",
     "test_decisions.py": "engine",
+    "test_decision_arrays.py": "engine",
     "test_declaration_view.py": "engine",
     "test_duplicate.py": "engine",
     "test_engine.py": "engine",
@@ -166,6 +166,7 @@ TIERS = {
     "test_simulate.py": "integration",
     "test_strict_inputs.py": "integration",
     "test_tournament.py": "integration",
+    "test_train_learned.py": "integration",
     "test_train_pg.py": "integration",
 }
 TIER_MARKERS = ("unit", "engine", "integration")

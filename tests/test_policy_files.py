@@ -107,7 +107,7 @@ def test_a_file_round_trips_and_labels_itself_briefly(agent, tmp_path, capsys):
     assert long.label.startswith("network_policy[n=") and len(long.label) < 60
     assert main(["policies", str(agent)]) == 0
     shown = capsys.readouterr().out
-    assert "mlp16: a learned policy" in shown and "684 -> 16 -> 148" in shown and "trained: no" in shown
+    assert "mlp16: a learned policy" in shown and f"{OBSERVATION_SIZE} -> 16 -> 148" in shown and "trained: no" in shown
 
 
 def test_a_run_records_the_file_and_replays_it(agent, tmp_path, capsys):
@@ -188,3 +188,24 @@ def test_a_temperature_samples_the_legal_actions_from_the_policy_stream(tmp_path
     one = simkit.simulate_matches("duel", (warm, "greedy"), 4, seed=6)
     two = simkit.simulate_matches("duel", (warm, "greedy"), 4, seed=6)
     assert np.array_equal(one["score_0"], two["score_0"])
+
+
+def test_the_built_in_learned_agent_loads_by_name_and_keeps_to_its_rule_set(tmp_path):
+    from simkit.policies.registry import AGENTS
+
+    learned = as_policy("learned")
+    assert learned.label == "learned" and learned.source.rules == "douque"
+    assert learned.source.path == str(AGENTS["learned"]) and AGENTS["learned"].stat().st_size < 4_000_000
+    assert as_policy("bot=learned").label == "bot"
+    record = learned.record()
+    assert record["agent"] == "learned" and "params" not in record
+    # found by name wherever simkit is installed, and still checked against the run's SHA-256
+    assert from_record({**record, "file": str(tmp_path / "elsewhere.npz")}) == learned
+    with pytest.raises(PolicyError, match="changed since the run"):
+        from_record({**record, "sha256": "0" * 64})
+    with pytest.raises(PolicyError, match="learned agent: it takes no parameters"):
+        as_policy("learned{x=1}")
+    with pytest.raises(PolicyError, match="trained for douque.*this run plays duel"):
+        simkit.simulate_matches("duel", ("learned", "greedy"), 1)
+    hands = simkit.simulate_matches("douque", ("learned", "greedy"), 2, seed=3)
+    assert len(hands["match"]) >= 2

@@ -111,7 +111,7 @@ def save_policy(
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
     with open(partial, "wb") as f:
-        np.savez(f, **arrays)
+        np.savez_compressed(f, **arrays)
     partial.replace(path)
     return path
 

@@ -67,6 +67,7 @@ __all__ = [
     "load_policy",
     "check_label",
     "BUILT_IN",
+    "AGENT_FILES",
 ]
 
 
@@ -267,6 +268,9 @@ def where_defined(py) -> str:
 
 #: The built-in policies by name (filled by :mod:`simkit.policies.registry`).
 BUILT_IN: dict = {}
+#: The built-in learned agents by name: name -> the policy file shipped with simkit (filled by
+#: :mod:`simkit.policies.registry`).
+AGENT_FILES: dict = {}
 
 
 def _source_of(fn) -> tuple[str, str, str | None]:
@@ -409,7 +413,13 @@ class Policy:
         """What a run's manifest stores about the policy (JSON-ready): for a learned policy its file's
         path and SHA-256, not its weights."""
         if self.source is not None:
-            return {"label": self.label, "name": self.name, **self.source.record()}
+            agent = next((n for n, f in AGENT_FILES.items() if str(f) == self.source.path), None)
+            return {
+                "label": self.label,
+                "name": self.name,
+                **self.source.record(),
+                **({"agent": agent} if agent else {}),
+            }
         module, qualname, digest = _source_of(self.function)
         rec = {"label": self.label, "name": self.name, "params": [float(x) for x in self.params]}
         if self.spec is not None:
@@ -591,6 +601,10 @@ def parse_policy(text: str) -> Policy:
             "mypkg.mymodule:my_policy{x=1}"
         )
     name = m.group("name")
+    if name in AGENT_FILES:
+        if m.group("values") is not None and m.group("values").strip():
+            raise PolicyError(f"policy {name} is a learned agent: it takes no parameters, got {{{m.group('values')}}}")
+        return load_policy(AGENT_FILES[name], m.group("label") or name)
     fn = _function_named(name)
     spec = spec_of(fn)
     values = {}
@@ -624,7 +638,8 @@ def _function_named(name: str):
         if name in BUILT_IN:
             return BUILT_IN[name]
         raise PolicyError(
-            f"unknown policy {name!r}; built-in policies: {', '.join(BUILT_IN)}, or module:function for your own"
+            f"unknown policy {name!r}; built-in policies: {', '.join([*BUILT_IN, *AGENT_FILES])}, or "
+            "module:function for your own"
         )
     module_name, attr = name.split(":", 1)
     try:
@@ -720,8 +735,9 @@ def load_policy(path, label: str | None = None) -> Policy:
 
 def _from_file_record(record: dict, label: str, allow_changed: bool) -> Policy:
     """A learned policy a run recorded by its file: loaded again, refused when the file changed."""
+    path = AGENT_FILES.get(record.get("agent"), record["file"])  # a built-in agent: where simkit is now
     try:
-        p = load_policy(record["file"], label)
+        p = load_policy(path, label)
     except PolicyError as exc:
         raise PolicyError(f"the run's policy {label!r}: {exc}") from None
     recorded = record.get("sha256")
