@@ -252,9 +252,7 @@ def test_the_compiled_observation_is_the_reference_for_both_players():
         if s.over:
             break
         for p in (0, 1):
-            assert np.array_equal(
-                E.encode_observation(s, p, p == s.player), reference_observation(s, p, p == s.player)
-            )
+            assert np.array_equal(E.encode_observation(s, p, p == s.player), reference_observation(s, p, p == s.player))
         s.apply(int(rng.choice(s.legal_actions())))
     L = state_layout(len(s.table.wall))
     assert L["back"].stop == state_size(len(s.table.wall))
