@@ -74,7 +74,8 @@ class Run:
 
     @property
     def decisions(self) -> bool:
-        """Whether the run has a decision log (written with ``decisions=True`` / ``--decisions``)."""
+        """Whether the run has a decision log (written with ``decisions=True`` / ``--decisions``, or
+        with observations: ``decisions="observations"``)."""
         return bool(self.spec.get("decisions", False))
 
     @property
