@@ -51,7 +51,6 @@ __all__ = [
     "result_buffers",
     "result_columns",
     "decision_columns",
-    "observed_columns",
     "DECISION_SETTINGS",
     "decisions_setting",
     "raise_first_error",
@@ -321,8 +320,9 @@ def run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1
     Table of its own, and a match's rows depend only on (seed, match), so the split never changes them.
     With ``decisions`` each block's Table gets a decision log (:func:`_decision_capacity` rows); a
     block whose log overflows is played again, from a fresh Table, with room for every decision.
-    Each block's log becomes columns on the thread that played it; the built-in random and greedy
-    policies never write their user counters, which are then zeros, not logged.
+    The blocks' logs are written into the columns in parallel (:func:`decision_columns`); the
+    built-in random and greedy policies never write their user counters, which are then zeros, not
+    logged.
     """
     engine = engine_for(spec, searches(f0, f1))
     from_state = state is not None
@@ -412,11 +412,7 @@ def run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1
             count = int(table.sc[eng.S_N_DECISIONS])
             if count <= capacity:
                 _decision_rates[key] = max(_decision_rates.get(key, 0), count / (b - a))
-                if errors[a:b, 0].any():
-                    return None  # a match stopped: nothing to convert (the caller raises)
-                first = a * per_match  # the block's rows start at its region of the buffers
-                return decision_columns(
-                    bufs[0][first : first + int(n_hands[a:b].sum())],
+                return (
                     table.decisions[:count],
                     table.decision_counters[:count] if counting else None,
                     table.observed[:count] if observing else None,
@@ -440,11 +436,13 @@ def run_matches(spec, f0, p0, f1, p1, seed, start, n_matches, check, log_hand=-1
     out = (_rows_played(bufs, n_hands, per_match, starts), n_hands, errors, error_legal, wall, log, int(n_log[0]))
     if not decisions:
         return out
-    if any(part is None for part in logs):
-        return out + (None,)
-    if len(logs) == 1:
-        return out + (logs[0],)
-    return out + ({name: np.concatenate([part[name] for part in logs]) for name in logs[0]},)
+    if errors[:, 0].any():
+        return out + (None,)  # a match stopped: nothing to convert (the caller raises)
+    ints, counters, observed = ([part[j] for part in logs] for j in range(3))
+    columns = decision_columns(
+        out[0][0], ints, counters if counting else None, observed if observing else None, parallel=True
+    )
+    return out + (columns,)
 
 
 def _rows_played(bufs, n_hands, per_match, starts) -> tuple:
@@ -485,18 +483,33 @@ def result_buffers(spec, *shape, empty=False):
     )
 
 
-def decision_columns(rows, ints, counters=None, observed=None) -> dict:
+#: dtypes of the decision log's columns of :data:`~simkit.engine.table.DECISION_FIELDS`
+_DECISION_DTYPES = {
+    "player": np.int8,
+    "phase": np.int8,
+    "tile": np.int8,
+    "action": np.int16,
+    "n_legal": np.int16,
+    "shanten_before": np.int8,
+    "shanten_after": np.int8,
+}
+
+
+def decision_columns(rows, ints, counters=None, observed=None, parallel=False) -> dict:
     """The decision log as the columns :func:`simulate_matches` returns with ``decisions``, in the
     order played: ``ints`` (int16[n, N_DECISION_INT], the :data:`~simkit.engine.table.DECISION_FIELDS`),
     ``counters`` (float64[n, N_COUNTERS]; None: zeros) and, in a run with observations, ``observed``
-    (uint8[n, N_OBSERVED], or a list of parts of it; :data:`~simkit.engine.table.OBSERVED_FIELDS`:
-    the columns ``view_<name>`` and ``legal``) of the hands whose result rows are ``rows``
-    (int64[h, N_RESULT_INT]): a hand's
-    ``turns`` decisions are its rows of the log, in the order of the hands, which gives each
-    decision its match and hand."""
-    ints = np.asarray(ints).reshape(-1, eng.N_DECISION_INT)
+    (uint8[n, N_OBSERVED], :data:`~simkit.engine.table.OBSERVED_FIELDS`: the columns ``view_<name>``
+    and ``legal``) of the hands whose result rows are ``rows``
+    (int64[h, N_RESULT_INT]): a hand's ``turns`` decisions are its rows of the log, in the order of
+    the hands, which gives each decision its match and hand.
+
+    ``ints``, ``counters`` and ``observed`` may each be a list of consecutive parts (the blocks of
+    an engine call), written into the columns part by part, with ``parallel`` on the engine's
+    threads: each byte of a column is written once, no part joined first."""
     rows = np.asarray(rows).reshape(-1, eng.N_RESULT_INT)
-    n = len(ints)
+    ints = [np.asarray(part).reshape(-1, eng.N_DECISION_INT) for part in _parts(ints)]
+    n = sum(len(part) for part in ints)
     turns = rows[:, eng.R_TURNS]
     if int(turns.sum()) != n:
         raise RuntimeError(f"the decision log has {n} rows, the hands' turns count {int(turns.sum())}")
@@ -510,64 +523,81 @@ def decision_columns(rows, ints, counters=None, observed=None) -> dict:
         "hand": hand.astype(np.int16),
         "step": step.astype(np.int16),
     }
-    dtypes = {
-        "player": np.int8,
-        "phase": np.int8,
-        "tile": np.int8,
-        "action": np.int16,
-        "n_legal": np.int16,
-        "shanten_before": np.int8,
-        "shanten_after": np.int8,
-    }
-    columns = ints.T.copy()  # one pass; each column is then contiguous
-    for j, name in enumerate(eng.DECISION_FIELDS):
-        out[name] = columns[j].astype(dtypes[name], copy=False)
-    if counters is None:
-        counters = np.zeros((eng.N_COUNTERS, n), np.float64)
-    else:
-        counters = np.asarray(counters, np.float64).reshape(-1, eng.N_COUNTERS).T.copy()
+    fields = {name: np.empty(n, _DECISION_DTYPES[name]) for name in eng.DECISION_FIELDS}
+    out.update(fields)
+    counted = None if counters is None else np.empty((eng.N_COUNTERS, n), np.float64)
+    zeros = np.zeros((eng.N_COUNTERS, n), np.float64) if counters is None else counted
     for i in range(eng.N_COUNTERS):
-        out[f"counter_{i}"] = counters[i]
-    if observed is not None:
-        out.update(observed_columns(observed))
+        out[f"counter_{i}"] = zeros[i]
+    seen = None if observed is None else _observed_outputs(n)
+    bounds = np.cumsum([0] + [len(part) for part in ints])
+
+    def fill(k: int) -> None:
+        a, b = bounds[k], bounds[k + 1]
+        for j, name in enumerate(eng.DECISION_FIELDS):
+            fields[name][a:b] = ints[k][:, j]
+        if counted is not None:
+            counted[:, a:b] = np.asarray(_parts(counters)[k]).reshape(-1, eng.N_COUNTERS).T
+        if seen is not None:
+            _split_observed(_parts(observed)[k], seen, a, b)
+
+    if parallel and len(ints) > 1:
+        list(match_executor(thread_count()).map(fill, range(len(ints))))
+    else:
+        for k in range(len(ints)):
+            fill(k)
+    if seen is not None:
+        out.update(_observed_columns(seen))
     return out
 
 
-def observed_columns(observed) -> dict:
-    """The observed facts (uint8[n, N_OBSERVED], or a list of consecutive parts of them;
-    :data:`~simkit.engine.table.OBSERVED_FIELDS`) as columns
-    (:func:`~simkit.engine.table.split_observed_kernel`, part by part): ``legal`` (uint8[n, 19], the
-    mask's bits), ``view_hand`` (uint8[n, 34]), ``view_melds`` and ``view_opp_melds`` (int8[n, 8]),
+def _observed_outputs(n: int) -> tuple:
+    """The arrays :func:`~simkit.engine.table.split_observed_kernel` fills for ``n`` decisions
+    (:func:`_observed_columns` makes them the columns ``legal`` (uint8[n, 19], the mask's bits),
+    ``view_hand`` (uint8[n, 34]), ``view_melds`` and ``view_opp_melds`` (int8[n, 8]),
     ``view_tiles_left`` and ``view_streak`` (int16[n]), ``view_skipped_win`` (int64[n]),
     ``view_score`` and ``view_opp_score`` (float64[n]) and the view's one-byte numbers
-    ``view_<name>`` (int8[n])."""
-    parts = [np.ascontiguousarray(part, np.uint8).reshape(-1, eng.N_OBSERVED) for part in _parts(observed)]
-    n = sum(len(part) for part in parts)
-    out = {
-        "view_hand": np.empty((n, 34), np.uint8),
-        "view_melds": np.empty((n, 8), np.uint8),
-        "view_opp_melds": np.empty((n, 8), np.uint8),
-        "legal": np.empty((n, 19), np.uint8),
-    }
-    small = np.empty((len(eng.OBSERVED_SMALL), n), np.int8)
-    wide = np.empty((3, n), np.int64)
-    floats = np.empty((2, n), np.float64)
-    at = 0
-    for part in parts:
-        b = at + len(part)
-        eng.split_observed_kernel(
-            part, *(x[at:b] for x in out.values()), small[:, at:b], wide[:, at:b], floats[:, at:b]
-        )
-        at = b
-    out["view_melds"] = out["view_melds"].view(np.int8)
-    out["view_opp_melds"] = out["view_opp_melds"].view(np.int8)
-    out.update(
-        view_tiles_left=wide[0].astype(np.int16),
-        view_streak=wide[1].astype(np.int16),
-        view_skipped_win=wide[2],
-        view_score=floats[0],
-        view_opp_score=floats[1],
+    ``view_<name>`` (int8[n]))."""
+    return (
+        np.empty((n, 34), np.uint8),
+        np.empty((n, 8), np.uint8),
+        np.empty((n, 8), np.uint8),
+        np.empty((n, 19), np.uint8),
+        np.empty((len(eng.OBSERVED_SMALL), n), np.int8),
+        np.empty((3, n), np.int64),
+        np.empty((2, n), np.float64),
     )
+
+
+def _split_observed(part, seen, a: int, b: int) -> None:
+    """Split the observed facts ``part`` into rows ``a:b`` of the outputs ``seen``."""
+    hand, melds, opp_melds, legal, small, wide, floats = seen
+    eng.split_observed_kernel(
+        np.ascontiguousarray(part, np.uint8).reshape(-1, eng.N_OBSERVED),
+        hand[a:b],
+        melds[a:b],
+        opp_melds[a:b],
+        legal[a:b],
+        small[:, a:b],
+        wide[:, a:b],
+        floats[:, a:b],
+    )
+
+
+def _observed_columns(seen) -> dict:
+    """The columns of the split observed facts ``seen`` (:func:`_observed_outputs`)."""
+    hand, melds, opp_melds, legal, small, wide, floats = seen
+    out = {
+        "view_hand": hand,
+        "view_melds": melds.view(np.int8),
+        "view_opp_melds": opp_melds.view(np.int8),
+        "legal": legal,
+        "view_tiles_left": wide[0].astype(np.int16),
+        "view_streak": wide[1].astype(np.int16),
+        "view_skipped_win": wide[2],
+        "view_score": floats[0],
+        "view_opp_score": floats[1],
+    }
     for j, name in enumerate(eng.OBSERVED_SMALL):
         out[f"view_{name}"] = small[j]
     return out
