@@ -10,6 +10,7 @@ import pyarrow as pa
 from .. import datasets
 from ..engine.actions import N_ACTIONS, PHASE_NAMES
 from ..engine.observation import OBSERVATION_SIZE, encode_logged_kernel
+from ..engine.table import DECISION_FIELDS, N_COUNTERS
 from ..errors import InputValueError, show
 from ..hand.tables import hand_tables
 from ..tiles import TILE_NAMES
@@ -20,23 +21,9 @@ __all__ = ["decision_arrays", "DECISION_ARRAY_COLUMNS"]
 #: (codes: ``phase`` as ``simkit.engine.actions.PHASE_*``, ``tile`` as a kind or -1, ``action`` as
 #: the action code).
 DECISION_ARRAY_COLUMNS = (
-    "deal_id",
-    "copy",
-    "seed",
-    "match",
-    "hand",
-    "step",
-    "player",
-    "phase",
-    "tile",
-    "action",
-    "n_legal",
-    "shanten_before",
-    "shanten_after",
-    "counter_0",
-    "counter_1",
-    "counter_2",
-    "counter_3",
+    ("deal_id", "copy", "seed", "match", "hand", "step")
+    + DECISION_FIELDS
+    + tuple(f"counter_{i}" for i in range(N_COUNTERS))
 )
 
 #: Observed facts the decoder reads, as (column, dtype of its numbers)
