@@ -78,12 +78,20 @@ def test_it_is_a_gymnasium_vector_env_with_batched_spaces_and_same_step_autorese
     obs, infos = env.reset(seed=4)
     check_obs(obs, env.observation_space, "reset")
     assert set(infos) == {"player"}
+    final_keys = {"final_obs", "_final_obs", "final_info", "_final_info"}
+    ended = 0
     for step in range(40):
         obs, rewards, terminated, truncated, infos = env.step(_choose(obs["action_mask"], step, range(3)))
         check_obs(obs, env.observation_space, "step")
         assert rewards.shape == terminated.shape == truncated.shape == (3,)
         assert rewards.dtype == np.float32 and terminated.dtype == truncated.dtype == np.bool_
-        assert not truncated.any() and set(infos) == {"player"}
+        assert not truncated.any() and set(infos) == {"player"} | (final_keys if terminated.any() else set())
+        if terminated.any():
+            ended += 1
+            assert infos["final_obs"].dtype == object and np.array_equal(infos["_final_obs"], terminated)
+            for i in np.flatnonzero(terminated):
+                check_obs(infos["final_obs"][i], env.single_observation_space, "final_obs")
+    assert ended
     with pytest.raises(simkit.SimkitError, match="VectorEnv.reset takes no options"):
         env.reset(options={"reset_mask": np.ones(3, np.bool_)})
     with pytest.raises(simkit.SimkitError, match="seed must be an integer"):
@@ -104,23 +112,37 @@ def test_gymnasium_finds_it_the_sync_vector_env_of_the_gymnasium_env():
         )
 
 
-def test_against_an_opponent_it_is_the_gymnasium_environment_on_every_table():
-    n = 3
-    env = E.VectorEnv("douque", n, opponent="greedy", seed=5, threads=1)
-    sync = _gymnasium_tables(n)
+@pytest.mark.parametrize("episode, n, steps", [("hand", 3, 120), ("first_hand", 3, 60), ("match", 1, 700)])
+def test_against_an_opponent_it_is_the_gymnasium_environment_on_every_table(episode, n, steps):
+    """Observations, rewards, ends and seats, and at each end the finished episode's final
+    observation, are SyncVectorEnv's over the Gymnasium environment."""
+    env = E.VectorEnv("douque", n, opponent="greedy", seed=5, threads=1, episode=episode)
+    sync = _gymnasium_tables(n, episode=episode)
     obs, info = env.reset()
     expected, sync_info = sync.reset(seed=[5] * n)
     assert np.array_equal(info["player"], sync_info["seat"])
     ended = 0
-    for step in range(120):
+    for step in range(steps):
         for key in ("observation", "action_mask"):
             assert np.array_equal(obs[key], expected[key])
         actions = _choose(obs["action_mask"], step, range(n))
+        seats = info["player"].copy()
         obs, rewards, terminated, _, info = env.step(actions)
-        expected, r, done, _, _ = sync.step(actions)
+        expected, r, done, _, sync_info = sync.step(actions)
         assert np.array_equal(terminated, done) and np.allclose(rewards, r)
-        seats = [g.unwrapped.seat for g in sync.unwrapped.envs]
-        assert np.array_equal(info["player"], seats)
+        assert np.array_equal(info["player"], [g.unwrapped.seat for g in sync.unwrapped.envs])
+        assert ("final_obs" in info) == ("final_obs" in sync_info) == bool(terminated.any())
+        if terminated.any():
+            assert np.array_equal(info["_final_obs"], sync_info["_final_obs"])
+            assert np.array_equal(info["_final_info"], terminated)
+            for i in range(n):
+                ours, theirs = info["final_obs"][i], sync_info["final_obs"][i]
+                assert (ours is None) == (theirs is None) == (not terminated[i])
+                if ours is not None:
+                    assert set(ours) == set(theirs) == {"observation", "action_mask"}
+                    for key in ours:
+                        assert np.array_equal(ours[key], theirs[key])
+                    assert info["final_info"]["player"][i] == seats[i]
         ended += int(terminated.sum())
     assert ended >= n
 
@@ -239,9 +261,16 @@ def self_play_is_the_step_api(rules):
             assert np.allclose(info["player_rewards"][i], s.table.purse[:2] - before)
             assert rewards[i] == pytest.approx(s.table.purse[actor] - before[actor])
             if s.over:
+                final = info["final_obs"][i]
+                assert np.array_equal(final["observation"], reference_observation(s, actor, False))
+                assert not final["action_mask"].any()
+                assert info["final_info"]["player"][i] == actor
+                assert np.array_equal(info["final_info"]["player_rewards"][i], info["player_rewards"][i])
                 ended += 1
                 states[i] = GameState.new_match(rules, int(env.table_seeds[i]), matches[i])
                 matches[i] += 1
+            elif terminated.any():
+                assert info["final_obs"][i] is None and not info["_final_info"][i]
     assert ended >= n  # every table went through at least one reset
 
 

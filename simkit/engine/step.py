@@ -1776,6 +1776,7 @@ def vector_step_kernel(
     seats,
     obs,
     masks,
+    final_obs,
     rewards,
     terminated,
     players,
@@ -1800,7 +1801,9 @@ def vector_step_kernel(
     match).
 
     Writes the deciding player's observation (``obs[i]``), legal mask (``masks[i]``, int8) and seat
-    (``players[i]``), the step's change of each player's score (``rewards[i]``: the agent's and the
+    (``players[i]``); for an episode that ended, the observation of its last state from the seat of
+    the player who acted (``final_obs[i]``, as the Gymnasium environment returns it at the end); the
+    step's change of each player's score (``rewards[i]``: the agent's and the
     opponent's with ``agent_mode``, else player 0's and player 1's), the full-information state
     when ``full_state``, and an engine error's (code, action, player, phase, tile) in ``errors[i]``.
 
@@ -1821,6 +1824,7 @@ def vector_step_kernel(
         begin = 1 if reset else 0  # 1: a new episode; 2: the next match of the same episode (passed over)
         fresh = False
         action = -1 if reset else actions[i]
+        actor = sc[G.S_PLAYER]  # who plays the step's action: the final observation is theirs
         failed = False
         while True:
             if begin == 3:  # a new episode on the next hand of the match, already dealt: the same seat
@@ -1843,6 +1847,8 @@ def vector_step_kernel(
                 failed = True
                 break
             if sc[G.S_PHASE] == A.PHASE_OVER:
+                if episode_mode == 1 and not fresh:  # the episode ends: its last state, before the next hand is dealt
+                    encode_observation_kernel(T, tb, actor, False, final_obs[i])
                 go_on = False  # the match goes on into its next hand (dealt now) for this episode or the next
                 if episode_mode != 0:
                     go_on = step_kernel(G.OP_NEXT_HAND, T, template, tb, game, sp, 0, T.ids[0], 0) != 0
@@ -1855,6 +1861,8 @@ def vector_step_kernel(
                     continue
                 _score_changes(T, b0, b1, agent_mode and seats[i] == 1, rewards[i])
                 terminated[i] = True
+                if episode_mode != 1:  # the last state (a match's: after its end is settled)
+                    encode_observation_kernel(T, tb, actor, False, final_obs[i])
                 begin = 3 if go_on else 1
                 continue
             if not agent_mode or sc[G.S_PLAYER] == seats[i]:

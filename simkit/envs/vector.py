@@ -86,6 +86,7 @@ class _VectorTables:
         self._batch = eng.new_tables(n, len(self._template), self.spec.items_proto)
         self._obs = np.zeros((n, OBSERVATION_SIZE), np.float32)
         self._masks = np.zeros((n, A.N_ACTIONS), np.int8)
+        self._final_obs = np.zeros((n, OBSERVATION_SIZE), np.float32)
         self._rewards = np.zeros((n, 2), np.float32)  # the kernel's: each player's, or the agent's and the opponent's
         self._reward = np.zeros(n, np.float32)
         self._terminated = np.zeros(n, np.bool_)
@@ -147,6 +148,7 @@ class _VectorTables:
             self._seats,
             self._obs,
             self._masks,
+            self._final_obs,
             self._rewards,
             self._terminated,
             self._players,
@@ -199,13 +201,36 @@ class _VectorTables:
     def _observations(self) -> dict:
         return {"observation": self._out(self._obs), "action_mask": self._out(self._masks)}
 
-    def _infos(self, stepped: bool) -> dict:
+    def _infos(self, actors=None) -> dict:
+        """The step's infos (``actors``: who played each table's action; None after a reset)."""
         infos = {"player": self._out(self._players)}
-        if stepped and self.opponent is None:
+        if actors is not None and self.opponent is None:
             infos["player_rewards"] = self._out(self._rewards)
         if self.full_state:
             infos["state"] = self._out(self._states)
+        if actors is not None and self._terminated.any():
+            self._add_final(infos, actors)
         return infos
+
+    def _add_final(self, infos: dict, actors) -> None:
+        """The finished episodes' last observations and infos, in gymnasium's same-step autoreset
+        form (what ``SyncVectorEnv`` gives): ``final_obs``, an object array holding each ended
+        table's observation (a copy; its mask all zeros: nobody decides) and None elsewhere;
+        ``final_info``, a dict of arrays (``player``: who played the last action; in self-play
+        ``player_rewards``), each with its ``_key`` mask; ``_final_obs`` / ``_final_info`` the ended
+        tables."""
+        ended = self._terminated.copy()
+        final_obs = np.full(self.n_envs, None, object)
+        for i in np.flatnonzero(ended):
+            final_obs[i] = {
+                "observation": self._final_obs[i].copy(),
+                "action_mask": np.zeros(A.N_ACTIONS, np.int8),
+            }
+        final_info = {"player": np.where(ended, actors, 0), "_player": ended.copy()}
+        if self.opponent is None:
+            final_info["player_rewards"] = np.where(ended[:, None], self._rewards, 0.0).astype(np.float32)
+            final_info["_player_rewards"] = ended.copy()
+        infos.update(final_obs=final_obs, _final_obs=ended, final_info=final_info, _final_info=ended.copy())
 
     def _reset_tables(self, seed) -> tuple:
         if seed is not None:
@@ -213,7 +238,7 @@ class _VectorTables:
             self._seed(int(seed))
         self._run(reset=True)
         self._started = True
-        return self._observations(), self._infos(False)
+        return self._observations(), self._infos()
 
     def _step_tables(self, actions) -> tuple:
         if not self._started:
@@ -251,7 +276,7 @@ class _VectorTables:
             self._out(self._reward),
             self._out(self._terminated),
             self._out(self._truncated),
-            self._infos(True),
+            self._infos(actors),
         )
 
     def _penalty_stream(self, i: int):
@@ -345,9 +370,12 @@ class VectorEnv(metaclass=GymnasiumSubclass):
     * Autoreset: ``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP``. A table whose
       episode ends starts the next one in the same step: its row of ``obs`` and ``infos`` is then
       the new episode's first decision, and ``rewards`` / ``terminated`` the finished episode's
-      last step. The finished episode's terminal observation is not returned (``infos`` has no
-      ``final_obs``): an episode only ever ends ``terminated``, so no value is bootstrapped from
-      it. An episode is a hand of the matches in turn (``episode="hand"``: the match goes on from
+      last step. As gymnasium's ``SyncVectorEnv`` does, ``infos["final_obs"]`` (object[n_envs])
+      then holds the finished episode's last observation for those tables (None for the others;
+      the Gymnasium environment's observation at its end, from the seat of the player who acted,
+      mask all zeros), ``infos["final_info"]`` its infos (``player``: that seat; in self-play
+      ``player_rewards``), and ``infos["_final_obs"]`` / ``infos["_final_info"]`` the tables that
+      ended; these keys are present only in a step where some episode ended. An episode is a hand of the matches in turn (``episode="hand"``: the match goes on from
       episode to episode), the first hand of a match (``"first_hand"``) or a match (``"match"``):
       :data:`simkit.envs.table.EPISODES`.
     * Reproducible per table: table ``i`` plays matches 0, 1, 2, ... of the seed
