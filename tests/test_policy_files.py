@@ -197,6 +197,9 @@ def test_the_built_in_learned_agent_loads_by_name_and_keeps_to_its_rule_set(tmp_
     assert learned.label == "learned" and learned.source.rules == "douque"
     assert learned.source.path == str(AGENTS["learned"]) and AGENTS["learned"].stat().st_size < 4_000_000
     assert as_policy("bot=learned").label == "bot"
+    # shown by its name, not by where this installation keeps its file
+    assert learned.text() == repr(learned)[8:-2] == "learned" and as_policy("bot=learned").text() == "bot=learned"
+    assert as_policy(learned.text()) == learned
     record = learned.record()
     assert record["agent"] == "learned" and "params" not in record
     # found by name wherever simkit is installed, and still checked against the run's SHA-256

@@ -324,9 +324,19 @@ class Policy:
     def built_in(self) -> bool:
         return self.name in BUILT_IN and BUILT_IN[self.name] is self.function
 
+    @property
+    def agent(self) -> str | None:
+        """The name of the built-in learned agent (:data:`AGENT_FILES`) this policy plays, else None."""
+        if self.source is None:
+            return None
+        return next((n for n, f in AGENT_FILES.items() if str(f) == self.source.path), None)
+
     def text(self) -> str:
         """The policy in the command line's syntax, label first when it is not the default one."""
         if self.source is not None:
+            agent = self.agent
+            if agent is not None:  # a built-in agent by its name: its file is wherever simkit is
+                return agent if self.label == agent else f"{self.label}={agent}"
             return f"{self.label}={self.source.path}"
         body = self.name + _values_text(self)
         return body if self.label == default_label(self) else f"{self.label}={body}"
@@ -413,7 +423,7 @@ class Policy:
         """What a run's manifest stores about the policy (JSON-ready): for a learned policy its file's
         path and SHA-256, not its weights."""
         if self.source is not None:
-            agent = next((n for n, f in AGENT_FILES.items() if str(f) == self.source.path), None)
+            agent = self.agent
             return {
                 "label": self.label,
                 "name": self.name,
