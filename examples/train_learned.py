@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -261,6 +260,24 @@ def draw_curve(curve: dict, path) -> None:
     fig.savefig(path, dpi=110)
 
 
+#: the options that decide the network (the others say where its files go)
+TRAINING_OPTIONS = (
+    "rules", "matches", "hidden", "epochs", "lr", "pg_updates", "field", "envs", "horizon", "pg_lr", "anchor",
+    "select_matches", "eval_matches", "seed",
+)  # fmt: skip
+
+
+def training_command(ap, args) -> str:
+    """The command that trains this network again: the script with the options of
+    :data:`TRAINING_OPTIONS` that differ from their defaults."""
+    changed = [
+        f"--{name.replace('_', '-')} {getattr(args, name)}"
+        for name in TRAINING_OPTIONS
+        if getattr(args, name) != ap.get_default(name)
+    ]
+    return " ".join(["python3 examples/train_learned.py", *changed])
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rules", default="douque")
@@ -306,7 +323,7 @@ def main(argv=None) -> int:
             args.pg_lr, args.anchor, args.seed + 1, rng, curve,
         )  # fmt: skip
 
-    notes = {"trained_by": "python examples/train_learned.py " + " ".join(argv if argv is not None else sys.argv[1:])}
+    notes = {"trained_by": training_command(ap, args)}
     paths, selection = {}, {}
     for name, candidate in candidates.items():
         paths[name] = simkit.save_policy(

@@ -61,16 +61,29 @@ def test_cloning_learns_a_rule_and_folds_the_standardisation_into_the_first_laye
 
 
 @pytest.mark.slow
-def test_a_tiny_run_saves_a_policy_that_plays(tmp_path):
+def test_a_tiny_run_saves_a_policy_that_plays_and_trains_the_same_network_again(tmp_path):
     import simkit
 
-    out, curve = tmp_path / "agent.npz", tmp_path / "curve.json"
-    args = ["--matches", "6", "--epochs", "1", "--pg-updates", "2", "--envs", "8", "--horizon", "4",
-            "--select-matches", "2", "--eval-matches", "2", "--work", str(tmp_path / "work"), "--out", str(out),
-            "--curve", str(curve)]  # fmt: skip
-    assert train_learned.main(args) == 0
+    def train(where):
+        out, curve = where / "agent.npz", where / "curve.json"
+        args = ["--matches", "6", "--epochs", "1", "--pg-updates", "2", "--envs", "8", "--horizon", "4",
+                "--select-matches", "2", "--eval-matches", "2", "--work", str(where / "work"), "--out", str(out),
+                "--curve", str(curve)]  # fmt: skip
+        assert train_learned.main(args) == 0
+        return out, json.loads(curve.read_text())
+
+    out, data = train(tmp_path / "first")
     agent = simkit.load_policy(out)
     assert agent.label == "learned" and agent.source.rules == "douque"
-    data = json.loads(curve.read_text())
     assert data["chosen"] in ("cloned", "fine_tuned") and len(data["cloning"]) == 1
     assert set(data["results"]) == {"greedy", "value"}
+    notes = agent.source.notes
+    assert notes["trained_by"] == (
+        "python3 examples/train_learned.py --matches 6 --epochs 1 --pg-updates 2 --envs 8 --horizon 4 "
+        "--select-matches 2 --eval-matches 2"
+    )  # the options that decide the network, not where its files went
+    again, _ = train(tmp_path / "again")
+    with np.load(out) as a, np.load(again) as b:
+        assert sorted(a.files) == sorted(b.files)
+        for name in a.files:
+            assert np.array_equal(a[name], b[name]), name
