@@ -66,7 +66,8 @@ def test_without_worlds_enough_to_separate_it_plays_its_continuations_games():
         assert np.array_equal(np.asarray(a[col]), np.asarray(b[col])), col
 
 
-@pytest.mark.parametrize("rules", ["douque", "night_market", "duel", "for_two"])
+# for_two's search instance compiles only for this test: under the slow marker, to keep the default run short
+@pytest.mark.parametrize("rules", ["douque", "night_market", "duel", pytest.param("for_two", marks=pytest.mark.slow)])
 def test_search_is_reproducible_and_thread_count_free(rules, monkeypatch):
     a = simkit.simulate_matches(rules, (SMALL, "greedy"), 4, seed=9)
     import simkit.play.runtime as runtime
