@@ -92,6 +92,17 @@ def test_it_is_a_gymnasium_vector_env_with_batched_spaces_and_same_step_autorese
             for i in np.flatnonzero(terminated):
                 check_obs(infos["final_obs"][i], env.single_observation_space, "final_obs")
     assert ended
+    # without the final observations: the same games, and no final keys
+    lean = E.VectorEnv("douque", 3, opponent="random", seed=1, threads=1, final_obs=False)
+    again = E.VectorEnv("douque", 3, opponent="random", seed=1, threads=1)
+    obs_lean, _ = lean.reset(seed=4)
+    obs_again, _ = again.reset(seed=4)
+    for step in range(40):
+        actions = _choose(obs_lean["action_mask"], step, range(3))
+        obs_lean, r_lean, t_lean, _, info_lean = lean.step(actions)
+        obs_again, r_again, t_again, _, _ = again.step(actions)
+        assert np.array_equal(obs_lean["observation"], obs_again["observation"]) and np.array_equal(t_lean, t_again)
+        assert np.array_equal(r_lean, r_again) and set(info_lean) == {"player"}
     with pytest.raises(simkit.SimkitError, match="VectorEnv.reset takes no options"):
         env.reset(options={"reset_mask": np.ones(3, np.bool_)})
     with pytest.raises(simkit.SimkitError, match="seed must be an integer"):

@@ -1802,7 +1802,8 @@ def vector_step_kernel(
 
     Writes the deciding player's observation (``obs[i]``), legal mask (``masks[i]``, int8) and seat
     (``players[i]``); for an episode that ended, the observation of its last state from the seat of
-    the player who acted (``final_obs[i]``, as the Gymnasium environment returns it at the end); the
+    the player who acted (``final_obs[i]``, as the Gymnasium environment returns it at the end;
+    not with an empty ``final_obs``); the
     step's change of each player's score (``rewards[i]``: the agent's and the
     opponent's with ``agent_mode``, else player 0's and player 1's), the full-information state
     when ``full_state``, and an engine error's (code, action, player, phase, tile) in ``errors[i]``.
@@ -1847,7 +1848,8 @@ def vector_step_kernel(
                 failed = True
                 break
             if sc[G.S_PHASE] == A.PHASE_OVER:
-                if episode_mode == 1 and not fresh:  # the episode ends: its last state, before the next hand is dealt
+                if episode_mode == 1 and not fresh and final_obs.shape[0] != 0:
+                    # the episode ends: its last state, before the next hand is dealt
                     encode_observation_kernel(T, tb, actor, False, final_obs[i])
                 go_on = False  # the match goes on into its next hand (dealt now) for this episode or the next
                 if episode_mode != 0:
@@ -1861,7 +1863,9 @@ def vector_step_kernel(
                     continue
                 _score_changes(T, b0, b1, agent_mode and seats[i] == 1, rewards[i])
                 terminated[i] = True
-                if episode_mode != 1:  # the last state (a match's: after its end is settled)
+                if (
+                    episode_mode != 1 and final_obs.shape[0] != 0
+                ):  # the last state (a match's: after its end is settled)
                     encode_observation_kernel(T, tb, actor, False, final_obs[i])
                 begin = 3 if go_on else 1
                 continue

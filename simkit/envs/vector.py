@@ -53,6 +53,7 @@ class _VectorTables:
         illegal: str = "error",
         illegal_penalty: float = -1.0,
         full_state: bool = False,
+        final_obs: bool = True,
         threads=None,
         copy: bool = False,
         **options,
@@ -60,6 +61,7 @@ class _VectorTables:
         check_int(n_envs, "n_envs", 1, 1 << 24)
         check_int(seed, "seed", 0, 2**63 - 1)
         full_state = check_flag(full_state, "full_state")
+        final_obs = check_flag(final_obs, "final_obs")
         copy = check_flag(copy, "copy")
         if threads is not None:
             check_int(threads, "threads", 1, 1024)
@@ -70,6 +72,7 @@ class _VectorTables:
         self.illegal = illegal
         self.illegal_penalty = float(illegal_penalty)
         self.full_state = bool(full_state)
+        self.final_obs = bool(final_obs)
         self.copy = bool(copy)
         self.threads = int(threads) if threads is not None else thread_count()
         self.opponent = opponent
@@ -86,7 +89,7 @@ class _VectorTables:
         self._batch = eng.new_tables(n, len(self._template), self.spec.items_proto)
         self._obs = np.zeros((n, OBSERVATION_SIZE), np.float32)
         self._masks = np.zeros((n, A.N_ACTIONS), np.int8)
-        self._final_obs = np.zeros((n, OBSERVATION_SIZE), np.float32)
+        self._final_obs = np.zeros((n if final_obs else 0, OBSERVATION_SIZE), np.float32)
         self._rewards = np.zeros((n, 2), np.float32)  # the kernel's: each player's, or the agent's and the opponent's
         self._reward = np.zeros(n, np.float32)
         self._terminated = np.zeros(n, np.bool_)
@@ -208,7 +211,7 @@ class _VectorTables:
             infos["player_rewards"] = self._out(self._rewards)
         if self.full_state:
             infos["state"] = self._out(self._states)
-        if actors is not None and self._terminated.any():
+        if actors is not None and self.final_obs and self._terminated.any():
             self._add_final(infos, actors)
         return infos
 
@@ -220,12 +223,12 @@ class _VectorTables:
         ``player_rewards``), each with its ``_key`` mask; ``_final_obs`` / ``_final_info`` the ended
         tables."""
         ended = self._terminated.copy()
+        rows = np.flatnonzero(ended)
+        observations = self._final_obs[rows]  # one copy for all; each row's dict holds a view of it
+        masks = np.zeros((len(rows), A.N_ACTIONS), np.int8)
         final_obs = np.full(self.n_envs, None, object)
-        for i in np.flatnonzero(ended):
-            final_obs[i] = {
-                "observation": self._final_obs[i].copy(),
-                "action_mask": np.zeros(A.N_ACTIONS, np.int8),
-            }
+        for k, i in enumerate(rows.tolist()):
+            final_obs[i] = {"observation": observations[k], "action_mask": masks[k]}
         final_info = {"player": np.where(ended, actors, 0), "_player": ended.copy()}
         if self.opponent is None:
             final_info["player_rewards"] = np.where(ended[:, None], self._rewards, 0.0).astype(np.float32)
@@ -375,8 +378,10 @@ class VectorEnv(metaclass=GymnasiumSubclass):
       the Gymnasium environment's observation at its end, from the seat of the player who acted,
       mask all zeros), ``infos["final_info"]`` its infos (``player``: that seat; in self-play
       ``player_rewards``), and ``infos["_final_obs"]`` / ``infos["_final_info"]`` the tables that
-      ended; these keys are present only in a step where some episode ended. An episode is a hand of the matches in turn (``episode="hand"``: the match goes on from
-      episode to episode), the first hand of a match (``"first_hand"``) or a match (``"match"``):
+      ended; these keys are present only in a step where some episode ended (and never with
+      ``final_obs=False``, which spares encoding them: see the performance page). An episode is a
+      hand of the matches in turn (``episode="hand"``: the match goes on from episode to
+      episode), the first hand of a match (``"first_hand"``) or a match (``"match"``):
       :data:`simkit.envs.table.EPISODES`.
     * Reproducible per table: table ``i`` plays matches 0, 1, 2, ... of the seed
       ``stream_key(seed, i, 0) >> 1`` (:attr:`table_seeds`), one per episode (with an opponent, an
