@@ -122,6 +122,7 @@ TIERS = {
     "test_compiled_engine.py": "engine",
     "test_decisions.py": "engine",
     "test_decision_arrays.py": "engine",
+    "test_decision_values.py": "engine",
     "test_declaration_view.py": "engine",
     "test_duplicate.py": "engine",
     "test_engine.py": "engine",

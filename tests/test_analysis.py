@@ -677,6 +677,7 @@ def test_the_package_keeps_its_public_names_one_concern_per_file():
         "clustered_mean": "intervals",
         "draw_luck": "luck",
         "decision_arrays": "decisions",
+        "decision_values": "decision_values",
     }
     assert set(A.__all__) == set(where) | {"PLAYER_KEYS", "WIN_VALUES"}
     for name, module in where.items():

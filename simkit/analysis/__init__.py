@@ -4,6 +4,8 @@
   asked for, with the run's description in ``df.attrs``.
 * :func:`decision_arrays`: a run's decision log as numpy arrays for learning: every decision's
   observation, legal mask and action (a run written with ``decisions="observations"``).
+* :func:`decision_values`: each legal action's rollout value (Q) at sampled decisions of such a
+  run, each decision replayed from the log: targets for learning from advice.
 * :func:`tai_distribution`: counts and shares of the value of a win (hand tai and total tai for
   douque; fan, multiple or combination points for the other rule sets).
 * :func:`item_frequencies`, :func:`item_pairs`: how often each scoring item is scored, per hand and
@@ -17,7 +19,7 @@
 * :func:`summarize`: what ``simkit summarize`` prints (streams over the shards).
 
 One concern per file: ``loading.py`` (:func:`load`, :func:`load_many`, :func:`players` and the data
-helpers), ``decisions.py`` (:func:`decision_arrays`), ``groups.py`` (the grouping keys), ``intervals.py`` (:func:`clustered_mean` and the
+helpers), ``decisions.py`` (:func:`decision_arrays`), ``decision_values.py`` (:func:`decision_values`), ``groups.py`` (the grouping keys), ``intervals.py`` (:func:`clustered_mean` and the
 interval helpers), ``distributions.py`` (:func:`tai_distribution`, :func:`item_frequencies`,
 :func:`item_pairs`), ``payments.py`` (:func:`expected_payment`, :func:`deal_value`),
 ``comparison.py`` (:func:`compare`, :class:`Comparison`), ``luck.py`` (:func:`draw_luck`),
@@ -47,6 +49,7 @@ interval treat hands as independent, which the scoring items nearly are; use
 from __future__ import annotations
 
 from .comparison import Comparison, compare
+from .decision_values import decision_values
 from .decisions import decision_arrays
 from .distributions import WIN_VALUES, item_frequencies, item_pairs, tai_distribution
 from .groups import PLAYER_KEYS
@@ -66,6 +69,7 @@ from .summary import Summary, summarize
 __all__ = [
     "load",
     "decision_arrays",
+    "decision_values",
     "load_many",
     "players",
     "tai_distribution",

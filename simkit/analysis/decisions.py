@@ -92,11 +92,7 @@ def decision_arrays(path, *, player=None, policy=None) -> dict:
             f"{run.path} has no observations in its decision log: it was written {how}; rerun it with "
             "--decisions observations (simulate(..., decisions='observations'))"
         )
-    if player is not None and (isinstance(player, (bool, np.bool_)) or player not in (0, 1)):
-        raise InputValueError(f"player must be 0 or 1, got {show(player)}")
-    labels = [p["label"] for p in run.spec["policies"]]
-    if policy is not None and policy not in labels:
-        raise InputValueError(f"the run has no policy {show(policy)} (its policies: {', '.join(labels)})")
+    labels = check_filters(run, player, policy)
     if not run.shards:
         raise datasets.DatasetError(f"{run.path} has no complete shards yet")
     tables = hand_tables(run.rules)  # the hand features' shanten is the run's rule set's
@@ -104,6 +100,17 @@ def decision_arrays(path, *, player=None, policy=None) -> dict:
         _shard_arrays(run.read_decision_shard(p), labels, player, policy, tables, run.path) for p in run.decision_shards
     ]
     return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+
+
+def check_filters(run, player, policy) -> list:
+    """Check :func:`decision_arrays`' ``player`` and ``policy`` filters against ``run`` (an open
+    run); returns the run's policy labels."""
+    if player is not None and (isinstance(player, (bool, np.bool_)) or player not in (0, 1)):
+        raise InputValueError(f"player must be 0 or 1, got {show(player)}")
+    labels = [p["label"] for p in run.spec["policies"]]
+    if policy is not None and policy not in labels:
+        raise InputValueError(f"the run has no policy {show(policy)} (its policies: {', '.join(labels)})")
+    return labels
 
 
 def _shard_arrays(table: pa.Table, labels, player, policy, tables, where) -> dict:
