@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import datasets
 from ..engine import actions as A
+from ..engine.observation import encode_view
 from ..errors import InputValueError, SimkitError, check_int, show
 from ..play.position import position_of
 from ..play.rollouts import rollouts as rollouts_at
@@ -173,12 +174,10 @@ def _check_rows(decisions, n_rows: int, everything, kept) -> np.ndarray:
 def _check_replay(state, everything, r: int, where, force: bool = False) -> None:
     """The replayed state stands at logged decision ``r``: the same decider and observation
     (``force``: it does not, the logged action was refused)."""
-    from ..envs.table import encode_observation
-
     same = (
         not force
         and state.player == int(everything["player"][r])
-        and np.array_equal(encode_observation(state, state.player, True), everything["observation"][r])
+        and np.array_equal(encode_view(state.view()), everything["observation"][r])
     )
     if not same:
         raise datasets.DatasetError(
