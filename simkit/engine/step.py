@@ -1803,10 +1803,10 @@ def vector_step_kernel(
     Writes the deciding player's observation (``obs[i]``), legal mask (``masks[i]``, int8) and seat
     (``players[i]``); for an episode that ended, the observation of its last state from the seat of
     the player who acted (``final_obs[i]``, as the Gymnasium environment returns it at the end;
-    not with an empty ``final_obs``); the
-    step's change of each player's score (``rewards[i]``: the agent's and the
-    opponent's with ``agent_mode``, else player 0's and player 1's), the full-information state
-    when ``full_state``, and an engine error's (code, action, player, phase, tile) in ``errors[i]``.
+    none when ``final_obs`` has no rows); the step's change of each player's score
+    (``rewards[i]``: the agent's and the opponent's with ``agent_mode``, else player 0's and
+    player 1's), the full-information state when ``full_state``, and an engine error's (code,
+    action, player, phase, tile) in ``errors[i]``.
 
     The step (:func:`_step`) is inlined at its one call site here, as in :func:`_run_hand`: calling
     ``step_kernel`` per step, which passes the whole Table, made a step about 1.6 times as slow;
@@ -1814,6 +1814,7 @@ def vector_step_kernel(
     array belongs to the caller.
     """
     tb = G.borrowed_hand_tables(t)
+    finals = final_obs.shape[0] != 0  # the finished episodes' final observations are wanted
     for i in range(start, stop):
         T = G.table_of(batch, i)  # views of row i, borrowed: reference-count operations on them are free
         sc = T.sc
@@ -1848,8 +1849,7 @@ def vector_step_kernel(
                 failed = True
                 break
             if sc[G.S_PHASE] == A.PHASE_OVER:
-                if episode_mode == 1 and not fresh and final_obs.shape[0] != 0:
-                    # the episode ends: its last state, before the next hand is dealt
+                if finals and episode_mode == 1 and not fresh:  # it ends: its last state, before the next deal
                     encode_observation_kernel(T, tb, actor, False, final_obs[i])
                 go_on = False  # the match goes on into its next hand (dealt now) for this episode or the next
                 if episode_mode != 0:
@@ -1863,9 +1863,7 @@ def vector_step_kernel(
                     continue
                 _score_changes(T, b0, b1, agent_mode and seats[i] == 1, rewards[i])
                 terminated[i] = True
-                if (
-                    episode_mode != 1 and final_obs.shape[0] != 0
-                ):  # the last state (a match's: after its end is settled)
+                if finals and episode_mode != 1:  # its last state (a match's: after its end is settled)
                     encode_observation_kernel(T, tb, actor, False, final_obs[i])
                 begin = 3 if go_on else 1
                 continue
