@@ -28,6 +28,7 @@ from .evaluation.sequential import decide
 from .hand import discards, is_win, shanten, splits, waits
 from .hand.tables import cache_dir, load_tables
 from .melds import parse_melds
+from .output_paths import check_figure_path
 from .play.exact import completions, exact, warm_exact
 from .play.matches import replay
 from .play.position import Position
@@ -686,9 +687,13 @@ def _cmd_tournament(args) -> int:
     import pandas as pd
 
     _importable_here()  # module:function policies from the working directory, in the luck correction too
+    # the figures' files are checked before the play, which may take hours
+    args.figure = None if args.figure is None else check_figure_path(args.figure, "--figure")
+    args.heat_map = None if args.heat_map is None else check_figure_path(args.heat_map, "--heat-map")
+    progress = not args.quiet and (args.progress or sys.stderr.isatty())
     t0 = time.perf_counter()
     t = round_robin(
-        args.policies, args.rules, matches=args.matches, seed=args.seed, directory=args.out, progress=args.progress
+        args.policies, args.rules, matches=args.matches, seed=args.seed, directory=args.out, progress=progress
     )
     played = time.perf_counter() - t0
     rated = t.ratings(method=args.method, correct_luck=args.correct_luck, n_boot=args.n_boot, seed=args.boot_seed)
@@ -1142,7 +1147,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--figure", metavar="PNG", default=None, help="save the ratings plot here")
     p.add_argument("--heat-map", metavar="PNG", default=None, help="save the pair matrices' heat map here")
-    p.add_argument("--progress", action="store_true", help="show each run's progress")
+    p.add_argument(
+        "--progress",
+        action="store_true",
+        help="show each run's progress when stderr is not a terminal too (a line every 10 s in a log)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress (shown by default on a terminal)")
     p.add_argument("--json", action="store_true", help="print the ratings and the pairs as JSON")
     p.set_defaults(func=_cmd_tournament)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -268,7 +269,7 @@ def round_robin(
         Where the runs go, one directory per pair and rule set (created; a complete run there is
         reused, an interrupted one finished).
     progress : bool
-        Show each run's progress.
+        Show each run's progress, after a line on stderr naming its pair.
 
     Returns
     -------
@@ -288,46 +289,52 @@ def round_robin(
     if not isinstance(rules, (list, tuple)):
         rules = [rules]  # one rule set (a name or a Rules object; resolve_rules names what is wrong)
     rule_sets = [resolve_rules(r) for r in rules]
+    named = [str(r) for r in rule_sets]
+    twice = sorted({n for n in named if named.count(n) > 1})
+    if twice:
+        raise InputValueError(f"each rule set may be played once in a round robin; given more than once: {twice}")
     directory = Path(directory)
     rows = []
     runs = {}
     comparisons = {}
-    for r in rule_sets:
-        for (i, a), (j, b) in itertools.combinations(enumerate(labels), 2):
-            out = directory / f"{_rules_tag(r)}_{a}-vs-{b}_seed{seed}_{matches}matches"
-            resume = (out / MANIFEST).is_file()
-            run = simulate(
-                out,
-                rules=r,
-                policies=(policies[i], policies[j]),
-                matches=matches,
-                seed=seed,
-                duplicate=True,
-                resume=resume,
-                progress=progress,
-            )
-            runs[(str(r), a, b)] = run.path
-            c = compare(run.path)
-            comparisons[(str(r), a, b, False)] = c
-            for pol, opp, sign in ((a, b, 1.0), (b, a, -1.0)):
-                m, lo, hi = (sign * x for x in c.per_hand)
-                if sign < 0:
-                    lo, hi = hi, lo
-                rows.append(
-                    dict(
-                        rules=str(r),
-                        policy=pol,
-                        opponent=opp,
-                        mean=m,
-                        low=lo,
-                        high=hi,
-                        per_match=sign * c.per_match[0],
-                        hands=c.rows,
-                        matches=c.matches,
-                        variance_reduction=c.per_hand_variance_reduction,
-                        run=str(run.path),
-                    )
+    pairs = [(r, *pair) for r in rule_sets for pair in itertools.combinations(enumerate(labels), 2)]
+    for k, (r, (i, a), (j, b)) in enumerate(pairs):
+        if progress:
+            print(f"round robin: pair {k + 1} of {len(pairs)}, {a} vs {b} in {r}", file=sys.stderr, flush=True)
+        out = directory / f"{_rules_tag(r)}_{a}-vs-{b}_seed{seed}_{matches}matches"
+        resume = (out / MANIFEST).is_file()
+        run = simulate(
+            out,
+            rules=r,
+            policies=(policies[i], policies[j]),
+            matches=matches,
+            seed=seed,
+            duplicate=True,
+            resume=resume,
+            progress=progress,
+        )
+        runs[(str(r), a, b)] = run.path
+        c = compare(run.path)
+        comparisons[(str(r), a, b, False)] = c
+        for pol, opp, sign in ((a, b, 1.0), (b, a, -1.0)):
+            m, lo, hi = (sign * x for x in c.per_hand)
+            if sign < 0:
+                lo, hi = hi, lo
+            rows.append(
+                dict(
+                    rules=str(r),
+                    policy=pol,
+                    opponent=opp,
+                    mean=m,
+                    low=lo,
+                    high=hi,
+                    per_match=sign * c.per_match[0],
+                    hands=c.rows,
+                    matches=c.matches,
+                    variance_reduction=c.per_hand_variance_reduction,
+                    run=str(run.path),
                 )
+            )
     table = pd.DataFrame(rows)
     return Tournament(table, tuple(labels), tuple(str(r) for r in rule_sets), matches, seed, runs, comparisons)
 

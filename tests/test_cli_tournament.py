@@ -51,3 +51,55 @@ def test_tournament_errors_are_one_line(tmp_path, capsys, argv, words):
     assert code == 2
     err = capsys.readouterr().err
     assert err.startswith("simkit: error:") and words in err and err.count("\n") == 1
+
+
+def _figure_cases(tmp_path):
+    (tmp_path / "a_file").write_text("mine")
+    (tmp_path / "a_dir").mkdir()
+    return [
+        (["--figure", "/proc/ratings.png"], "cannot write in /proc"),
+        (["--heat-map", str(tmp_path / "a_file" / "heat.png")], "is not a directory"),
+        (["--figure", str(tmp_path / "a_dir")], "is a directory"),
+        (["--figure", str(tmp_path / "ratings")], "does not end in a figure format"),
+        (["--figure", ""], "an empty path"),
+        (["--heat-map", str(tmp_path / "nowhere" / "heat.png")], "does not exist"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_figure_paths_are_checked_before_any_game_is_played(tmp_path, capsys, case):
+    argv, words = _figure_cases(tmp_path)[case]
+    runs = tmp_path / "runs"
+    code = main(
+        ["tournament", "--policies", "greedy,random", "--rules", "douque", "--matches", "2"]
+        + argv
+        + ["--out", str(runs), "--quiet"]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("simkit: error:") and words in err and err.count("\n") == 1, err
+    assert not runs.exists()  # refused before the first run
+    assert (tmp_path / "a_file").read_text() == "mine" and not (tmp_path / "ratings.png").exists()
+
+
+@pytest.mark.parametrize(
+    "argv, terminal, shown",
+    [([], True, True), ([], False, False), (["--quiet"], True, False), (["--progress"], False, True)],
+)
+def test_tournament_progress_is_on_by_default_on_a_terminal(monkeypatch, tmp_path, argv, terminal, shown):
+    """tqdm's convention: progress on a terminal unless --quiet; in a log only with --progress."""
+    import simkit.cli as cli
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake_round_robin(*args, progress, **kwargs):
+        seen["progress"] = progress
+        raise Stop
+
+    monkeypatch.setattr(cli, "round_robin", fake_round_robin)
+    monkeypatch.setattr(cli.sys.stderr, "isatty", lambda: terminal, raising=False)
+    with pytest.raises(Stop):
+        cli.main(["tournament", "--policies", "greedy,random", "--out", str(tmp_path), *argv])
+    assert seen["progress"] is shown

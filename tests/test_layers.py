@@ -134,6 +134,7 @@ ROOMS = [
         "simkit.errors",
         "simkit.tiles",
         "simkit.stats",
+        "simkit.output_paths",
     ],
     ["simkit.engine.rng"],  # the counter-based streams: the engine's, and random hands' (simkit.hand.sample)
     ["simkit.rules"],

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from simkit.analysis import compare
-from simkit.errors import SimkitError
+from simkit.errors import InputValueError, SimkitError
 from simkit.tournament import item_edges, round_robin
 
 
@@ -57,3 +57,9 @@ def test_a_tournament_prints_its_matrices_and_ratings(tmp_path):
     html = t._repr_html_()
     assert "<table" in html and "douque" in html
     assert t.ratings(correct_luck=False).equals(t.ratings(correct_luck=False))  # the same seed, the same table
+
+
+def test_a_rule_set_given_twice_is_refused_before_play(tmp_path):
+    with pytest.raises(InputValueError, match="given more than once: \\['douque'\\]"):
+        round_robin(("random", "greedy"), ("douque", "douque"), matches=2, directory=tmp_path / "runs")
+    assert not (tmp_path / "runs").exists()
