@@ -630,10 +630,7 @@ def _cmd_exploit(args) -> int:
     print(f"policy     {result.policy} ({result.rules})")
     print(f"responder  {result.responder}")
     print(f"played     {result.matches:,} matches x 2 seatings, {result.hands:,} hands, seed {result.seed}")
-    print(
-        f"exploitability >= {result.low:.2f} per hand (the responder wins {result.mean:.2f}, 95% interval "
-        f"[{result.low:.2f}, {result.high:.2f}], luck-corrected; the rule set's payment unit)"
-    )
+    print(result.verdict())
     return 0
 
 
@@ -1086,12 +1083,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("policy", metavar="POLICY", help="the target: a built-in, module:function, with {parameters}")
     p.add_argument("--matches", type=_positive_int, default=200, help="matches dealt, each played twice (default 200)")
-    p.add_argument("--seed", type=_seed, default=0)
-    p.add_argument("--worlds", type=_positive_int, default=64, help="the responder's worlds per decision at most")
-    p.add_argument("--min-worlds", type=_positive_int, default=16, help="worlds before a candidate is dropped")
-    p.add_argument("--z", type=float, default=3.0, help="standard errors that separate two candidates")
-    p.add_argument("--out", default=None, help="keep the duplicate run in this directory (resumed if unfinished)")
-    p.add_argument("--workers", type=_positive_int, default=1, help="worker processes")
+    p.add_argument("--seed", type=_seed, default=0, help="the run's seed (default 0)")
+    p.add_argument(
+        "--worlds", type=_positive_int, default=64, help="the responder's worlds per decision at most (default 64)"
+    )
+    p.add_argument(
+        "--min-worlds",
+        type=_positive_int,
+        default=None,
+        help="worlds before a candidate is dropped, at most --worlds (default 16, or --worlds if fewer)",
+    )
+    p.add_argument("--z", type=_number, default=3.0, help="standard errors that separate two candidates (default 3.0)")
+    p.add_argument(
+        "--out", default=None, help="keep the duplicate run in this directory (resumed if unfinished; default none)"
+    )
+    p.add_argument("--workers", type=_positive_int, default=1, help="worker processes (default 1)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_rules_args(p)
