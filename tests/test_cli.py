@@ -111,3 +111,9 @@ def test_console_script_runs():
     assert "win      yes" in proc.stdout
     proc = subprocess.run([sys.executable, "-m", "simkit", "hand", "1z2"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stderr.startswith("simkit: error:")
+
+
+def test_deal_refuses_a_count_that_would_run_for_days(capsys):
+    assert main(["deal", "--hands", "100000000000000", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("simkit: error: --hands: at most 100,000,000,000 deals") and err.count("\n") == 1
