@@ -11,7 +11,6 @@ Quick start::
     4
 """
 
-from . import _moved
 from ._jit import jit
 from ._version import __version__
 from .analysis import summarize
@@ -56,9 +55,6 @@ from .rules import RULE_SETS, Rules, get_rules, resolve_rules
 from .runs.simulation import simulate  # the function (the module is simkit.runs.simulation)
 from .scoring import Score, score, score_batch
 from .tiles import as_counts, format_tiles, parse_tiles, tile_name
-
-_moved.install()
-
 
 __all__ = [
     "__version__",

@@ -102,7 +102,6 @@ TIERS = {
     "test_error_messages.py": "unit",
     "test_hand_kernels.py": "unit",
     "test_layers.py": "unit",
-    "test_moved_modules.py": "engine",
     "test_melds.py": "unit",
     "test_reference.py": "unit",
     "test_rules.py": "unit",

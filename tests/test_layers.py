@@ -6,7 +6,10 @@ heavy dependency kept off ``import simkit`` (the short list below)."""
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
+
+import pytest
 
 import simkit
 
@@ -148,7 +151,7 @@ ROOMS = [
     ["simkit.runs"],
     ["simkit.analysis"],
     ["simkit.evaluation"],  # strength and rankings: built on runs and their analysis
-    ["simkit.tournament", "simkit.cli", "simkit._moved"],
+    ["simkit.tournament", "simkit.cli"],
 ]
 
 
@@ -223,3 +226,13 @@ def test_the_inner_import_check_finds_a_planted_import(tmp_path):
     planted = tmp_path / "planted.py"
     planted.write_text("import os\n\ndef f():\n    import json\n    import pandas\n    from . import tiles\n")
     assert [m for _, m in _inner_imports(planted) if not _allowed(m)] == ["json", "."]
+
+
+@pytest.mark.parametrize(
+    "old", ["simkit.io", "simkit.distributed", "simkit.chunk_job", "simkit.engine.policies", "simkit.engine.toolkit"]
+)
+def test_old_module_paths_are_gone(old):
+    """Modules have one path: the names they had before the packages were arranged by concern are
+    not aliases (never released), so an old import fails at once, not at its first attribute."""
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(old)
