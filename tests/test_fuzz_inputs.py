@@ -531,7 +531,7 @@ def _api_case_more(pick: int, rng: np.random.Generator, py: random.Random):
 
 # ------------------------------------------------------------------ command cases
 
-_SUBCOMMANDS = ("hand", "score", "deal", "replay", "rules", "tables", "simulate")
+_SUBCOMMANDS = ("hand", "score", "deal", "replay", "rules", "tables", "simulate", "tournament", "exploit")
 
 
 def _cli_argv(py: random.Random, rng: np.random.Generator, outside: str) -> list[str]:
@@ -589,6 +589,37 @@ def _cli_argv(py: random.Random, rng: np.random.Generator, outside: str) -> list
         argv = [sub] + ([py.choice(_RULES + ("x" * 50,))] if py.random() < 0.8 else [])
     elif sub == "tables":
         argv = [sub] + (["--bogus"] if py.random() < 0.5 else [])  # never --rebuild: it rewrites the shared cache
+    elif sub == "tournament":  # output paths refused before any game: never a file written
+        flag = py.choice(["--figure", "--heat-map"])
+        path = py.choice(
+            [
+                "",
+                " ",
+                "/proc/x.png",
+                "/dev/null",
+                os.path.join(outside, "keep.txt", "x.png"),
+                outside,
+                os.path.join(outside, "figure"),
+                os.path.join(outside, "figure.txt"),
+                os.path.join(outside, "nowhere", "x.png"),
+            ]
+        )
+        argv = [sub, "--policies", "random,greedy", "--matches", "2", flag, path, "--quiet"]
+        argv += ["--out", os.path.join(outside, "runs")]
+        rule_args = []
+    elif sub == "exploit":  # budgets and run directories refused before any game
+        bad = py.choice(
+            [
+                ["--out", os.path.join(outside, "keep.txt")],
+                ["--out", ""],
+                ["--worlds", "4", "--min-worlds", py.choice(["5", "64"])],
+                ["--z", py.choice(["0", "-1", "nan", "inf", "x"])],
+                ["--workers", py.choice(["0", "x"])],
+                ["--matches", py.choice(["0", "1", "x"])],
+            ]
+        )
+        argv = [sub, "random", "--quiet"] + bad
+        rule_args = []
     else:  # simulate: argument-parsing errors only (one bad value in every line)
         bad = py.choice(
             [
