@@ -21,9 +21,9 @@ import simkit
 from simkit import datasets
 from simkit.analysis import summarize
 from simkit.cli import main
-from simkit.errors import RunError
+from simkit.errors import InputValueError, RunError
 from simkit.runs import local_workers
-from simkit.runs.simulation import default_out, simulate
+from simkit.runs.simulation import SimulationResult, default_out, simulate
 
 GG = ("greedy", "greedy")
 
@@ -562,3 +562,69 @@ def test_the_policies_compile_is_start_up_not_play(tmp_path, monkeypatch):
     result = simulate(tmp_path / "r", policies=GG, matches=4, seed=2)
     assert result.startup_seconds >= 3.0 and result.play_seconds < result.seconds - 3.0
     assert result.hands_per_second == result.computed_rows / result.play_seconds
+
+
+def _printed(monkeypatch, capsys, result, argv=()):
+    monkeypatch.setattr("simkit.cli.simulate", lambda *args, **kwargs: result)
+    assert main(["simulate", "--out", str(result.path), "--quiet", *argv]) == 0
+    return capsys.readouterr().out.splitlines()[0]
+
+
+def test_the_final_line_reports_start_up_apart_from_play(tmp_path, monkeypatch, capsys):
+    result = SimulationResult(
+        path=tmp_path / "r", rows=33_000, matches=2000, shards=1, computed_chunks=1, seconds=34.0,
+        computed_rows=32_000, startup_seconds=30.0,
+    )  # fmt: skip
+    line = _printed(monkeypatch, capsys, result)
+    assert "start-up 30.0 s, then 32,000 hands in 4.0 s, 8,000 hands/s" in line, line
+    line = _printed(monkeypatch, capsys, result, ["--workers", "2"])
+    assert "8,000 hands/s, the workers' start-up included" in line, line
+
+
+def test_a_reused_run_is_said_to_be_reused_without_a_rate(tmp_path, capsys):
+    out = tmp_path / "r"
+    assert main(["simulate", "--out", str(out), "--matches", "3", "--quiet"]) == 0
+    assert "hands/s" in capsys.readouterr().out
+    assert main(["simulate", "--out", str(out), "--resume", "--quiet"]) == 0
+    line = capsys.readouterr().out.splitlines()[0]
+    assert "reused" in line and "hands/s" not in line and "3 matches" in line, line
+    again = simulate(out, resume=True)
+    assert again.reused and np.isnan(again.hands_per_second)
+
+
+# ---------------------------------------------------------------------------------------------
+# output paths and counts on the command line
+
+
+@pytest.mark.parametrize("command", ["simulate", "exploit greedy", "decide greedy random", "tournament"])
+def test_an_empty_out_is_one_line_and_writes_nothing(tmp_path, monkeypatch, capsys, command):
+    monkeypatch.chdir(tmp_path)
+    assert _exit_code([*command.split(), "--out", ""]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "argument --out" in err and "empty" in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_out_is_refused_by_simulate(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputValueError, match="empty"):
+        simulate("", policies=GG, matches=2)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [("10", 10), ("1,000", 1000), ("10_000", 10_000), ("1,000,000", 10**6), ("2_000_000", 2 * 10**6), ("+7", 7)],
+)
+def test_counts_take_thousands_separators_in_groups_of_three(text, value):
+    from simkit.cli import build_parser
+
+    assert build_parser().parse_args(["simulate", "--matches", text]).matches == value
+
+
+@pytest.mark.parametrize("text", ["1,0", "1_0", "10,00", "1,000_000", ",100", "100,", "1,,000", "1__000", "1e3"])
+def test_a_misplaced_separator_is_refused_naming_the_flag(tmp_path, capsys, text):
+    assert _exit_code(["simulate", "--matches", text, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "argument --matches" in err and repr(text) in err, err
+    assert not (tmp_path / "out").exists()
