@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 
@@ -64,14 +65,27 @@ def _shown(text: str) -> str:
     return repr(text) if len(text) <= 40 else repr(text[:37] + "...")
 
 
+#: An integer as the command takes it: digits, or digits in groups of three separated by "," or "_"
+#: (one of them throughout): "2000", "2,000", "1_000_000". "1,0" is no number, not 10.
+_INTEGER = re.compile(r"\s*\+?(\d+|\d{1,3}(,\d{3})+|\d{1,3}(_\d{3})+)\s*")
+
+
 def _positive_int(text: str) -> int:
-    try:
-        value = int(text.replace("_", "").replace(",", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {_shown(text)}") from None
+    if not _INTEGER.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"expected a positive integer (thousands may be separated by ',' or '_', as in 10,000), got {_shown(text)}"
+        )
+    value = int(text.replace("_", "").replace(",", ""))
     if not 0 < value <= _MAX_ID:
         raise argparse.ArgumentTypeError(f"expected a positive integer below 2**63, got {_shown(text)}")
     return value
+
+
+def _out_path(text: str) -> str:
+    """An output path: any name but the empty one (which would be the working directory)."""
+    if not text:
+        raise argparse.ArgumentTypeError("expected a path, got an empty one ('' would be the working directory)")
+    return text
 
 
 def _seed(text: str) -> int:
@@ -592,13 +606,17 @@ def _cmd_simulate(args) -> int:
         )
         return 130
     run = result.path
-    startup = f"engine start-up {result.startup_seconds:.1f} s, then " if result.startup_seconds else ""
-    workers = ", the workers' engine start-up included" if args.workers > 1 and result.computed_rows else ""
-    print(
-        f"simkit simulate: {result.rows:,} hands in {result.matches:,} matches -> {run} "
-        f"({result.shards} shard{'s' if result.shards != 1 else ''}; {startup}{result.computed_rows:,} hands "
-        f"in {result.seconds - result.startup_seconds:.1f} s, {result.hands_per_second:,.0f} hands/s{workers})"
-    )
+    shards = f"{result.shards} shard{'s' if result.shards != 1 else ''}"
+    if result.reused:
+        done = "reused: every shard was there already, nothing played"
+    else:
+        startup = f"start-up {result.startup_seconds:.1f} s, then " if result.startup_seconds >= 0.05 else ""
+        workers = ", the workers' start-up included" if args.workers > 1 or args.scheduler else ""
+        done = (
+            f"{startup}{result.computed_rows:,} hands in {result.play_seconds:.1f} s, "
+            f"{result.hands_per_second:,.0f} hands/s{workers}"
+        )
+    print(f"simkit simulate: {result.rows:,} hands in {result.matches:,} matches -> {run} ({shards}; {done})")
     print(f"summary: simkit summarize {run}")
     return 0
 
@@ -990,6 +1008,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_seed, default=None, help="master seed (default 0)")
     p.add_argument(
         "--out",
+        type=_out_path,
         metavar="DIR",
         default=None,
         help="output directory (default data/runs/<rules>_<policies>_seed<S>_<N>...)",
@@ -1107,7 +1126,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--z", type=_number, default=3.0, help="standard errors that separate two candidates (default 3.0)")
     p.add_argument(
-        "--out", default=None, help="keep the duplicate run in this directory (resumed if unfinished; default none)"
+        "--out",
+        type=_out_path,
+        default=None,
+        help="keep the duplicate run in this directory (resumed if unfinished; default none)",
     )
     p.add_argument("--workers", type=_positive_int, default=1, help="worker processes (default 1)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -1140,7 +1162,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--matches", type=_positive_int, default=2000, help="duplicate matches per pair and rule set (default 2,000)"
     )
     p.add_argument("--seed", type=_seed, default=0, help="master seed: every pair plays the same deals")
-    p.add_argument("--out", metavar="DIR", default="data/tournament", help="directory of the runs")
+    p.add_argument("--out", type=_out_path, metavar="DIR", default="data/tournament", help="directory of the runs")
     p.add_argument(
         "--method",
         choices=("payment", "bradley_terry"),
@@ -1197,7 +1219,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--no-luck-correction", action="store_true", help="do not remove the luck of the draw (faster looks)"
     )
-    p.add_argument("--out", default=None, help="keep the duplicate run in this directory (reused if unfinished)")
+    p.add_argument(
+        "--out", type=_out_path, default=None, help="keep the duplicate run in this directory (reused if unfinished)"
+    )
     p.add_argument("--workers", type=_positive_int, default=1, help="worker processes")
     p.add_argument("--json", action="store_true", help="print the decision and its trace as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

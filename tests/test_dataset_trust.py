@@ -178,22 +178,76 @@ def test_a_resized_shard_is_refused(run):
     _refused_by_every_reader(run, "part-000000.parquet", "bytes")
 
 
-def test_a_legacy_run_is_read_through_its_footers(tmp_path):
-    """data/sample predates the shard list: open_run checks its footers against the manifest's
-    spec and totals, says it is legacy, and still refuses a stray or missing shard."""
+def _as_legacy(path, how="count") -> None:
+    """The run's manifest without its shard list: as simkit wrote it before the list (``"count"``:
+    the number of shards), or with the list deleted (``"deleted"``) or emptied to null (``"null"``)."""
+    manifest = json.loads((path / datasets.MANIFEST).read_text())
+    if how == "count":
+        manifest["shards"] = len(manifest["shards"])
+    elif how == "null":
+        manifest["shards"] = None
+    else:
+        del manifest["shards"]
+    (path / datasets.MANIFEST).write_text(json.dumps(manifest, indent=2))
+
+
+def test_the_sample_run_lists_its_shard_with_its_checksum():
     run = datasets.open_run(SAMPLE)
-    assert run.legacy and len(run.shards) == 1 and "sha256" not in run.entries[0]
+    assert not run.legacy and len(run.shards) == 1
+    assert run.entries[0]["sha256"] == datasets.file_digest(run.shards[0])
     df = analysis.load(SAMPLE, columns="match")
-    assert run.entries[0]["rows"] == datasets.read_manifest(SAMPLE)["rows"] == len(df) and df.attrs["legacy"]
+    assert run.entries[0]["rows"] == datasets.read_manifest(SAMPLE)["rows"] == len(df) and not df.attrs["legacy"]
+
+
+def test_a_legacy_run_is_read_only_when_trusted_and_through_its_footers(tmp_path):
+    """A manifest without the shard list has no checksums: every reader refuses it, unless
+    open_run / read_run are told to trust it; trusted, its footers are checked against the
+    manifest's spec and totals, and a stray or missing shard is still refused."""
     copy = tmp_path / "sample"
     shutil.copytree(SAMPLE, copy)
+    _as_legacy(copy)
+    _refused_by_every_reader(copy, "no shard list", "trust_legacy=True", "--overwrite")
+    run = datasets.open_run(copy, trust_legacy=True)
+    assert run.legacy and len(run.shards) == 1 and "sha256" not in run.entries[0]
+    rows = datasets.read_manifest(copy)["rows"]
+    assert len(datasets.read_run(copy, columns=["match"], trust_legacy=True)) == rows
+    with pytest.raises(simkit.SimkitError, match="trust_legacy must be True or False"):
+        datasets.open_run(copy, trust_legacy="yes")
+
+    def refused_when_trusted(*words):
+        with pytest.raises(datasets.DatasetError) as info:
+            datasets.open_run(copy, trust_legacy=True)
+        assert all(w in str(info.value) for w in words), str(info.value)
+
     shutil.copyfile(copy / "part-000000.parquet", copy / "part-000001.parquet")
-    _refused_by_every_reader(copy, "part-000001.parquet", "another run")  # its footer names chunk 0
+    refused_when_trusted("part-000001.parquet", "another run")  # its footer names chunk 0
     (copy / "part-000001.parquet").rename(copy / "part-1.parquet")
-    _refused_by_every_reader(copy, "part-1.parquet")
+    refused_when_trusted("part-1.parquet")
     (copy / "part-1.parquet").unlink()
     (copy / "part-000000.parquet").unlink()
-    _refused_by_every_reader(copy, "0 shards")
+    refused_when_trusted("0 shards")
+
+
+@pytest.mark.parametrize("how", ["deleted", "null", "count"])
+def test_deleting_the_shard_list_does_not_switch_the_checks_off(run, how):
+    """A tampered shard and the manifest's shard list removed: every reader and the command refuse
+    the run (no reader takes its shards on trust), and --resume refuses it too rather than writing
+    fresh checksums over the tampered shard; --overwrite, as told, replaces the run."""
+    p = run / "part-000001.parquet"
+    data = bytearray(p.read_bytes())
+    data[len(data) // 3] ^= 0x10
+    p.write_bytes(bytes(data))
+    _as_legacy(run, how)
+    before = {q.name: q.read_bytes() for q in sorted(run.iterdir()) if q.is_file() and q.name != ".simkit.lock"}
+    _refused_by_every_reader(run, "no shard list")
+    with pytest.raises(datasets.DatasetError, match="no shard list"):
+        simulate(run, resume=True)
+    for argv in (["summarize", run], ["simulate", "--out", run, "--resume", "--quiet"], ["replay", run, "--row", "0"]):
+        _one_line_error(_cli(*argv), "no shard list")
+    after = {q.name: q.read_bytes() for q in sorted(run.iterdir()) if q.is_file() and q.name != ".simkit.lock"}
+    assert after == before  # no checksum written over the tampered shard
+    assert simulate(run, policies=GG, matches=30, seed=3, chunk_matches=10, overwrite=True).matches == 30
+    assert len(datasets.read_run(run, columns=["match"])) == datasets.read_manifest(run)["rows"]
 
 
 def test_a_shard_committed_but_not_yet_listed_is_recomputed_by_resume(tmp_path, good):

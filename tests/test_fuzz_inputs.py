@@ -787,3 +787,92 @@ def test_positions_and_game_states_check_seeds_matches_and_flags():
     for kwargs in (dict(seed=2**64), dict(match=2**63), dict(check=1), dict(match=True)):
         with pytest.raises(simkit.SimkitError, match="seed|match|check"):
             simkit.GameState.new_match("douque", **kwargs)
+
+
+# ------------------------------------------------------------------ manifests
+
+#: Values a manifest's field is replaced with: wrong types, empties, near-valid numbers.
+_MANIFEST_VALUES = (None, "", "x", 0, -1, 1, 2.5, True, [], {}, [None], {"a": 1}, "0" * 64, "f" * 63)
+
+
+def _manifest_paths(value, where=()):
+    """Every (path of keys and indices) inside a parsed manifest."""
+    yield where
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _manifest_paths(v, (*where, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _manifest_paths(v, (*where, i))
+
+
+def _mutated(manifest: dict, py: random.Random) -> tuple[dict, str]:
+    """The manifest with one to three fields deleted or replaced, and what was done."""
+    out = json.loads(json.dumps(manifest))
+    done = []
+    for _ in range(py.randrange(1, 4)):
+        paths = [p for p in _manifest_paths(out) if p]
+        if py.random() < 0.5:  # mostly the shard list and its checksums, where the checks live
+            paths = [p for p in paths if p[0] == "shards"] or paths
+        where = py.choice(paths)
+        node = out
+        for key in where[:-1]:
+            node = node[key]
+        if py.random() < 0.4 and isinstance(node, dict):
+            del node[where[-1]]
+            done.append(f"del {where}")
+        else:
+            node[where[-1]] = py.choice(_MANIFEST_VALUES)
+            done.append(f"{where}={node[where[-1]]!r}")
+    return out, "; ".join(done)
+
+
+def test_fuzz_manifests_never_switch_the_checks_off(tmp_path):
+    """A run with one shard flipped by a bit, its manifest mutated at random (keys deleted, wrong types,
+    checksums emptied, the shard list removed): no reader reads the tampered shard and resume never
+    completes the run with it (only by computing it again, when the list no longer names it). Each
+    refusal is one line; nothing else escapes."""
+    import shutil
+
+    from simkit import analysis, datasets
+    from simkit.errors import SimkitError
+    from simkit.runs.simulation import simulate
+
+    good = tmp_path / "good"
+    simulate(good, policies=("greedy", "greedy"), matches=6, seed=7, chunk_matches=2)
+    manifest = json.loads((good / datasets.MANIFEST).read_text())
+    py = random.Random(54)
+    readers = (
+        ("open_run", datasets.open_run),
+        ("read_run", datasets.read_run),
+        ("load", analysis.load),
+        ("summarize", analysis.summarize),
+        ("resume", lambda path: simulate(path, resume=True)),
+    )
+    outcomes = {"refused": 0}
+    for case in range(60):
+        run = tmp_path / f"case{case}"
+        shutil.copytree(good, run)
+        shard = run / "part-000001.parquet"
+        data = bytearray(shard.read_bytes())
+        data[len(data) // 2] ^= 0x04
+        shard.write_bytes(bytes(data))
+        mutated, what = _mutated(manifest, py)
+        (run / datasets.MANIFEST).write_text(json.dumps(mutated))
+        for name, read in readers:
+            try:
+                read(run)
+            except (SimkitError, ValueError) as exc:
+                text = str(exc)
+                assert text.strip() and "\n" not in text.strip(), (case, what, name, text)
+                outcomes["refused"] += 1
+                continue
+            except Exception as exc:  # noqa: BLE001 - the point of the test
+                raise AssertionError(f"case {case} ({what}): {name}: {type(exc).__name__}: {exc}") from None
+            if name == "resume":  # only by computing the shard again: the run is then the good one
+                assert shard.read_bytes() == (good / shard.name).read_bytes(), (case, what)
+                break
+            if shard in datasets.open_run(run).shards:  # a reader may only have left the shard out
+                raise AssertionError(f"case {case} ({what}): {name} took the tampered run")
+        shutil.rmtree(run)
+    assert outcomes["refused"] > 60 * len(readers) // 2

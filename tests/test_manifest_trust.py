@@ -202,13 +202,38 @@ def test_a_run_marked_complete_too_early_is_refused(run):
     assert analysis.summarize(run).matches == 20
 
 
-def test_a_legacy_manifest_is_checked_against_its_footers(tmp_path):
+def test_a_legacy_manifest_is_checked_against_its_footers_when_trusted(tmp_path):
     copy = tmp_path / "sample"
     shutil.copytree(SAMPLE, copy)
+    _edit(copy, ("shards",), 1)  # as simkit wrote it before the shard list: the count
     _edit(copy, ("spec", "seed"), 1)
-    for read in (datasets.open_run, analysis.summarize):
-        assert "the manifest's seed 1 differs from its shards' 0" in _refusal(read, copy)
+    assert "the manifest's seed 1 differs from its shards' 0" in _refusal(datasets.open_run, copy, trust_legacy=True)
+    assert "no shard list" in _refusal(analysis.summarize, copy)
     assert simulate(copy, policies=GG, matches=2, seed=1, overwrite=True).matches == 2  # the way out
+
+
+@pytest.mark.parametrize(
+    "where, value",
+    [(("shards",), None), (("shards",), 4), (("shards",), []), (("shards", 0, "sha256"), "")],
+    ids=["null", "count", "emptied", "checksum emptied"],
+)
+def test_a_manifest_stripped_of_its_checks_is_refused_by_every_reader_and_resume(run, good, tmp_path, where, value):
+    """Removing the shard list or a checksum switches no check off: every reader refuses the run in one
+    line, and so does resume, writing nothing, except for an emptied list, whose shards resume does
+    not trust but computes again (into the run's bytes)."""
+    other = tmp_path / "other"
+    shutil.copytree(good, other)
+    _edit(run, where, value)
+    before = _files(run)
+    for name, read in _readers(run, other):
+        if name == "resume" and value == []:
+            continue
+        _refusal(read)
+    assert _files(run) == before
+    if value == []:
+        assert simulate(run, resume=True).computed_chunks == 4
+        shards = {k: v for k, v in _files(run).items() if k.startswith("part-")}
+        assert shards == {k: v for k, v in _files(good).items() if k.startswith("part-")}
 
 
 @pytest.mark.parametrize("depth", [100_000, datasets.MAX_MANIFEST_DEPTH + 1])

@@ -21,8 +21,9 @@ import simkit
 from simkit import datasets
 from simkit.analysis import summarize
 from simkit.cli import main
+from simkit.errors import InputValueError, RunError
 from simkit.runs import local_workers
-from simkit.runs.simulation import default_out, simulate
+from simkit.runs.simulation import SimulationResult, default_out, simulate
 
 GG = ("greedy", "greedy")
 
@@ -465,3 +466,165 @@ def test_resume_keeps_the_columns_of_a_run_begun_by_an_earlier_version(tmp_path,
     fresh = simulate(tmp_path / "new", policies=GG, matches=40, seed=3, chunk_matches=10)
     assert "fan" not in datasets.open_run(fresh.path).schema.names
     assert df.drop(columns=list(every)).equals(simkit.analysis.load(fresh.path))
+
+
+# ---------------------------------------------------------------------------------------------
+# resume refuses a policy that changed since the run began
+
+
+def _files_of(path) -> dict:
+    """Every file under ``path`` with its bytes and modification time."""
+    return {str(p.relative_to(path)): (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(path.rglob("*"))}
+
+
+def _layers(seed):
+    from simkit.engine.actions import N_ACTIONS
+    from simkit.envs import OBSERVATION_SIZE
+
+    rng = np.random.default_rng(seed)
+    return [(rng.normal(size=(OBSERVATION_SIZE, N_ACTIONS)) * 0.3, rng.normal(size=N_ACTIONS) * 0.1)]
+
+
+def test_resume_refuses_a_policy_file_replaced_since_the_run_began(tmp_path, capsys):
+    """A run begun with q.npz, the file then overwritten with other weights: --resume (with or
+    without --policies, from Python or the command) refuses in one line naming the policy, the file
+    and both SHA-256 prefixes, and writes nothing; the run's weights put back, it finishes."""
+    q = tmp_path / "q.npz"
+    simkit.save_policy(q, _layers(1), label="q")
+    first = datasets.file_digest(q)
+    out = tmp_path / "run"
+    simulate(out, policies=(str(q), "greedy"), matches=6, chunk_matches=2, seed=1, until=2)
+    kept = q.read_bytes()
+    simkit.save_policy(q, _layers(2), label="q")
+    now = datasets.file_digest(q)
+    before = _files_of(out)
+    for policies in ((str(q), "greedy"), None):
+        with pytest.raises(RunError) as info:
+            simulate(out, policies=policies, resume=True)
+        text = str(info.value)
+        assert "\n" not in text and "'q'" in text and str(q) in text, text
+        assert first[:12] in text and now[:12] in text and "changed since the run began" in text
+    for extra in (["--policies", f"{q},greedy"], []):
+        assert _exit_code(["simulate", "--out", str(out), "--resume", "--quiet", *extra]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and err.startswith("simkit: error: cannot resume"), err
+        assert first[:12] in err and now[:12] in err
+    assert _files_of(out) == before  # nothing written, not even the lock
+    q.write_bytes(kept)
+    assert simulate(out, resume=True).matches == 6
+
+
+def test_resume_refuses_a_policy_module_whose_source_changed(tmp_path, monkeypatch):
+    """A ``module:function`` policy whose module was edited since the run began: resume refuses,
+    naming the policy, the module's file and both source hashes, and writes nothing."""
+    name = f"resumed_policies_{abs(hash(str(tmp_path))) % 10**8}"
+    source = tmp_path / f"{name}.py"
+    source.write_text(
+        "from simkit._jit import jit\n"
+        "from simkit.policies.basic import greedy_policy\n\n\n"
+        "@jit\n"
+        "def steady(view, legal, params, rng):\n"
+        "    return greedy_policy(view, legal, params, rng)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        out = tmp_path / "run"
+        simulate(out, policies=(f"{name}:steady", "greedy"), matches=4, chunk_matches=2, seed=1, until=2)
+        recorded = datasets.read_manifest(out)["spec"]["policies"][0]["source_sha256"]
+        with open(source, "a") as f:
+            f.write("# plays differently now\n")
+        before = _files_of(out)
+        for policies in ((f"{name}:steady", "greedy"), None):
+            with pytest.raises(RunError) as info:
+                simulate(out, policies=policies, resume=True)
+            text = str(info.value)
+            assert "'steady'" in text and str(source) in text and recorded[:12] in text, text
+        assert _files_of(out) == before
+    finally:
+        sys.modules.pop(name, None)
+
+
+# ---------------------------------------------------------------------------------------------
+# what simulate reports: start-up apart from play, a reused run said to be reused
+
+
+def test_the_policies_compile_is_start_up_not_play(tmp_path, monkeypatch):
+    """Compiling the policies for the engine (on a policy's first use, numba's compile) is counted
+    as start-up, like the engine's, so the rate is the play's."""
+    sim = _sim_module()
+    real = sim.prepare_match
+
+    def slow(*args, **kwargs):  # a policy's first compile
+        time.sleep(3.0)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sim, "prepare_match", slow)
+    result = simulate(tmp_path / "r", policies=GG, matches=4, seed=2)
+    assert result.startup_seconds >= 3.0 and result.play_seconds < result.seconds - 3.0
+    assert result.hands_per_second == result.computed_rows / result.play_seconds
+
+
+def _printed(monkeypatch, capsys, result, argv=()):
+    monkeypatch.setattr("simkit.cli.simulate", lambda *args, **kwargs: result)
+    assert main(["simulate", "--out", str(result.path), "--quiet", *argv]) == 0
+    return capsys.readouterr().out.splitlines()[0]
+
+
+def test_the_final_line_reports_start_up_apart_from_play(tmp_path, monkeypatch, capsys):
+    result = SimulationResult(
+        path=tmp_path / "r", rows=33_000, matches=2000, shards=1, computed_chunks=1, seconds=34.0,
+        computed_rows=32_000, startup_seconds=30.0,
+    )  # fmt: skip
+    line = _printed(monkeypatch, capsys, result)
+    assert "start-up 30.0 s, then 32,000 hands in 4.0 s, 8,000 hands/s" in line, line
+    line = _printed(monkeypatch, capsys, result, ["--workers", "2"])
+    assert "8,000 hands/s, the workers' start-up included" in line, line
+
+
+def test_a_reused_run_is_said_to_be_reused_without_a_rate(tmp_path, capsys):
+    out = tmp_path / "r"
+    assert main(["simulate", "--out", str(out), "--matches", "3", "--quiet"]) == 0
+    assert "hands/s" in capsys.readouterr().out
+    assert main(["simulate", "--out", str(out), "--resume", "--quiet"]) == 0
+    line = capsys.readouterr().out.splitlines()[0]
+    assert "reused" in line and "hands/s" not in line and "3 matches" in line, line
+    again = simulate(out, resume=True)
+    assert again.reused and np.isnan(again.hands_per_second)
+
+
+# ---------------------------------------------------------------------------------------------
+# output paths and counts on the command line
+
+
+@pytest.mark.parametrize("command", ["simulate", "exploit greedy", "decide greedy random", "tournament"])
+def test_an_empty_out_is_one_line_and_writes_nothing(tmp_path, monkeypatch, capsys, command):
+    monkeypatch.chdir(tmp_path)
+    assert _exit_code([*command.split(), "--out", ""]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "argument --out" in err and "empty" in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_out_is_refused_by_simulate(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputValueError, match="empty"):
+        simulate("", policies=GG, matches=2)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [("10", 10), ("1,000", 1000), ("10_000", 10_000), ("1,000,000", 10**6), ("2_000_000", 2 * 10**6), ("+7", 7)],
+)
+def test_counts_take_thousands_separators_in_groups_of_three(text, value):
+    from simkit.cli import build_parser
+
+    assert build_parser().parse_args(["simulate", "--matches", text]).matches == value
+
+
+@pytest.mark.parametrize("text", ["1,0", "1_0", "10,00", "1,000_000", ",100", "100,", "1,,000", "1__000", "1e3"])
+def test_a_misplaced_separator_is_refused_naming_the_flag(tmp_path, capsys, text):
+    assert _exit_code(["simulate", "--matches", text, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "argument --matches" in err and repr(text) in err, err
+    assert not (tmp_path / "out").exists()

@@ -29,10 +29,11 @@ set and options, policies, seed, target, duplicate, items, chunking, wall design
 matches and rows, so an edited manifest is refused, naming the field, rather than reported as fact
 or resumed toward an edited target. The manifest's ``status`` is ``running``, ``complete`` or
 ``overwriting`` (an ``--overwrite`` marks the old run so before deleting the files it lists; such a
-directory is refused by readers until the overwrite is run again). A manifest written before the
-shard list (*legacy*, e.g. ``data/sample/``) is checked against the shards' own footers instead: each
-``part-<chunk>.parquet`` must carry the manifest's spec and its chunk, and their count and rows must
-equal the manifest's totals (no checksums: those runs have none).
+directory is refused by readers until the overwrite is run again). A manifest without its
+shard list (*legacy*: written before simkit listed shards, or with the list removed) has no checksums
+and is refused by every reader and by resume, unless :func:`open_run` is told ``trust_legacy=True``:
+it then checks the shards' own footers instead (each ``part-<chunk>.parquet`` must carry the
+manifest's spec and its chunk, and their count and rows must equal the manifest's totals).
 
 The schema is declared once (:data:`COLUMNS`, :func:`dataset_schema`); the scoring items become
 ``item_<name>`` columns, from the rule set's item table (:func:`item_names`).

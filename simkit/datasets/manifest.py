@@ -224,8 +224,19 @@ def _manifest_problem(manifest: dict) -> str | None:
 
 
 def is_legacy(manifest: dict) -> bool:
-    """True for a manifest written before the shard list (its shards are checked through their footers)."""
+    """True for a manifest without a shard list: written before simkit listed shards with their
+    SHA-256, or with its list (or its checksums) removed. Its shards can only be checked through their
+    own footers, which anyone may rewrite with the data, so readers refuse it unless told to trust it
+    (:func:`check_shards`'s ``trust_legacy``) and a resumed run refuses it always."""
     return not isinstance(manifest.get("shards"), list)
+
+
+def _untrusted(directory: Path) -> DatasetError:
+    return DatasetError(
+        f"{directory}: its {MANIFEST} has no shard list with checksums (removed, or written before simkit "
+        "listed shards), so its shards cannot be checked; rerun the run with --overwrite, or read a run you "
+        "trust with open_run(path, trust_legacy=True)"
+    )
 
 
 def write_common_metadata(directory, schema: pa.Schema, manifest: dict) -> None:
@@ -308,10 +319,16 @@ def _decision_names(directory: Path) -> list[str]:
     return sorted(p.name for p in place.iterdir() if is_data_like(p.name))
 
 
-def check_shards(directory, manifest: dict, *, pending_ok: bool = False, missing_ok: bool = False):
+def check_shards(
+    directory, manifest: dict, *, pending_ok: bool = False, missing_ok: bool = False, trust_legacy: bool = False
+):
     """The run's shards as its manifest describes them, checked against the directory (sizes, no
     extra files; a legacy manifest: the footers' chunks); checksums are checked by :func:`verify_shard`,
     and what the manifest says of the run against the shards' footers by :func:`check_manifest`.
+
+    A manifest without its shard list (:func:`is_legacy`) is refused unless ``trust_legacy`` (its
+    shards have no checksums: a reader told to trust it checks them through their footers only) or
+    ``missing_ok`` (an overwrite deletes such a run's shards, found through their footers).
 
     Returns ``(shards, pending)``: ``shards`` a tuple of ``(path, entry)`` in chunk order (``entry``
     the manifest's record; for a legacy manifest, one built from the footer without a checksum);
@@ -329,10 +346,13 @@ def check_shards(directory, manifest: dict, *, pending_ok: bool = False, missing
     ------
     DatasetError
         One line naming the file: a listed shard missing or resized, an unlisted or foreign shard,
-        or (legacy) shards whose count or rows differ from the manifest's totals.
+        a manifest without its shard list (unless trusted), or (legacy) shards whose count or rows
+        differ from the manifest's totals.
     """
     directory = Path(directory)
     spec = manifest["spec"]
+    if is_legacy(manifest) and not (trust_legacy or missing_ok or manifest.get("status") == "overwriting"):
+        raise _untrusted(directory)
     names = sorted(p.name for p in directory.iterdir() if is_data_like(p.name))
     decision_names = _decision_names(directory)
     decisions = bool(spec.get("decisions", False)) and not is_legacy(manifest)

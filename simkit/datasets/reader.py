@@ -55,7 +55,8 @@ class Run:
         The manifest's record of each shard (chunk, matches, rows, bytes, SHA-256; a legacy run's are
         built from the footers, without checksums).
     legacy : bool
-        The manifest predates the shard list (checked through the shards' footers instead).
+        The manifest has no shard list (opened with ``trust_legacy=True``; checked through the
+        shards' footers only).
     decision_shards : tuple of Path
         A run with decisions: the decision shards the manifest lists (``_decisions/part-*.parquet``),
         one per shard in :attr:`shards`, in the same order (checked for presence and size;
@@ -194,7 +195,7 @@ class Run:
         return tuple(out)
 
 
-def open_run(path, *, verify: bool = True) -> Run:
+def open_run(path, *, verify: bool = True, trust_legacy: bool = False) -> Run:
     """Open a run directory: the manifest checked, the shards it lists, in chunk order, checked
     against the directory (:func:`check_shards`), what it says of the run against their footers
     (:func:`check_manifest`) and, with ``verify``, the shards against their SHA-256
@@ -202,12 +203,16 @@ def open_run(path, *, verify: bool = True) -> Run:
     checked for presence and size here, and against their SHA-256 when read
     (:meth:`Run.read_decision_shard`).
 
+    A manifest without its shard list and checksums (:attr:`Run.legacy`: written before simkit listed
+    shards, or with its list removed) is refused unless ``trust_legacy=True``, which reads the shards
+    in place that carry the manifest's spec and chunk in their footers, without checksums.
+
     Raises
     ------
     DatasetError
         Not a simkit dataset, an interrupted ``--overwrite``, a missing, extra, foreign, resized or
-        corrupt shard (one line naming the file), or a manifest that its shards contradict (one line
-        naming the field).
+        corrupt shard (one line naming the file), a manifest without its shard list (unless
+        ``trust_legacy``), or a manifest that its shards contradict (one line naming the field).
     """
     if not isinstance(path, (str, os.PathLike)):
         raise InputTypeError(f"a run is its directory, a str or os.PathLike, got {show(path)}")
@@ -218,7 +223,9 @@ def open_run(path, *, verify: bool = True) -> Run:
             f"{directory}: an --overwrite of this run was interrupted (its old shards are being deleted); "
             "run simkit simulate --overwrite again"
         )
-    pairs, _ = check_shards(directory, manifest)
+    if not isinstance(trust_legacy, bool):
+        raise InputTypeError(f"trust_legacy must be True or False, got {show(trust_legacy)}")
+    pairs, _ = check_shards(directory, manifest, trust_legacy=trust_legacy)
     if verify:
         for p, entry in pairs:
             verify_shard(p, entry)
@@ -235,6 +242,6 @@ def open_run(path, *, verify: bool = True) -> Run:
     )
 
 
-def read_run(path, columns=None):
-    """A run's rows as a pandas DataFrame (:meth:`Run.to_pandas`)."""
-    return open_run(path).to_pandas(columns)
+def read_run(path, columns=None, *, trust_legacy: bool = False):
+    """A run's rows as a pandas DataFrame (:meth:`Run.to_pandas`; ``trust_legacy`` as :func:`open_run`)."""
+    return open_run(path, trust_legacy=trust_legacy).to_pandas(columns)

@@ -33,10 +33,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
-import errno
-import hashlib
 import itertools
-import json
 import math
 import os
 import signal
@@ -52,14 +49,25 @@ import pyarrow.parquet as pq
 
 from .. import datasets
 from ..engine.compiled import record_start_up, start_up_message
-from ..engine.rulesets import DEALS, WALLS, wall_design, wall_settings
-from ..errors import InputTypeError, InputValueError, RunError, SimkitError, show
-from ..play.runtime import decisions_setting, prepare_match
-from ..policies.spec import as_policy, default_label, from_record
+from ..errors import InputTypeError, InputValueError, RunError, show
+from ..play.runtime import prepare_match
 from ..progress import progress_bar
-from ..rules import get_rules, resolve_rules
 from . import dask_cluster, local_workers
 from .chunk_job import ChunkJob, compute_chunk, shard_meta, warm_engine
+from .resume import verified_done
+from .settings import (
+    DEFAULT_CHUNK_MATCHES,
+    DEFAULT_MATCHES,
+    MAX_MATCHES,
+    MAX_WORKERS,
+    RUNS_DIR,
+    check_chunk_memory,
+    default_out,
+    flag,
+    os_message,
+    positive,
+    resolve_run,
+)
 
 __all__ = [
     "simulate",
@@ -71,14 +79,6 @@ __all__ = [
     "default_out",
 ]
 
-#: Matches of a run when neither ``matches`` nor ``hands`` is given.
-DEFAULT_MATCHES = 2000
-#: Matches per chunk (= per shard). The engine preallocates ``8 * (streak_cap + 1)`` hand rows per
-#: match (88 by default), about 25 kB, and a random-vs-random match has about 77 hands, so a chunk
-#: peaks around 2000 * 25 kB + its rows: ~150 MB, whatever the run's size.
-DEFAULT_CHUNK_MATCHES = 2000
-#: Where runs go when no output directory is given.
-RUNS_DIR = Path("data") / "runs"
 #: Shards listed in the manifest as each is committed; beyond, the manifest is rewritten at most
 #: every max(1 s, 20 x one rewrite) (see ``_simulate``).
 LIST_AT_ONCE = 1000
@@ -103,6 +103,9 @@ class SimulationResult:
         Wall time of this call.
     computed_rows : int
         Rows computed by this call.
+    startup_seconds : float
+        Of ``seconds``, the start-up: compiling (or loading) the policies and the engine in this
+        process, apart from the play (:attr:`play_seconds`, :attr:`hands_per_second`).
     """
 
     path: Path
@@ -112,13 +115,29 @@ class SimulationResult:
     computed_chunks: int
     seconds: float
     computed_rows: int
-    startup_seconds: float = 0.0  #: of ``seconds``, compiling (or loading) the engine in this process
+    #: of ``seconds``, compiling (or loading from numba's cache) the policies and the engine in this process
+    startup_seconds: float = 0.0
+
+    @property
+    def reused(self) -> bool:
+        """True when this call computed nothing: a resumed run whose shards were all there already."""
+        return self.computed_chunks == 0
+
+    @property
+    def play_seconds(self) -> float:
+        """Of :attr:`seconds`, the time not spent starting up: playing, writing and checking the run."""
+        return max(0.0, self.seconds - self.startup_seconds)
 
     @property
     def hands_per_second(self) -> float:
-        """Rows computed and written per second by this call, engine start-up excluded."""
-        t = self.seconds - self.startup_seconds
-        return self.computed_rows / t if t > 0 else float("nan")
+        """Rows computed and written per second by this call, start-up excluded (NaN when it computed
+        nothing: a reused run has no rate)."""
+        t = self.play_seconds
+        return self.computed_rows / t if t > 0 and not self.reused else float("nan")
+
+    def with_start_up(self, seconds: float) -> SimulationResult:
+        """This result with ``seconds`` more of start-up (compiling the policies before the run)."""
+        return dataclasses.replace(self, startup_seconds=self.startup_seconds + seconds)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -129,117 +148,9 @@ class Interrupted(KeyboardInterrupt):
         self.path = path
 
 
-# ---------------------------------------------------------------------------------------------
-# the run's specification
-
-
-#: Most matches a run may have: ``deal_id = match << 16 | hand`` must fit a signed 64-bit integer.
-MAX_MATCHES = 2 ** (63 - 16)
-#: Most worker processes.
-MAX_WORKERS = 256
-
-
-def _positive(name, value, limit=None):
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
-        raise InputValueError(f"{name} must be a positive integer, got {value!r}")
-    if limit is not None and value > limit[0]:
-        raise InputValueError(f"{name} must be at most {limit[1]}, got {value!r}")
-    return int(value)
-
-
-def _flag(name, value, optional=False):
-    """A real boolean (``True``/``False``, numpy's too): ``"no"`` or ``1`` is refused, not truthy."""
-    if value is None and optional:
-        return None
-    if not isinstance(value, (bool, np.bool_)):
-        raise InputValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
-#: Bytes per buffered row of a chunk, an upper bound with room for Arrow's copies (~60 columns of at
-#: most 8 bytes, the notation strings, the (match, copy, hand) reordering of a duplicate run).
-_ROW_BYTES = 1024
-#: Bytes per hand row of a run with decisions, in addition: up to 64 decisions a hand (random vs
-#: random douque makes 43) of about 150 bytes (the engine's log, its columns, the Arrow table), and
-#: with observations about 400 (the observed facts too).
-_DECISION_BYTES_PER_HAND = {True: 64 * 150, "observations": 64 * 400}
-
-
-def _physical_memory() -> int:
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
-        return 2**40
-
-
-def _check_chunk_memory(spec: dict, rules, workers: int) -> None:
-    """Refuse, before allocating anything, a chunk size whose buffers cannot fit this machine's memory:
-    every process holding a chunk buffers up to ``chunk_matches`` x copies x the rule set's most hands
-    per match (``8 x (streak_cap + 1)``, the engine's preallocation) rows (and their decisions, in a run
-    with decisions)."""
-    k = spec["chunk_matches"]
-    target = spec["target"]
-    per_chunk = min(k, target["matches"]) if "matches" in target else k
-    chunks = math.ceil(target["matches"] / k) if "matches" in target else workers
-    cap = getattr(rules.options, "streak_cap", 10)
-    hands = 8 * (int(cap) + 1) if isinstance(cap, (int, np.integer)) and 0 <= cap < 10**6 else 88
-    row = _ROW_BYTES + _DECISION_BYTES_PER_HAND.get(spec.get("decisions", False), 0)
-    need = per_chunk * (2 if spec["duplicate"] else 1) * hands * row * max(1, min(workers, chunks))
-    have = _physical_memory()
-    if need > have:
-        raise InputValueError(
-            f"chunk_matches {k:,} needs about {need / 2**30:,.1f} GiB of buffers ({min(workers, chunks)} chunk(s) in "
-            f"memory at once), more than this machine's {have / 2**30:,.1f} GiB; use a smaller --chunk-matches "
-            f"(default {DEFAULT_CHUNK_MATCHES:,})"
-        )
-
-
-def _policy_entries(policies) -> list[tuple[dict, object]]:
-    """``[(manifest record, Policy)]`` of the two policies (:class:`~simkit.policies.spec.Policy`
-    records: label, name, parameters, module and source hash). Two different policies get two labels:
-    when their default labels collide (one function name in two modules), their full names."""
-
-    ps = [as_policy(p) for p in policies]
-    if len(ps) == 2 and ps[0].label == ps[1].label and ps[0] != ps[1]:
-        given = any(p.label != default_label(p) for p in ps)  # a label the user chose is never replaced
-        if not given and ps[0].function is not ps[1].function and ps[0].name != ps[1].name:
-            ps = [p.with_label(p.name + p.label[len(p.label.split("{")[0]) :]) for p in ps]
-        if ps[0].label == ps[1].label:
-            raise InputValueError(
-                f"the two policies differ but share the label {ps[0].label!r}: give them different labels (label=policy{{...}})"
-            )
-    return [(p.record(), p) for p in ps]
-
-
 def _check_engine(rules, policies):
     # the engine's own argument check (rule set playable, two valid policies), before any file is touched
     prepare_match(rules, policies)
-
-
-def default_out(spec: dict) -> Path:
-    """The default run directory of a specification: ``data/runs/<rules>_<p0>-<p1>_seed<S>_<N><unit>``.
-
-    Non-default rule options add a short hash of their values; ``duplicate`` adds ``_duplicate``, a
-    wall design other than the default ``_<deal>-<wall>``.
-    """
-
-    r = spec["rules"]
-    name = r["name"]
-    defaults = get_rules(name).to_dict()["options"]
-    if r["options"] != defaults:
-        digest = hashlib.sha1(json.dumps(r["options"], sort_keys=True).encode()).hexdigest()[:8]
-        name += f"-{digest}"
-    labels = "-".join(p["label"] for p in spec["policies"])
-    ((unit, n),) = spec["target"].items()
-    dup = "_duplicate" if spec["duplicate"] else ""
-    design = (
-        ""
-        if spec.get("deal") == DEALS[0] and spec.get("wall") == WALLS[0]
-        else f"_{spec.get('deal')}-{spec.get('wall')}"
-    )
-    return RUNS_DIR / f"{name}_{labels}_seed{spec['seed']}_{n}{unit}{dup}{design}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -262,128 +173,6 @@ class _Lazy:
 
 # ---------------------------------------------------------------------------------------------
 # the run
-
-
-def _resolve(
-    out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume, deal=None, wall=None, decisions=None
-):
-    """The run directory, its spec and the runnable policies, from the arguments (and, with
-    ``resume``, the run's manifest: arguments given must agree with it)."""
-
-    limit = (MAX_MATCHES, "2**47 (match ids and deal_id = match << 16 | hand must fit 64 bits)")
-    matches = _positive("matches", matches, limit)
-    hands = _positive("hands", hands, limit)
-    chunk_matches = _positive("chunk_matches", chunk_matches, limit)
-    if matches is not None and hands is not None:
-        raise InputValueError("give matches or hands, not both")
-    if seed is not None and (
-        isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63
-    ):
-        raise InputValueError(f"seed must be an integer between 0 and 2**63 - 1, got {seed!r}")
-    if policies is not None and (isinstance(policies, str) or len(policies) != 2):
-        raise InputValueError(f"policies must be two policies (player 0's, player 1's), got {policies!r}")
-    duplicate = _flag("duplicate", duplicate, optional=True)
-    decisions = None if decisions is None else decisions_setting(decisions)
-    if deal is not None or wall is not None:
-        wall_design(deal, wall)  # values and their combination checked; resume compares what was given
-
-    stored = None
-    if resume:
-        if out is None:
-            raise InputValueError("resume needs the run directory (--out DIR)")
-        try:
-            manifest = datasets.read_manifest(out)
-            if manifest["status"] != "overwriting":  # (that one is refused under the run's lock, saying so)
-                _verified_done(Path(out), manifest)  # its spec is its shards' (an edited target or seed is refused)
-            stored = manifest["spec"]
-        except OSError as exc:
-            raise InputValueError(_os_message(out, exc)) from None
-
-    rules_obj = resolve_rules(rules) if rules is not None else None
-    entries = _policy_entries(policies) if policies is not None else None
-    given = {
-        "rules": rules_obj.to_dict() if rules_obj is not None else None,
-        "policies": [e for e, _ in entries] if entries is not None else None,
-        "seed": None if seed is None else int(seed),
-        "target": {"matches": matches} if matches is not None else {"hands": hands} if hands is not None else None,
-        "duplicate": None if duplicate is None else bool(duplicate),
-        "chunk_matches": chunk_matches,
-        "deal": deal,
-        "wall": wall,
-        "decisions": decisions,
-    }
-    if stored is not None:  # resume: the run's settings; any given must agree
-        settings = {**stored, **datasets.wall_settings_of(stored)}  # a run from before the wall designs: its deal
-        settings.setdefault("decisions", False)  # a run from before the decision log has none
-        settings["rules"] = datasets.rules_from_dict(stored["rules"]).to_dict()  # options it predates: as played
-        for key, value in given.items():
-            if key == "policies" and value is not None:
-                if not _same_policies(entries, stored["policies"]):
-                    labels = ", ".join(r["label"] for r in stored["policies"])
-                    raise InputValueError(
-                        f"cannot resume {out}: policies {', '.join(r['label'] for r in value)} differ from the run's {labels}"
-                    )
-                entries = [(record, p) for record, (_, p) in zip(stored["policies"], entries)]
-                continue
-            if value is not None and value != settings[key]:
-                raise InputValueError(
-                    f"cannot resume {out}: {key} {json.dumps(value)} differs from the run's {json.dumps(settings[key])}"
-                )
-        rules_obj = datasets.rules_from_dict(stored["rules"])
-        if entries is None:
-            entries = [(record, _recorded_policy(record)) for record in stored["policies"]]
-    else:
-        rules_obj = rules_obj if rules_obj is not None else resolve_rules("douque")
-        if entries is None:
-            entries = _policy_entries(("greedy", "greedy"))
-    policies = tuple(p for _, p in entries)
-    _check_engine(rules_obj, policies)
-    spec = stored or {
-        "rules": rules_obj.to_dict(),
-        "policies": [e for e, _ in entries],
-        "seed": 0 if seed is None else int(seed),
-        "target": given["target"] or {"matches": DEFAULT_MATCHES},
-        "duplicate": bool(duplicate),
-        "chunk_matches": chunk_matches or DEFAULT_CHUNK_MATCHES,
-        "items": list(datasets.item_names(rules_obj)),
-        **dict(zip(("deal", "wall"), wall_settings(wall_design(deal, wall)))),
-        "decisions": decisions if decisions is not None else False,
-    }
-    directory = Path(out) if out is not None else default_out(spec)
-    return directory, spec, rules_obj, policies
-
-
-def _same_policies(entries, records) -> bool:
-    """Whether the given policies are the run's: the same functions with the same parameters (the
-    labels may be written differently, e.g. by an earlier version)."""
-
-    for (_, given), record in zip(entries, records):
-        try:
-            stored = from_record(record, allow_changed=True)
-        except SimkitError:
-            return False
-        if stored.function is not given.function or not np.array_equal(stored.params, given.params):
-            return False
-    return len(entries) == len(records)
-
-
-def _recorded_policy(record: dict):
-    """The policy a run recorded, to resume it (imported from its module; refused if its source changed)."""
-
-    return from_record(record)
-
-
-def _os_message(directory, exc: OSError) -> str:
-    """One line for an operating-system error while writing a run (a full disk, a too-long name, ...)."""
-
-    reason = exc.strerror or (str(exc).splitlines() or [type(exc).__name__])[0]
-    where = exc.filename if getattr(exc, "filename", None) else directory
-    hint = ""
-    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
-        hint = f"; free some space, then finish the run with: simkit simulate --out {directory} --resume"
-    elif exc.errno == errno.ENAMETOOLONG:
-        hint = " (a file or directory name longer than the filesystem allows); choose a shorter --out"
-    return f"cannot write the run {directory}: {reason}: {where}{hint}"
 
 
 def _prepare_directory(directory: Path, overwrite: bool, resume: bool) -> None:
@@ -505,30 +294,35 @@ def simulate(
         the run, which stays resumable).
     """
     t_start = time.perf_counter()
-    overwrite = _flag("overwrite", overwrite)
-    resume = _flag("resume", resume)
-    progress = _flag("progress", progress)
-    workers = _positive("workers", workers, (MAX_WORKERS, str(MAX_WORKERS)))
+    overwrite = flag("overwrite", overwrite)
+    resume = flag("resume", resume)
+    progress = flag("progress", progress)
+    workers = positive("workers", workers, (MAX_WORKERS, str(MAX_WORKERS)))
     if overwrite and resume:
         raise InputValueError("give overwrite or resume, not both")
     if out is not None and not isinstance(out, (str, os.PathLike)):
         raise InputTypeError(f"out is the run directory, a str or os.PathLike, got {show(out)}")
-    directory, spec, rules_obj, policies = _resolve(
+    if isinstance(out, str) and not out:
+        raise InputValueError("out is the run directory, got an empty name ('' would be the working directory)")
+    directory, spec, rules_obj, policies = resolve_run(
         out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume, deal, wall, decisions
     )
-    until = _positive("until", until, (MAX_MATCHES, "2**47"))
+    until = positive("until", until, (MAX_MATCHES, "2**47"))
     if until is not None and "matches" not in spec["target"]:
         raise InputValueError("until applies to a run with a matches target, not a hands target")
-    _check_chunk_memory(spec, rules_obj, workers)
+    check_chunk_memory(spec, rules_obj, workers)
+    compiling = time.perf_counter()
+    _check_engine(rules_obj, policies)  # compiles each policy for the engine: start-up, not play
+    compiled = time.perf_counter() - compiling
     cluster = None
     if scheduler is not None:  # connect first: a bad address leaves no directory behind
         cluster = dask_cluster.connect(scheduler, workers if workers > 1 else None)
     try:
         return _simulate(
             directory, spec, rules_obj, policies, workers, overwrite, resume, progress, command, cluster, t_start, until
-        )
+        ).with_start_up(compiled)
     except OSError as exc:  # a full disk, a name too long, a vanished directory: one line, the run resumable
-        raise RunError(_os_message(directory, exc)) from None
+        raise RunError(os_message(directory, exc)) from None
     except MemoryError:
         raise RunError(
             f"out of memory writing {directory}; use a smaller --chunk-matches or fewer --workers, then finish the "
@@ -582,7 +376,7 @@ def _simulate(
     try:
         _prepare_directory(directory, overwrite, resume)
     except OSError as exc:
-        raise InputValueError(_os_message(directory, exc)) from None
+        raise InputValueError(os_message(directory, exc)) from None
     job = ChunkJob(spec=spec, rules=rules_obj, policies=policies, directory=str(directory))
     with datasets.run_lock(directory), _sigterm_as_interrupt():
         if overwrite:
@@ -601,7 +395,7 @@ def _simulate(
                 raise datasets.DatasetError(
                     f"cannot resume {directory}: an --overwrite of it was interrupted; run it again with --overwrite"
                 )
-            done = _verified_done(directory, manifest)
+            done = verified_done(directory, manifest)
             if done:  # e.g. a run begun by an earlier version, with the columns it wrote then
                 first = Path(directory) / done[min(done)]["file"]
                 job = dataclasses.replace(job, columns=tuple(pq.read_schema(first).names))
@@ -677,26 +471,6 @@ def _simulate(
         computed_rows=computed_rows,
         startup_seconds=startup,
     )
-
-
-def _verified_done(directory: Path, manifest: dict) -> dict:
-    """The chunks a resumed run keeps: ``{chunk: manifest entry}``, every listed shard checked (size,
-    SHA-256, no foreign or stray file: :func:`simkit.datasets.check_shards`; their footers name the manifest's
-    spec and entries: :func:`simkit.datasets.check_manifest`). A shard in place but not yet listed (a kill
-    between its rename and the manifest's update) is recomputed (into the same bytes). A legacy run's
-    shards (no list) are taken from their footers and listed now."""
-    pairs, _pending = datasets.check_shards(directory, manifest, pending_ok=True)
-    done = {}
-    for path, entry in pairs:
-        if datasets.is_legacy(manifest):
-            entry = datasets.shard_entry(path, entry["chunk"], datasets.shard_metadata(path))
-        else:
-            datasets.verify_shard(path, entry)
-            if entry.get("decisions") is not None:
-                datasets.verify_shard(Path(directory) / entry["decisions"]["file"], entry["decisions"])
-        done[entry["chunk"]] = entry
-    datasets.check_manifest(directory, manifest, pairs, resuming=True)  # after the checksums, as open_run
-    return done
 
 
 def _remaining(spec: dict, done: dict) -> bool:
