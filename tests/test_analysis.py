@@ -354,6 +354,22 @@ def test_expected_payment_refusals(df):
         A.expected_payment(df, by=["role", "role"])
 
 
+@pytest.mark.parametrize(
+    "by,value",
+    [("role", "points"), ("player", "points"), ("seat_wind", "payment_tai"), (["policy", "streak"], "points")],
+)
+def test_expected_payment_refuses_a_hand_value_split_by_a_player_key(df, by, value):
+    """A column of the hand is the same for both players: split by role (or seat, wind, policy) it
+    gave identical rows, each hand counted in both groups. Refused in one line, naming the way to a
+    player's own figure."""
+    with pytest.raises(simkit.errors.InputValueError, match=f"value='{value}' is the hand's") as info:
+        A.expected_payment(df, by=by, value=value)
+    assert "value='result'" in str(info.value) and "\n" not in str(info.value)
+    by_role = A.expected_payment(df, by="role")  # the player's own result: one figure per role
+    dealer, other = by_role.set_index("role").loc[["dealer", "non-dealer"], "mean"]
+    assert dealer != other
+
+
 # ---------------------------------------------------------------------------------------------
 # duplicate comparison
 
