@@ -652,7 +652,16 @@ def _cmd_summarize(args) -> int:
 def _cmd_compare(args) -> int:
     if args.correct_luck:
         _importable_here()  # the luck correction replays the run's policies, a module of the working directory too
-    print(compare(args.run_a, args.run_b, value=args.value, correct_luck=args.correct_luck).table())
+    result = compare(
+        args.run_a,
+        args.run_b,
+        value=args.value,
+        correct_luck=args.correct_luck,
+        interval=args.interval,
+        resamples=args.resamples,
+        seed=args.seed,
+    )
+    print(result.table())
     return 0
 
 
@@ -1155,6 +1164,20 @@ def build_parser() -> argparse.ArgumentParser:
         "seat's result across two runs): an unbiased control variate; replays the draws in the "
         "compiled engine",
     )
+    p.add_argument(
+        "--interval",
+        choices=("clustered", "bootstrap"),
+        default="clustered",
+        help="the paired intervals: clustered by match (default; a normal approximation) or a percentile "
+        "bootstrap resampling matches",
+    )
+    p.add_argument(
+        "--resamples",
+        type=_positive_int,
+        default=2000,
+        help="--interval bootstrap: resamples (100 to 1,000,000; default 2,000)",
+    )
+    p.add_argument("--seed", type=_seed, default=0, help="--interval bootstrap: seed of the resamples (default 0)")
     p.set_defaults(func=_cmd_compare)
 
     p = sub.add_parser(
