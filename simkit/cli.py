@@ -32,7 +32,7 @@ from .melds import parse_melds
 from .output_paths import check_figure_path
 from .play.exact import completions, exact, warm_exact
 from .play.matches import replay
-from .play.position import Position
+from .play.position import Position, read_position
 from .play.race import race
 from .play.rollouts import rollouts
 from .policies.spec import AGENT_FILES, BUILT_IN, parse_policy, spec_of, split_policies
@@ -155,8 +155,47 @@ def _cmd_hand(args) -> int:
     return 0
 
 
-def _cmd_advise(args) -> int:
-    _importable_here()
+#: ``advise``'s flags that build a position, with their defaults: ``--position`` takes none of them
+_ADVISE_POSITION_FLAGS = {
+    "hand": None,
+    "drawn": None,
+    "on_discard": None,
+    "melds": [],
+    "opp_melds": [],
+    "river": "",
+    "opp_river": "",
+    "declared": 0,
+    "opp_declared": 0,
+    "declared_at": None,
+    "opp_declared_at": None,
+    "dealer": False,
+    "tiles_left": None,
+    "streak": 0,
+    "seat_wind": None,
+    "prevailing_wind": "E",
+    "bid": None,
+    "replacement": False,
+    "wall": "shared",
+    "hand_number": 0,
+    "dealerships": 0,
+    "score": 0.0,
+    "opp_score": 0.0,
+    "rules": "douque",
+    "option": None,
+}
+
+
+def _advise_position(args) -> Position:
+    """The position ``advise`` decides at: ``--position`` (its text or a file holding it), or the
+    one its flags build."""
+    if args.position is not None:
+        given = [k for k, default in _ADVISE_POSITION_FLAGS.items() if getattr(args, k) != default]
+        if given:
+            flags = ", ".join("HAND" if k == "hand" else "--" + k.replace("_", "-") for k in given)
+            raise InputValueError(f"--position holds the whole position (its rule set and options too): drop {flags}")
+        return read_position(args.position)
+    if args.hand is None:
+        raise InputValueError("advise needs the hand (HAND and the position's flags) or --position TEXT|FILE")
     rules = _rules_from_args(args)
     opp_river = args.opp_river
     phase = "draw"
@@ -168,7 +207,7 @@ def _cmd_advise(args) -> int:
         phase = "discard"
         opp_river = _ending_with(opp_river, args.on_discard, rules)
     seat = args.seat_wind or ("E" if args.dealer else "W")
-    pos = Position(
+    return Position(
         rules,
         hand=args.hand,
         melds=args.melds,
@@ -177,6 +216,8 @@ def _cmd_advise(args) -> int:
         opponent_river=opp_river,
         declared=args.declared,
         opponent_declared=args.opp_declared,
+        declared_at=args.declared_at,
+        opponent_declared_at=args.opp_declared_at,
         tiles_left=args.tiles_left,
         dealer=args.dealer,
         streak=args.streak,
@@ -184,12 +225,19 @@ def _cmd_advise(args) -> int:
         prevailing_wind=args.prevailing_wind,
         phase=phase,
         drawn=args.drawn,
+        replacement=args.replacement,
         bid=args.bid if args.bid is not None else (1 if rules.name == "for_two" else 0),
+        stable_wall=args.wall == "stable",
         hand_number=args.hand_number,
         dealerships=args.dealerships,
         score=args.score,
         opponent_score=args.opp_score,
     )
+
+
+def _cmd_advise(args) -> int:
+    _importable_here()
+    pos = _advise_position(args)
     actions = [a for a in args.actions.split(";") if a.strip()] if args.actions else None
     if args.continuation is not None:
         if args.policies is not None:
@@ -633,7 +681,16 @@ def _cmd_summarize(args) -> int:
 def _cmd_compare(args) -> int:
     if args.correct_luck:
         _importable_here()  # the luck correction replays the run's policies, a module of the working directory too
-    print(compare(args.run_a, args.run_b, value=args.value, correct_luck=args.correct_luck).table())
+    result = compare(
+        args.run_a,
+        args.run_b,
+        value=args.value,
+        correct_luck=args.correct_luck,
+        interval=args.interval,
+        resamples=args.resamples,
+        seed=args.seed,
+    )
+    print(result.table())
     return 0
 
 
@@ -786,8 +843,21 @@ def build_parser() -> argparse.ArgumentParser:
         "advise",
         help="rank the actions at a position by Monte Carlo rollouts (mean result with 95%% intervals, paired differences)",
     )
-    p.add_argument("hand", help="own concealed tiles, the drawn tile included (e.g. 123m5m79m1p99p11z567z)")
+    p.add_argument(
+        "hand",
+        nargs="?",
+        default=None,
+        help="own concealed tiles, the drawn tile included (e.g. 123m5m79m1p99p11z567z); or give --position",
+    )
+    p.add_argument(
+        "--position",
+        default=None,
+        metavar="TEXT|FILE",
+        help="the whole position in its text form, str(simkit.Position) (e.g. from GameState.position()), or a "
+        "file holding it; instead of HAND and the position's flags",
+    )
     p.add_argument("--drawn", default=None, metavar="TILE", help="the tile just drawn (needed for a declared hand)")
+    p.add_argument("--replacement", action="store_true", help="the drawn tile was a kong replacement")
     p.add_argument(
         "--on-discard",
         default=None,
@@ -803,7 +873,28 @@ def build_parser() -> argparse.ArgumentParser:
         "--declared", type=int, choices=(0, 1, 2), default=0, help="own declaration (douque): 1 ready, 2 MIGI"
     )
     p.add_argument("--opp-declared", type=int, choices=(0, 1, 2), default=0, help="the opponent's declaration")
+    p.add_argument(
+        "--declared-at",
+        type=_non_negative_int,
+        default=None,
+        metavar="I",
+        help="index in --river of the declaring discard (default: the river's last)",
+    )
+    p.add_argument(
+        "--opp-declared-at",
+        type=_non_negative_int,
+        default=None,
+        metavar="I",
+        help="index in --opp-river of the opponent's declaring discard (default: its last)",
+    )
     p.add_argument("--dealer", action="store_true", help="the deciding player deals")
+    p.add_argument(
+        "--wall",
+        choices=("shared", "stable"),
+        default="shared",
+        help="the wall mode: shared (default: both draw from the front) or stable (a run's --wall stable: "
+        "the player draws from the front, the opponent from the back)",
+    )
     p.add_argument(
         "--tiles-left",
         type=_non_negative_int,
@@ -1106,6 +1197,20 @@ def build_parser() -> argparse.ArgumentParser:
         "seat's result across two runs): an unbiased control variate; replays the draws in the "
         "compiled engine",
     )
+    p.add_argument(
+        "--interval",
+        choices=("clustered", "bootstrap"),
+        default="clustered",
+        help="the paired intervals: clustered by match (default; a normal approximation) or a percentile "
+        "bootstrap resampling matches",
+    )
+    p.add_argument(
+        "--resamples",
+        type=_positive_int,
+        default=2000,
+        help="--interval bootstrap: resamples (100 to 1,000,000; default 2,000)",
+    )
+    p.add_argument("--seed", type=_seed, default=0, help="--interval bootstrap: seed of the resamples (default 0)")
     p.set_defaults(func=_cmd_compare)
 
     p = sub.add_parser(

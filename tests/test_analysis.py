@@ -8,6 +8,7 @@ code), so no new numba compile; the other rule sets and the interval coverage ar
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,7 @@ import pytest
 import simkit
 from simkit import analysis as A
 from simkit import datasets
+from simkit.analysis.bootstrap import match_bootstrap
 from simkit.policies.basic import GREEDY_DEFAULTS, greedy_policy
 from simkit.stats import wilson_interval
 
@@ -354,6 +356,22 @@ def test_expected_payment_refusals(df):
         A.expected_payment(df, by=["role", "role"])
 
 
+@pytest.mark.parametrize(
+    "by,value",
+    [("role", "points"), ("player", "points"), ("seat_wind", "payment_tai"), (["policy", "streak"], "points")],
+)
+def test_expected_payment_refuses_a_hand_value_split_by_a_player_key(df, by, value):
+    """A column of the hand is the same for both players: split by role (or seat, wind, policy) it
+    gave identical rows, each hand counted in both groups. Refused in one line, naming the way to a
+    player's own figure."""
+    with pytest.raises(simkit.errors.InputValueError, match=f"value='{value}' is the hand's") as info:
+        A.expected_payment(df, by=by, value=value)
+    assert "value='result'" in str(info.value) and "\n" not in str(info.value)
+    by_role = A.expected_payment(df, by="role")  # the player's own result: one figure per role
+    dealer, other = by_role.set_index("role").loc[["dealer", "non-dealer"], "mean"]
+    assert dealer != other
+
+
 # ---------------------------------------------------------------------------------------------
 # duplicate comparison
 
@@ -424,6 +442,13 @@ def test_compare_two_runs_on_the_same_deals(tmp_path, run_dir, df):
     assert cmp.variance_reduction == pytest.approx(se_u**2 / se_p**2) and cmp.variance_reduction > 1
     assert (ga["sum"] - gb["sum"]).mean() == pytest.approx(cmp.per_match[0])
     assert A.compare(run_dir, other, value="points").value == "points"
+    # the bootstrap resamples the matches both runs played: the difference of the two ratios
+    boot = A.compare(run_dir, other, interval="bootstrap", resamples=2000, seed=1)
+    expected = match_bootstrap(
+        ga["sum"].to_numpy(), ga["size"].to_numpy(), minus=(gb["sum"].to_numpy(), gb["size"].to_numpy()), seed=1
+    )
+    assert boot.per_hand == pytest.approx(expected) and boot.per_hand[0] == pytest.approx(cmp.per_hand[0])
+    assert boot.per_match == pytest.approx(match_bootstrap((ga["sum"] - gb["sum"]).to_numpy(), np.ones(g), seed=1))
     with pytest.raises(simkit.SimkitError, match="seed 3 .run a. vs 4 .run b."):
         third = tmp_path / "third"
         simkit.simulate(third, matches=5, seed=df.attrs["seed"] + 1)
@@ -843,3 +868,115 @@ def test_every_plot_helper_draws_zero_counts(df, dup, plt):
     for seg, y in zip(ax.containers[0].lines[2][0].get_segments(), ax.containers[0].lines[0].get_ydata()):
         assert min(seg[0][1], seg[1][1]) <= y <= max(seg[0][1], seg[1][1])
     ax.figure.canvas.draw()
+
+
+# ---------------------------------------------------------------------------------------------
+# the match bootstrap
+
+
+def _synthetic_duplicate(matches=400, seed=0, tail=None):
+    """A duplicate run's columns as compare reads them: ``matches`` matches of 10-30 hands in both
+    copies, policies (a, b) then (b, a), a's result per hand normal with mean 1 (or Student t with
+    ``tail`` degrees of freedom), zero-sum."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for m in range(matches):
+        hands = int(rng.integers(10, 31))
+        for copy in (0, 1):
+            x = rng.standard_t(tail, hands) * 5 + 1 if tail else rng.normal(1.0, 5.0, hands)
+            a_seat = copy  # a is player 0 in copy 0, player 1 in copy 1
+            for h in range(hands):
+                s0 = x[h] if a_seat == 0 else -x[h]
+                rows.append((m * 100 + h, copy, 1, m, h, h % 2, *(("a", "b") if copy == 0 else ("b", "a")), s0, -s0))
+    columns = ["deal_id", "copy", "seed", "match", "hand", "dealer", "policy_0", "policy_1", "score_0", "score_1"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def test_match_bootstrap_is_reproducible_and_agrees_with_the_clustered_interval_on_light_tails():
+    rng = np.random.default_rng(5)
+    counts = rng.integers(5, 40, 600).astype(float)
+    sums = rng.normal(0.5, 3.0, 600) * np.sqrt(counts) + 0.5 * counts
+    mean, low, high = A.clustered_mean(sums, counts)
+    b = match_bootstrap(sums, counts, resamples=4000, seed=3)
+    assert b == match_bootstrap(sums, counts, resamples=4000, seed=3)
+    assert b != match_bootstrap(sums, counts, resamples=4000, seed=4)
+    assert b[0] == pytest.approx(mean)
+    half = (high - low) / 2
+    assert abs(b[1] - low) < 0.1 * half and abs(b[2] - high) < 0.1 * half
+    # a difference of two ratios over the same matches, and a mean per match
+    other = sums[::-1].copy()
+    d = match_bootstrap(sums, counts, minus=(other, counts), seed=1)
+    assert d[0] == pytest.approx(sums.sum() / counts.sum() - other.sum() / counts.sum()) and d[1] < d[0] < d[2]
+    per_match = match_bootstrap(sums, np.ones(600), seed=2)
+    assert per_match[0] == pytest.approx(sums.mean()) and per_match[1] < sums.mean() < per_match[2]
+    assert np.isnan(match_bootstrap([1.0], [2.0])[1])
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,fragment",
+    [
+        (dict(resamples=10), simkit.errors.InputValueError, "resamples must be an integer from 100"),
+        (dict(resamples=2.5e3), simkit.errors.InputTypeError, "resamples"),
+        (dict(resamples=True), simkit.errors.InputTypeError, "resamples"),
+        (dict(seed=-1), simkit.errors.InputValueError, "seed"),
+        (dict(level=1.0), simkit.errors.InputValueError, "level"),
+        (dict(level="0.95"), simkit.errors.InputValueError, "level"),
+        (dict(sums=[1.0, np.nan]), simkit.errors.InputValueError, "finite"),
+        (dict(counts=[1.0]), simkit.errors.InputValueError, "1-D arrays of one length"),
+        (dict(counts=[0.0, 1.0]), simkit.errors.InputValueError, "at least 1"),
+        (dict(minus=([1.0], [1.0])), simkit.errors.InputValueError, "pair them by match"),
+        (dict(minus=[1.0, 2.0]), simkit.errors.InputValueError, "minus is a (sums, counts) pair"),
+        (dict(sums=[], counts=[]), simkit.errors.InputValueError, "at least one match"),
+    ],
+)
+def test_match_bootstrap_refuses_bad_arguments(kwargs, error, fragment):
+    args = dict(sums=[1.0, 2.0], counts=[1.0, 1.0])
+    args.update(kwargs)
+    with pytest.raises(error, match=re.escape(fragment)) as info:
+        match_bootstrap(args.pop("sums"), args.pop("counts"), **args)
+    assert "\n" not in str(info.value)
+
+
+def test_compare_bootstrap_interval_reproducible_and_close_to_the_clustered_on_light_tails():
+    df = _synthetic_duplicate()
+    clustered = A.compare(df)
+    boot = A.compare(df, interval="bootstrap", resamples=3000, seed=7)
+    again = A.compare(df, interval="bootstrap", resamples=3000, seed=7)
+    assert (again.per_hand, again.per_match) == (boot.per_hand, boot.per_match)
+    assert boot.per_hand != A.compare(df, interval="bootstrap", resamples=3000, seed=8).per_hand
+    assert (boot.interval, boot.resamples, boot.seed) == ("bootstrap", 3000, 7) and clustered.interval == "clustered"
+    for name in ("per_hand", "per_match"):
+        c, b = getattr(clustered, name), getattr(boot, name)
+        half = (c[2] - c[1]) / 2
+        assert b[0] == pytest.approx(c[0]) and abs(b[1] - c[1]) < 0.1 * half and abs(b[2] - c[2]) < 0.1 * half, name
+    assert boot.per_hand_unpaired == clustered.per_hand_unpaired  # the others stay clustered
+    assert "percentile bootstrap over matches, 3,000 resamples, seed 7" in boot.table()
+    assert "paired, bootstrap" in boot.frame()["estimate"].iloc[0]
+
+
+@pytest.mark.parametrize(
+    "kwargs,fragment",
+    [
+        (dict(interval="bca"), "interval is one of 'clustered', 'bootstrap'"),
+        (dict(interval=None), "interval is one of"),
+        (dict(interval="bootstrap", resamples=5), "resamples must be an integer from 100"),
+        (dict(interval="bootstrap", seed=-3), "seed must be an integer from 0"),
+        (dict(interval="bootstrap", seed=1.5), "seed must be an integer"),
+    ],
+)
+def test_compare_refuses_bad_bootstrap_arguments(kwargs, fragment):
+    with pytest.raises(simkit.SimkitError, match=re.escape(fragment)) as info:
+        A.compare(_synthetic_duplicate(matches=5), **kwargs)
+    assert "\n" not in str(info.value)
+
+
+def test_compare_command_bootstrap_flags(dup_dir, capsys):
+    from simkit.cli import main
+
+    argv = ["compare", str(dup_dir), "--interval", "bootstrap", "--resamples", "500", "--seed", "3"]
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    assert "percentile bootstrap over matches, 500 resamples, seed 3" in first
+    assert main(argv) == 0 and capsys.readouterr().out == first
+    assert main(["compare", str(dup_dir), "--interval", "bootstrap", "--resamples", "5"]) == 2
+    assert "resamples must be an integer from 100" in capsys.readouterr().err

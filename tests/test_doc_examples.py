@@ -9,6 +9,9 @@
   ``score``, ``rules``, ``policies``) run through ``simkit.cli.main`` and must exit with 0; the
   others (simulations, Dask, rollouts) are shown with their full sizes and are not run here.
 * A block that is not meant to run (printed output, a directory listing) is fenced ```text.
+* A python block whose first line is ``# requires: mod, mod (...)`` uses packages of an optional
+  extra: it runs alone, in its own namespace, when they import, and is skipped naming the missing
+  one when they do not (the other blocks of its page run without it).
 * What the docs print or tabulate is what the code does: the observation layout table of
   ``docs/rl.md``, the printed lines promised in ``docs/step-api.md``, and the worked policy of
   ``docs/policies.md``, which must play the games of ``tests/policy_examples.py``.
@@ -40,6 +43,16 @@ DOC_FILES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))] if DOCS.is_dir() e
 FENCE = re.compile(r"^```([\w-]*)[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 #: the subcommands of the command-line examples that run here (no engine, no files written)
 CHEAP_COMMANDS = {"hand", "score", "rules", "policies"}
+
+
+#: the first line of a block that needs optional packages: ``# requires: duckdb, polars (...)``
+REQUIRES = re.compile(r"\A# requires: ([\w, ]+?)\s*(?:\(.*\))?$", re.MULTILINE)
+
+
+def required_modules(code: str) -> list[str]:
+    """The modules a block's ``# requires:`` first line names (none without it)."""
+    m = REQUIRES.match(code)
+    return [name.strip() for name in m.group(1).split(",") if name.strip()] if m else []
 
 
 def _name(path: Path) -> str:
@@ -102,6 +115,8 @@ def run_blocks(path: Path, block_dir: Path) -> dict:
     sys.modules[name] = module
     try:
         for i, (line, code) in enumerate(fenced_blocks(path, ("python",))):
+            if required_modules(code):  # run on their own by test_blocks_with_optional_packages_run
+                continue
             # the block's own file, padded so that a traceback's line number is the Markdown file's
             source = block_dir / f"{name}_{i}.py"
             text = "\n" * (line - 1) + code
@@ -119,6 +134,39 @@ def run_blocks(path: Path, block_dir: Path) -> dict:
 @pytest.mark.parametrize("path", _files_with(("python",)))
 def test_python_blocks_run(path, workdir, block_dir):
     run_blocks(path, block_dir)
+
+
+def _optional_blocks() -> list:
+    return [
+        pytest.param(path, line, code, id=f"{_name(path)}:{line}")
+        for path in DOC_FILES
+        for line, code in fenced_blocks(path, ("python",))
+        if required_modules(code)
+    ]
+
+
+@pytest.mark.parametrize("path,line,code", _optional_blocks())
+def test_blocks_with_optional_packages_run(path, line, code, workdir):
+    """A block of an optional extra runs when its packages import; skipped, naming them, if not."""
+    import importlib.util
+
+    missing = [name for name in required_modules(code) if importlib.util.find_spec(name) is None]
+    if missing:
+        pytest.skip(f"{_name(path)}, line {line} needs {', '.join(missing)}, not installed ({code.splitlines()[0]})")
+    namespace = {"__name__": "doc_optional_block"}
+    try:
+        exec(compile("\n" * (line - 1) + code, str(path), "exec"), namespace)  # noqa: S102 -- the docs' own code
+    except Exception as exc:
+        raise AssertionError(f"{_name(path)}, the python block at line {line} failed: {exc!r}") from exc
+
+
+def test_a_requires_line_names_modules():
+    assert required_modules('# requires: duckdb, polars (pip install -e ".[query]")\nimport duckdb') == [
+        "duckdb",
+        "polars",
+    ]
+    assert required_modules("import duckdb\n# requires: duckdb") == []
+    assert _optional_blocks(), "the datasets page shows DuckDB and polars queries"
 
 
 def _cheap_command_lines(path: Path) -> list[tuple[int, list[str]]]:

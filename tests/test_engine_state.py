@@ -303,3 +303,99 @@ def test_the_step_function_runs_from_numba():
     assert by_numba.events() == by_python.events()
     for name in ("winner", "win_type", "points", "turns", "score_0", "balance_1"):
         assert by_numba.row[name] == by_python.row[name], name
+
+
+def _round_trip_fields(pos: Position) -> dict:
+    """Every field of a position as it reaches the engine: the rule set with its options, the
+    parsed tiles, melds and rivers, and each scalar field."""
+    d = pos._derived
+    return dict(
+        rules=d["rules"],
+        hand=d["hand"].tolist(),
+        melds=[[str(m) for m in side] for side in d["melds"]],
+        rivers=[(list(k), list(c)) for k, c in d["rivers"]],
+        tiles_left=d["tiles_left"],
+        drawn=d["drawn"],
+        declared_at=d["declared_at"],
+        **{
+            name: getattr(pos, name)
+            for name in (
+                "declared",
+                "opponent_declared",
+                "dealer",
+                "streak",
+                "seat_wind",
+                "prevailing_wind",
+                "phase",
+                "replacement",
+                "bid",
+                "stable_wall",
+                "hand_number",
+                "dealerships",
+                "score",
+                "opponent_score",
+            )
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    "rules,options,seed",
+    [
+        ("douque", dict(migi_tai=4, tai_value=12.5, skipped_pung="turn"), 3),
+        ("duel", dict(fee=0.1, chips=100.5), 6),
+        pytest.param("night_market", dict(fan_value=37.25, match_hands=5), 5, marks=pytest.mark.slow),
+        pytest.param("for_two", dict(combination_points=(6, 4, 3, 2, 1)), 7, marks=pytest.mark.slow),
+    ],
+)
+def test_a_step_api_position_written_to_text_reads_back_field_for_field(rules, options, seed):
+    """Every position of a greedy match (the rule set with non-default options, hands after the
+    first, scores, declarations) gives a text that reads back to the same position, field for
+    field, and to the same engine state; the position carries the state's place in the match."""
+    s = GameState.new_match(simkit.get_rules(rules, **options), seed=seed)
+    seen = dict(later_hand=False, score=False, declared_at=False)
+    n = 0
+    while True:
+        while not s.over:
+            if s.phase in (A.PHASE_DRAW, A.PHASE_PUNG, A.PHASE_REACT):
+                pos = s.position()
+                text = str(pos)
+                back = Position.from_string(text)
+                assert _round_trip_fields(back) == _round_trip_fields(pos), text
+                assert str(back) == text and back == pos
+                sc, p = s._T.sc, s.player
+                assert pos.hand_number == sc[simkit.engine.table.S_HAND_NUMBER] and pos.dealerships == int(
+                    sc[simkit.engine.table.S_DEALERSHIPS]
+                )
+                assert (pos.score, pos.opponent_score) == tuple(
+                    float(s._T.purse[simkit.engine.table.P_BALANCE0 + q]) for q in (p, 1 - p)
+                )
+                seen["later_hand"] |= pos.hand_number > 0
+                seen["score"] |= pos.score != 0
+                seen["declared_at"] |= pos.declared_at is not None or pos.opponent_declared_at is not None
+                if n % 25 == 0:  # the engine state of the text is the position's own
+                    a, b = pos.state(seed=n), back.state(seed=n)
+                    for name in ("hand", "river", "claimed", "melds", "wall", "sc", "purse"):
+                        np.testing.assert_array_equal(getattr(a._T, name), getattr(b._T, name), err_msg=name)
+                n += 1
+            s.apply(greedy_policy(s.view(), s.legal, GREEDY_DEFAULTS, s.policy_stream()))
+        if not s.next_hand() or n > 400:
+            break
+    assert seen["later_hand"] and seen["score"], seen
+    if rules == "douque":
+        assert seen["declared_at"]
+
+
+def test_position_text_carries_options_and_exact_numbers():
+    rules = simkit.get_rules("duel", fee=0.1, chips=None, multiple_cap=64)
+    pos = Position(rules, hand=POSITION_HAND, drawn="5z", score=1234567.125, opponent_score=-0.1)
+    text = str(pos)
+    assert text.startswith("duel: option fee=0.1; option multiple_cap=64;")
+    back = Position.from_string(text)
+    assert back._derived["rules"] == rules and back.score == 1234567.125 and back.opponent_score == -0.1
+    assert Position(simkit.get_rules("duel"), hand=POSITION_HAND, drawn="5z") != pos.__class__(
+        simkit.get_rules("duel", fee=0.1), hand=POSITION_HAND, drawn="5z"
+    )
+
+
+POSITION_HAND = "123456789m1122z5z"

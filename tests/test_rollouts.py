@@ -295,3 +295,60 @@ def test_match_context_of_a_position_is_validated_and_kept_in_its_notation():
         simkit.Position.from_string("douque: hand 1112345678m9p13z3z; drawn 3z; dealer; score lots")
     with pytest.raises(simkit.SimkitError, match="to must be 'hand' or 'match'"):
         rollouts("douque: hand 1112345678m9p13z3z; drawn 3z; dealer", n=10, to="game")
+
+
+def _advice_rows(out: str) -> list[tuple[str, str]]:
+    """(action, mean) of each row of ``advise``'s table."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("action")) + 1
+    return [(line[:18].strip(), line[18:28].strip()) for line in lines[start:] if line.strip()]
+
+
+def test_advise_takes_a_step_api_position_as_text_or_file_and_gives_the_apis_advice(tmp_path, capsys):
+    """A position taken mid-hand from a GameState, written as text (and to a file), is advised by
+    ``simkit advise --position`` exactly as ``simkit.rollouts`` advises it."""
+    s = GameState.new_match(get_rules("douque", tai_value=25), seed=3)
+    for _ in range(8):
+        s.apply(s.legal_actions()[-1])
+    while s.phase != A.PHASE_DRAW:
+        s.apply(s.legal_actions()[-1])
+    pos = s.position()
+    text = str(pos)
+    assert "option tai_value=25" in text and "stable_wall" in text
+    df = rollouts(pos, n=40, seed=1)
+    expected = [(a, f"{m:.2f}") for a, m in zip(df["action"], df["mean"])]
+    path = tmp_path / "position.txt"
+    path.write_text(f"# from GameState.position()\n{text}\n", encoding="utf-8")
+    for source in (text, str(path)):
+        assert main(["advise", "--position", source, "-n", "40", "--seed", "1", "--exact", "never"]) == 0
+        out = capsys.readouterr().out
+        assert f"position  {text}" in out
+        assert _advice_rows(out) == expected
+
+
+@pytest.mark.parametrize(
+    "argv,fragment",
+    [
+        (["--position", "douque: hand 123456789m1122z5z; dealer", "--dealer"], "drop --dealer"),
+        (["123456789m1122z5z", "--position", "douque: hand 123456789m1122z5z; dealer"], "drop HAND"),
+        (["--position", "douque: hand 123456789m1122z5z; dealer", "--option", "migi_tai=4"], "drop --option"),
+        (["--position", "no_such_file.txt"], "no position file"),
+        (["--position", "douque: hand 123456789m1122z5z; dealer; hand 1m"], "given twice"),
+        (["--position", "douque: option migi_tai=5; hand 123456789m1122z5z; dealer"], "migi_tai"),
+        (["--position", "douque: option nosuch=1; hand 123456789m1122z5z; dealer"], "nosuch"),
+        ([], "needs the hand"),
+        (["--declared-at", "0", "123456789m1122z5z", "--dealer"], "declared_at is given"),
+    ],
+)
+def test_advise_position_errors_are_one_line(argv, fragment, capsys):
+    assert main(["advise", *argv, "-n", "1"]) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and err.count("\n") == 1 and err.startswith("simkit: error:")
+
+
+def test_advise_builds_declared_at_and_the_wall_mode_from_flags(capsys):
+    args = ["advise", "123456789m1122z5z", "--drawn", "5z", "--dealer", "--river", "9p 4z", "--opp-river", "9p 6z"]
+    args += ["--declared", "1", "--declared-at", "0", "--wall", "stable", "-n", "20", "--exact", "never"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "stable_wall; declared_at 0; declared 1" in out

@@ -282,3 +282,46 @@ def test_a_valid_from_wall_plays_a_hand():
     assert again.row.keys() == row.keys()
     for key in row:
         np.testing.assert_array_equal(again.row[key], row[key], err_msg=key)
+
+
+@pytest.mark.parametrize(
+    "text,fragment",
+    [
+        (f"douque: hand {POSITION}; dealer; hand {POSITION}", "'hand' is given twice"),
+        (f"douque: hand {POSITION}; dealer; not_dealer", "'dealer' is given twice"),
+        (f"douque: option migi_tai; hand {POSITION}; dealer", "option expects KEY=VALUE"),
+        (f"douque: option migi_tai=5; hand {POSITION}; dealer", "migi_tai"),
+        (f"douque: option migi_tai=4; option migi_tai=8; hand {POSITION}; dealer", "given twice"),
+        (f"douque: option fee=0.1; hand {POSITION}; dealer", "fee"),
+        (f"douque: hand {POSITION}; dealer; score 1e400", "finite"),
+        (f"douque: hand {POSITION}; dealer; hand_number x", "must be an integer"),
+        ("", "no position file"),
+        ("pos.txt", "no position file"),
+        (f"douque: hand {POSITION}; wall stable", "unknown position field 'wall'"),
+    ],
+)
+def test_bad_position_text_is_a_one_line_position_error(text, fragment):
+    with pytest.raises(PositionError) as info:
+        simkit.play.position.read_position(text)
+    assert fragment in str(info.value) and "\n" not in str(info.value)
+
+
+def test_read_position_refuses_what_is_not_a_position_file(tmp_path):
+    big = tmp_path / "big.txt"
+    big.write_text("x" * (simkit.play.position.MAX_POSITION_FILE + 1))
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"\xff\xfe\x00douque")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing\n\n")
+    for path, fragment in (
+        (tmp_path, "not a regular file"),
+        (big, "at most"),
+        (binary, "cannot read"),
+        (empty, "no position"),
+    ):
+        with pytest.raises(PositionError, match=fragment) as info:
+            simkit.play.position.read_position(str(path))
+        assert "\n" not in str(info.value)
+    good = tmp_path / "good.txt"
+    good.write_text(f"# a position\ndouque: hand {POSITION};\n  drawn 5z; dealer\n")
+    assert simkit.play.position.read_position(str(good)) == Position("douque", hand=POSITION, drawn="5z")

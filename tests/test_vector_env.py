@@ -406,3 +406,50 @@ def test_hand_episodes_follow_the_match_from_hand_to_hand():
             elif terminated[i]:
                 later_hands += 1
     assert later_hands > 0  # episodes went on within a match
+
+
+def test_reward_mode_both_gives_each_seat_and_sums_to_zero_over_each_episode():
+    """Self-play: the default ``rewards`` are the acting player's only, so a generic loop summing
+    them over both seats does not get the zero of a zero-sum game (the payer's loss is in the step
+    of the other's win); ``reward_mode="both"`` gives each seat's, float32[n, 2], whose sum over
+    every finished episode is 0, and whose acting player's column is the default's reward."""
+    n = 4
+    both = E.VectorEnv("douque", n, seed=3, threads=1, reward_mode="both")
+    actor = E.VectorEnv("douque", n, seed=3, threads=1)
+    obs, info = both.reset()
+    obs_a, _ = actor.reset()
+    episode = np.zeros((n, 2))
+    actor_sum = 0.0
+    finished = []
+    for step in range(3000):
+        actions = _choose(obs["action_mask"], step, range(n))
+        players = info["player"].copy()
+        obs, rewards, terminated, _, info = both.step(actions)
+        obs_a, rewards_a, _, _, _ = actor.step(actions)
+        assert rewards.shape == (n, 2) and rewards.dtype == np.float32
+        assert np.array_equal(rewards, info["player_rewards"])
+        assert np.array_equal(rewards_a, rewards[np.arange(n), players])  # the default: the actor's
+        episode += rewards
+        actor_sum += float(rewards_a.sum())
+        for i in np.flatnonzero(terminated):
+            finished.append(episode[i].copy())
+            episode[i] = 0.0
+    assert len(finished) >= 20
+    totals = np.array(finished)
+    assert np.allclose(totals.sum(axis=1), 0.0, atol=1e-3)  # douque: zero-sum, episode by episode
+    assert (totals[:, 0] != 0).any()
+    assert actor_sum > 0  # the actor's rewards alone miss every payer's loss
+
+
+@pytest.mark.parametrize(
+    "kw,fragment",
+    [
+        (dict(reward_mode="seat"), "reward_mode is one of 'actor', 'both'"),
+        (dict(reward_mode=None), "reward_mode is one of"),
+        (dict(reward_mode="both", opponent="greedy"), "for self-play"),
+    ],
+)
+def test_reward_mode_is_checked(kw, fragment):
+    with pytest.raises(simkit.SimkitError, match=fragment) as info:
+        E.VectorEnv("douque", 2, **kw)
+    assert "\n" not in str(info.value)

@@ -9,11 +9,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..datasets import wall_settings_of
-from ..errors import InputValueError
+from ..errors import InputValueError, check_int, show
 from ..rules import get_rules
+from .bootstrap import BOOTSTRAP_RESAMPLES, MAX_RESAMPLES, MIN_RESAMPLES, match_bootstrap
 from .intervals import _clusters, _cr1, _interval, _ratio_terms, _reduction, clustered_mean
 from .loading import _data, _is_path, _player_result, _require, load
 from .luck import draw_luck
+
+INTERVALS = ("clustered", "bootstrap")  #: the paired intervals :func:`compare` gives
 
 
 @dataclass
@@ -59,6 +62,14 @@ class Comparison:
     luck_corrected : bool
         Whether the paired estimates (and ``deals``) are corrected by the luck of the draw
         (``compare(run, correct_luck=True)``); the unpaired ones never are.
+    interval : str
+        How the paired intervals (:attr:`per_hand`, :attr:`per_match`) were made: ``"clustered"``
+        (the normal approximation with the cluster-robust standard error) or ``"bootstrap"`` (the
+        percentile bootstrap over matches, :func:`simkit.analysis.bootstrap.match_bootstrap`,
+        with :attr:`resamples` resamples from :attr:`seed`). The unpaired intervals, each side's
+        mean and the variance reductions are always the clustered ones.
+    resamples, seed : int
+        The bootstrap's resamples and seed (0 and 0 for ``"clustered"``).
     match_totals : DataFrame or None
         Within a duplicate run, one row per match (the cluster of the intervals): ``seed``,
         ``match``, ``hands`` (its rows in both copies) and ``total`` (``a - b`` summed over them,
@@ -86,6 +97,9 @@ class Comparison:
     across_runs: bool = False  #: True for two runs, False for the copies of one duplicate run
     luck_corrected: bool = False  #: the paired estimates are corrected by the luck of the draw
     match_totals: object = None  #: within a duplicate run: per match, its hands and total a - b
+    interval: str = "clustered"  #: how the paired intervals were made: "clustered" or "bootstrap"
+    resamples: int = 0  #: bootstrap resamples (0: clustered)
+    seed: int = 0  #: the bootstrap's seed
 
     # the per-hand estimate under its shorter names
     @property
@@ -108,7 +122,7 @@ class Comparison:
         import pandas as pd
 
         diff = f"{self.a} - {self.b}"
-        paired = "paired, luck corrected" if self.luck_corrected else "paired"
+        paired = self._paired_label()
         rows = [
             (f"{diff}, {paired}", "hand", *self.per_hand, self.per_hand_variance_reduction),
             (f"{diff}, unpaired", "hand", *self.per_hand_unpaired, float("nan")),
@@ -118,6 +132,10 @@ class Comparison:
             (f"{self.b}", "hand", *self.b_mean, float("nan")),
         ]
         return pd.DataFrame(rows, columns=["estimate", "per", "mean", "low", "high", "variance_reduction"])
+
+    def _paired_label(self) -> str:
+        label = "paired, luck corrected" if self.luck_corrected else "paired"
+        return label + (", bootstrap" if self.interval == "bootstrap" else "")
 
     def table(self) -> str:
         """The comparison as a readable text table."""
@@ -132,8 +150,13 @@ class Comparison:
                 f"{self.a} vs {self.b}: {self.matches:,} matches played in both seatings, {self.rows:,} hands "
                 f"(deal {self.deal}, wall {self.wall})"
             )
+        if self.interval == "bootstrap":
+            head += (
+                f"\npaired intervals: percentile bootstrap over matches, {self.resamples:,} resamples, seed "
+                f"{self.seed}; the others clustered"
+            )
         a, b = ("a", "b") if self.across_runs else (self.a, self.b)
-        paired = "paired, luck corrected" if self.luck_corrected else "paired"
+        paired = self._paired_label()
         width = max(34, len(f"{a} - {b} per match, {paired}") + 2)
         lines = [head, f"  {'points' if what in ('result', 'points') else what:<{width}}{'mean':>10}   95% interval"]
 
@@ -168,7 +191,7 @@ def _design_of(df, which="the data") -> tuple[str, str]:
     return w["deal"], w["wall"]
 
 
-def compare(a, b=None, *, value=None, correct_luck=False):
+def compare(a, b=None, *, value=None, correct_luck=False, interval="clustered", resamples=BOOTSTRAP_RESAMPLES, seed=0):
     """Paired comparison: the two policies of a duplicate run, or two runs on the same deals.
 
     ``compare(run)``: a ``--duplicate`` run, policy ``a`` (player 0 of copy 0) against ``b``; the
@@ -197,6 +220,14 @@ def compare(a, b=None, *, value=None, correct_luck=False):
         Across runs: what is compared (see above).
     correct_luck : bool
         Remove the luck of the draw (see above).
+    interval : {"clustered", "bootstrap"}
+        The paired intervals: clustered by match (a normal approximation, the default) or the
+        percentile bootstrap resampling matches (:func:`simkit.analysis.bootstrap.match_bootstrap`),
+        which does not lean on the normal approximation when match totals are heavy-tailed
+        (docs/duplicate.md measures both intervals' coverage).
+    resamples, seed : int
+        The bootstrap's resamples (100 to 1,000,000; default 2,000) and seed: the same seed gives
+        the same interval.
 
     Returns
     -------
@@ -211,11 +242,28 @@ def compare(a, b=None, *, value=None, correct_luck=False):
     """
     if not isinstance(correct_luck, (bool, np.bool_)):
         raise InputValueError(f"correct_luck must be True or False, got {correct_luck!r}")
+    if not (isinstance(interval, str) and interval in INTERVALS):
+        raise InputValueError(f"interval is one of {', '.join(map(repr, INTERVALS))}, got {show(interval)}")
+    resamples = check_int(resamples, "resamples", MIN_RESAMPLES, MAX_RESAMPLES)
+    seed = check_int(seed, "seed", 0, 2**63 - 1)
+    boot = dict(resamples=resamples, seed=seed) if interval == "bootstrap" else None
     if b is None:
         if value is not None:
             raise InputValueError("value applies to a comparison of two runs; a duplicate run compares results")
-        return _compare_copies(a, bool(correct_luck))
-    return _compare_runs(a, b, value, bool(correct_luck))
+        return _compare_copies(a, bool(correct_luck), boot)
+    return _compare_runs(a, b, value, bool(correct_luck), boot)
+
+
+def _bootstrapped(comparison, boot, per_hand, per_match):
+    """``comparison`` with its paired intervals replaced by the match bootstrap's (``boot``: its
+    resamples and seed; ``per_hand`` / ``per_match``: the arguments of :func:`match_bootstrap`)."""
+    if boot is None:
+        return comparison
+    comparison.per_hand = match_bootstrap(*per_hand[:2], minus=per_hand[2] if len(per_hand) > 2 else None, **boot)
+    comparison.per_match = match_bootstrap(*per_match, **boot)
+    comparison.interval = "bootstrap"
+    comparison.resamples, comparison.seed = boot["resamples"], boot["seed"]
+    return comparison
 
 
 def _result_columns(rules, names):
@@ -235,7 +283,7 @@ def _result_columns(rules, names):
     ]
 
 
-def _compare_copies(df, correct_luck=False):
+def _compare_copies(df, correct_luck=False, boot=None):
     import pandas as pd
 
     df = _data(df, _result_columns)
@@ -327,7 +375,7 @@ def _compare_copies(df, correct_luck=False):
             "total": np.bincount(inv, weights=diff),
         }
     )
-    return Comparison(
+    comparison = Comparison(
         a=a,
         b=b,
         value="result",
@@ -347,6 +395,9 @@ def _compare_copies(df, correct_luck=False):
         luck_corrected=correct_luck,
         match_totals=match_totals,
     )
+    hands = match_totals["hands"].to_numpy()
+    totals = match_totals["total"].to_numpy()
+    return _bootstrapped(comparison, boot, (totals, hands), (totals / 2, np.ones(len(totals))))
 
 
 def _run_label(df) -> str:
@@ -362,7 +413,7 @@ def _run_label(df) -> str:
     return f"{spec['rules']['name']}{opts}, {' vs '.join(p['label'] for p in spec['policies'])}"
 
 
-def _compare_runs(run_a, run_b, value, correct_luck=False):
+def _compare_runs(run_a, run_b, value, correct_luck=False, boot=None):
     import pandas as pd
 
     frames = []
@@ -431,7 +482,7 @@ def _compare_runs(run_a, run_b, value, correct_luck=False):
     sides = [s[s["match"].isin(common)] for s in sides]
     n_copies = 2 if sa["duplicate"] else 1
     # paired estimates from the (corrected) values "v", unpaired ones and each run's mean from "raw"
-    terms, unpaired_var, raw_means, raw_totals, means, totals = [], 0.0, [], [], [], []
+    terms, unpaired_var, raw_means, raw_totals, means, totals, clusters = [], 0.0, [], [], [], [], []
     for s in sides:
         _, inv = np.unique(s["match"].to_numpy(), return_inverse=True)
         counts = np.bincount(inv).astype(np.float64)
@@ -440,6 +491,7 @@ def _compare_runs(run_a, run_b, value, correct_luck=False):
             mean, t = _ratio_terms(sums, counts)
             if col == "v":
                 terms.append(t)
+                clusters.append((sums, counts))
             else:
                 unpaired_var += _cr1(t)
             mean_out.append(_interval(mean, _cr1(t)))
@@ -462,7 +514,7 @@ def _compare_runs(run_a, run_b, value, correct_luck=False):
     if la == lb:
         la, lb = da.attrs.get("path", "run a"), db.attrs.get("path", "run b")
     deal, wall = _design_of(da)
-    return Comparison(
+    comparison = Comparison(
         a=la,
         b=lb,
         value=value,
@@ -482,3 +534,4 @@ def _compare_runs(run_a, run_b, value, correct_luck=False):
         across_runs=True,
         luck_corrected=correct_luck,
     )
+    return _bootstrapped(comparison, boot, (*clusters[0], clusters[1]), (d, np.ones(m)))

@@ -24,11 +24,13 @@ def expected_payment(df, by=None, value=None):
     df : DataFrame or path
     by : str or list of str, optional
         Grouping keys. With a player key (``player``, ``policy``, ``role``, ``seat_wind``) every hand
-        counts once for each player, in that player's group.
+        counts once for each player, in that player's group, with that player's value.
     value : str, optional
-        What is averaged: a numeric column of the hand (default ``points``: the payment of the hand,
-        0 on a draw; e.g. ``payment_tai``), or, with a player key, ``result`` (default: the player's
-        ``score`` minus their ``fee``, + won, - paid) or ``won`` (1 when the player won the hand).
+        What is averaged: without a player key, a numeric column of the hand (default ``points``:
+        the payment of the hand, 0 on a draw; e.g. ``payment_tai``); with a player key, ``result``
+        (default: the player's ``score`` minus their ``fee``, + won, - paid) or ``won`` (1 when the
+        player won the hand). A column of the hand is the same for both players, so a player key
+        cannot split it: that combination is refused (:class:`~simkit.errors.InputValueError`).
 
     Returns
     -------
@@ -49,6 +51,14 @@ def expected_payment(df, by=None, value=None):
     if value in _PLAYER_VALUES and not player_level:
         raise InputValueError(
             f"value={value!r} is a player's: group by a player key ({', '.join(PLAYER_KEYS)}), e.g. by='player'"
+        )
+    if player_level and value not in _PLAYER_VALUES:
+        # a hand's value is the same for both players: every hand would count once in each player's
+        # group (identical rows by role, player or seat wind; twice in one group under self-play)
+        raise InputValueError(
+            f"value={value!r} is the hand's, the same for both players, so a player key "
+            f"({', '.join(k for k in keys if k in PLAYER_KEYS)}) cannot split it: use value='result' (each "
+            "player's points received minus paid, less their fee) or 'won', or group by columns of the hand"
         )
 
     def needed(rules, names):

@@ -13,7 +13,7 @@ from ..engine.deal import wall_template
 from ..engine.observation import OBSERVATION_SIZE, state_size
 from ..engine.rng import stream_key
 from ..engine.rulesets import engine_spec
-from ..errors import InputValueError, check_flag, check_int
+from ..errors import InputValueError, check_flag, check_int, show
 from ..hand.tables import hand_tables
 from ..play.runtime import (
     compile_policy,
@@ -26,7 +26,11 @@ from ..play.runtime import (
 )
 from .table import EPISODES, EnvError, GymnasiumSubclass, env_settings, observation_space_of
 
-__all__ = ["VectorEnv", "random_legal_actions"]
+__all__ = ["VectorEnv", "random_legal_actions", "REWARD_MODES"]
+
+#: what :class:`VectorEnv`'s ``rewards`` hold: ``"actor"`` (default) the reward of the player who
+#: played each table's action, float32[n_envs]; ``"both"`` (self-play) each seat's, float32[n_envs, 2]
+REWARD_MODES = ("actor", "both")
 
 
 def random_legal_actions(masks, rng) -> np.ndarray:
@@ -56,9 +60,19 @@ class _VectorTables:
         final_obs: bool = True,
         threads=None,
         copy: bool = False,
+        reward_mode: str = "actor",
         **options,
     ):
         check_int(n_envs, "n_envs", 1, 1 << 24)
+        if not (isinstance(reward_mode, str) and reward_mode in REWARD_MODES):
+            raise InputValueError(
+                f"reward_mode is one of {', '.join(map(repr, REWARD_MODES))}, got {show(reward_mode)}"
+            )
+        if reward_mode == "both" and opponent is not None:
+            raise InputValueError(
+                "reward_mode='both' is for self-play (each seat's reward); with an opponent the reward is "
+                "the agent's whole result already"
+            )
         check_int(seed, "seed", 0, 2**63 - 1)
         full_state = check_flag(full_state, "full_state")
         final_obs = check_flag(final_obs, "final_obs")
@@ -74,6 +88,7 @@ class _VectorTables:
         self.full_state = bool(full_state)
         self.final_obs = bool(final_obs)
         self.copy = bool(copy)
+        self.reward_mode = reward_mode
         self.threads = int(threads) if threads is not None else thread_count()
         self.opponent = opponent
         if opponent is None:
@@ -91,7 +106,7 @@ class _VectorTables:
         self._masks = np.zeros((n, A.N_ACTIONS), np.int8)
         self._final_obs = np.zeros((n if final_obs else 0, OBSERVATION_SIZE), np.float32)
         self._rewards = np.zeros((n, 2), np.float32)  # the kernel's: each player's, or the agent's and the opponent's
-        self._reward = np.zeros(n, np.float32)
+        self._reward = np.zeros((n, 2) if reward_mode == "both" else n, np.float32)
         self._terminated = np.zeros(n, np.bool_)
         self._truncated = np.zeros(n, np.bool_)
         self._players = np.zeros(n, np.int64)
@@ -269,7 +284,7 @@ class _VectorTables:
         if self.opponent is None:
             if bad is not None:
                 rewards[bad, actors[bad]] += self.illegal_penalty
-            self._reward[:] = rewards[self._rows, actors]
+            self._reward[:] = rewards if self.reward_mode == "both" else rewards[self._rows, actors]
         else:
             if bad is not None:
                 rewards[bad, 0] += self.illegal_penalty
@@ -363,7 +378,12 @@ class VectorEnv(metaclass=GymnasiumSubclass):
       int8[n_envs, N_ACTIONS] its legal actions; ``rewards`` float32[n_envs] is the reward of the
       player who played the table's action: its change of score in the step (with an opponent,
       the opponent's moves and the settlement included), plus ``illegal_penalty`` for an illegal
-      action; ``terminated`` bool[n_envs]; ``truncated`` all False; ``infos["player"]``
+      action. In self-play that leaves out the other player's change in the same step (the
+      payer's loss in the step of the other's win), so these rewards do not sum to zero over a
+      hand; ``reward_mode="both"`` makes ``rewards`` float32[n_envs, 2], each seat's reward in the
+      step (player 0's, player 1's; the same as ``infos["player_rewards"]``), which sum to zero
+      over a hand in a rule set without fees. ``terminated`` bool[n_envs]; ``truncated`` all
+      False; ``infos["player"]``
       int64[n_envs] the deciding player's seat (0 / 1). In self-play ``infos["player_rewards"]``
       float32[n_envs, 2] holds both players' rewards in the step (player 0's, player 1's): a hand's
       payment reaches the player who pays it in the step of the other's win, so a self-play

@@ -17,12 +17,19 @@ discard the other player claimed (it is in their meld now)::
     Position.from_string("douque: hand 123456789m11225z; drawn 5z; river 9p 1s*; "
                          "opponent_river 3s 4s; opponent_melds pung 111s; dealer")
 
+``str(position)`` is its text form and :meth:`Position.from_string` reads it back: the rule set's
+name, its options that differ from the defaults (``option KEY=VALUE``, as ``--option`` takes
+them), and every field that is not at its default, so ``Position.from_string(str(p))`` equals
+``p`` field for field (``GameState.position()`` of a hand mid-match included: the hand number,
+the deals passed, both scores, ``declared_at`` and the wall mode).
+
 What a Position does not say, the state takes as: no Skipped Win or Skipped Pung in force, no
 first-turn hands (nobody has "not yet acted" unless both rivers are empty and no meld was made).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field, fields
 
@@ -39,7 +46,7 @@ from ..rules import resolve_rules
 from ..tiles import format_tile_list, parse_tile_list, parse_tiles, tile_name
 from .stepper import GameState, streak_limit
 
-__all__ = ["Position", "PositionError", "COMPLETION_STREAM", "position_of", "as_position"]
+__all__ = ["Position", "PositionError", "COMPLETION_STREAM", "position_of", "as_position", "read_position"]
 
 COMPLETION_STREAM = 1 << 41  #: sub-stream of ``(seed, 0, COMPLETION_STREAM)`` that samples a completion
 WIND_LETTERS = {"E": 27, "S": 28, "W": 29, "N": 30}  #: wind letter -> kind
@@ -73,6 +80,27 @@ def _river(text, rules, label):
         if star:
             claimed[-1] = True
     return kinds, claimed
+
+
+def _number_text(value) -> str:
+    """A number as text that reads back to the same value (``repr`` of a float; integers plain)."""
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
+    return str(int(value))
+
+
+def _option_text(value) -> str:
+    """A rule option's value as ``--option KEY=VALUE`` reads it back."""
+    if value is None:
+        return "none"
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return ",".join(_option_text(v) for v in value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return _number_text(value)
+    return str(value)
 
 
 @dataclass(frozen=True, eq=False)
@@ -132,7 +160,10 @@ class Position:
         ``opponent_declared_at``, ``tiles_left``, ``streak``,
         ``seat_wind``, ``prevailing_wind``, ``phase``, ``drawn``, ``bid``, ``hand_number``,
         ``dealerships``, ``score``, ``opponent_score``); the flags ``dealer``,
-        ``not_dealer``, ``replacement`` and ``stable_wall``."""
+        ``not_dealer``, ``replacement`` and ``stable_wall``; and ``option KEY=VALUE`` (repeatable):
+        a rule option of the rule set, as ``--option`` takes it. It reads what ``str()`` writes.
+        A field given twice, an unknown field or option, or a bad value raises
+        :class:`PositionError` naming it."""
         if not isinstance(text, str):
             raise PositionError(f"a position string is a str, got {text!r}")
         head, sep, body = text.partition(":")
@@ -142,12 +173,25 @@ class Position:
             body = text
         kwargs = {"rules": rules or "douque", "dealer": False}
         names = {f.name for f in fields(cls) if f.name not in ("rules", "_derived")}
+        options, seen = {}, set()
         for part in body.split(";"):
             part = part.strip()
             if not part:
                 continue
             key, _, value = part.partition(" ")
             key, value = key.strip(), value.strip()
+            if key == "option":
+                name, sep, text = value.partition("=")
+                if not sep or not name.strip():
+                    raise PositionError(f"option expects KEY=VALUE, got {value!r}")
+                if name.strip() in options:
+                    raise PositionError(f"option {name.strip()!r} is given twice")
+                options[name.strip()] = text.strip()
+                continue
+            field_name = "dealer" if key == "not_dealer" else key
+            if field_name in seen:
+                raise PositionError(f"position field {field_name!r} is given twice")
+            seen.add(field_name)
             if key in ("dealer", "not_dealer", "replacement", "stable_wall") and not value:
                 kwargs["dealer" if key in ("dealer", "not_dealer") else key] = key != "not_dealer"
                 continue
@@ -177,6 +221,11 @@ class Position:
                 kwargs[key] = value
             else:
                 kwargs[key] = value
+        if options:
+            try:
+                kwargs["rules"] = resolve_rules(kwargs["rules"]).with_option_strings(options)
+            except (ValueError, TypeError) as exc:
+                raise PositionError(str(exc)) from None
         return cls(**kwargs)
 
     def __str__(self) -> str:
@@ -213,8 +262,9 @@ class Position:
         for name, default in defaults.items():
             value = getattr(self, name)
             if value != default:
-                parts.append(f"{name} {value:g}" if isinstance(value, float) else f"{name} {value}")
-        return f"{d['rules'].name}: " + "; ".join(parts)
+                parts.append(f"{name} {value if isinstance(value, str) else _number_text(value)}")
+        options = [f"option {k}={_option_text(v)}" for k, v in d["rules"].non_default_options().items()]
+        return f"{d['rules'].name}: " + "; ".join(options + parts)
 
     # -- validation ---------------------------------------------------------------------------
 
@@ -540,6 +590,41 @@ class Position:
         return state
 
 
+MAX_POSITION_FILE = 1 << 16  #: the largest position file :func:`read_position` reads (bytes)
+
+
+def read_position(source: str) -> Position:
+    """The :class:`Position` of ``source``: its text form (``"douque: hand ...; dealer"``, as
+    ``str(position)`` writes it) or the path of a file holding it (UTF-8, at most
+    :data:`MAX_POSITION_FILE` bytes; blank lines and lines starting with ``#`` are skipped, the
+    others joined by spaces). Anything else raises :class:`PositionError` in one line."""
+    if not isinstance(source, str):
+        raise PositionError(f"a position is its text or a file holding it, got {type(source).__name__}")
+    if "\0" not in source and os.path.exists(source):
+        if not os.path.isfile(source):
+            raise PositionError(f"position file {source!r} is not a regular file")
+        if os.path.getsize(source) > MAX_POSITION_FILE:
+            raise PositionError(
+                f"position file {source!r} is {os.path.getsize(source):,} bytes; a position is at most "
+                f"{MAX_POSITION_FILE:,}"
+            )
+        try:
+            with open(source, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PositionError(f"cannot read position file {source!r}: {exc}") from None
+        text = " ".join(line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#"))
+        if not text:
+            raise PositionError(f"position file {source!r} holds no position")
+        return Position.from_string(text)
+    if not source.strip() or (";" not in source and not any(c.isspace() for c in source.strip())):
+        raise PositionError(
+            f"no position file {source!r}, and it is not a position's text (e.g. 'douque: hand 123456789m1122z5z; "
+            "drawn 5z; dealer')"
+        )
+    return Position.from_string(source)
+
+
 def as_position(position, error=PositionError) -> Position:
     """``position`` as a :class:`Position`: one as it is, a notation string read by
     :meth:`Position.from_string`; anything else raises ``error`` naming its type."""
@@ -552,7 +637,8 @@ def as_position(position, error=PositionError) -> Position:
 
 def position_of(state: GameState) -> Position:
     """The :class:`Position` the deciding player of ``state`` sees (after a draw, after a claim, or
-    on the opponent's discard), also ``state.position()``; ``position().state(opponent_hand=...,
+    on the opponent's discard), also ``state.position()``, with where the hand stands in its match
+    (hand number, deals passed, both players' results so far); ``position().state(opponent_hand=...,
     wall=...)`` with the true completion stands at the same decision (Skipped Win / Skipped
     Pung in force are not part of a position)."""
     T, sc = state._dealt(), state._T.sc
@@ -598,6 +684,10 @@ def position_of(state: GameState) -> Position:
         replacement=bool(sc[eng.S_REPLACEMENT]) if phase == "draw" and state.tile >= 0 else False,
         bid=int(sc[eng.S_BID]),
         stable_wall=bool(sc[eng.S_WALL] == eng.WALL_SEAT_STABLE),
+        hand_number=int(sc[eng.S_HAND_NUMBER]),
+        dealerships=int(sc[eng.S_DEALERSHIPS]),
+        score=float(T.purse[eng.P_BALANCE0 + p]),
+        opponent_score=float(T.purse[eng.P_BALANCE0 + 1 - p]),
     )
 
 
