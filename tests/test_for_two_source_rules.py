@@ -18,7 +18,7 @@ import random
 
 import numpy as np
 import pytest
-from engine_util import PASSIVE, fallback, scripted_policy
+from engine_util import PASSIVE, fallback, holding, scripted_policy
 from reference import ref_waits
 from reference_scoring_for_two import ref_score
 
@@ -31,7 +31,7 @@ from simkit.engine.rng import bounded, next_u64
 from simkit.errors import RulesError
 from simkit.play.matches import play_hand, replay, simulate_matches
 from simkit.play.stepper import GameState
-from simkit.policies.basic import BLIND_BID, BLIND_FOLD_AT, GREEDY_DEFAULTS, greedy_policy
+from simkit.policies.basic import BLIND_BID, BLIND_FOLD_AT
 from simkit.policies.spec import as_policy
 
 KEPT_BACK = 8
@@ -562,27 +562,11 @@ def test_no_policy_stream_decides_a_joker(end_phase):
     assert agree < n - 10, (agree, n)  # by chance about 5 in 8 agree
 
 
-@jit
-def holding_policy(view, legal, params, rng):
-    """Greedy's discards with no claim, no kong and no win, so that ready hands last into the end
-    phase (where a win is taken for the player); with ``params[0]`` 1 it first draws 1 to 4 numbers
-    from its stream (the same actions). ``params[1:]``: greedy's."""
-    if params[0] != 0:
-        for _ in range(1 + bounded(rng, 4)):
-            next_u64(rng)
-    legal[A.WIN] = False  # the policy's copy of the mask
-    return greedy_policy(view, legal, params[1:], rng)
-
-
-HOLDING = np.r_[0.0, 0.0, 0.0, 0.0, GREEDY_DEFAULTS[3:]]
-
-
 def test_the_two_copies_of_a_duplicate_deal_share_the_jokers():
     """A policy and the same policy drawing extra numbers from its stream (the same actions): in a
     duplicate run the two copies are the same games seat for seat, jokers included, so every row of
     copy 1 is the row of copy 0; many of their hands end in the end phase."""
-    plain = (holding_policy, HOLDING)
-    noisy = (holding_policy, np.r_[1.0, HOLDING[1:]])
+    plain, noisy = holding(), holding(noisy=True)
     rows = simulate_matches(rules(), (plain, noisy), 12, seed=4, duplicate=True, check=True)
     first, second = rows["copy"] == 0, rows["copy"] == 1
     assert first.sum() == second.sum()
