@@ -21,6 +21,7 @@ import pytest
 from engine_util import PASSIVE, fallback, holding, scripted_policy
 from reference import ref_waits
 from reference_scoring_for_two import ref_score
+from test_exact import LATE
 
 import simkit
 from simkit._jit import jit
@@ -29,7 +30,9 @@ from simkit.engine import table as eng
 from simkit.engine.end_phase import joker_slots
 from simkit.engine.rng import bounded, next_u64
 from simkit.errors import RulesError
+from simkit.play.exact import ExactError, exact
 from simkit.play.matches import play_hand, replay, simulate_matches
+from simkit.play.race import RaceError, race
 from simkit.play.stepper import GameState
 from simkit.policies.basic import BLIND_BID, BLIND_FOLD_AT
 from simkit.policies.spec import as_policy
@@ -606,3 +609,13 @@ def test_a_joker_stands_for_the_wait_that_scores_most():
             assert record.row["win_hand"][simkit.tiles.kind_of("3s")] == 2
             return
     pytest.fail("no joker in 200 picks")
+
+
+@pytest.mark.parametrize("end_phase", ["ready_pick_last_8", "ready_draw_last_8"])
+def test_exact_values_and_races_refuse_either_end_phase(end_phase):
+    """Both readings hide jokers among the kept-back tiles, which the exact enumeration and the race
+    do not deal with: each refuses in one line naming the option."""
+    pos = simkit.Position.from_string(LATE["for_two"], rules=rules(end_phase=end_phase))
+    for call, error in ((exact, ExactError), (race, RaceError)):
+        with pytest.raises(error, match=f"end_phase='{end_phase}'\\) hides jokers at random among the kept-back"):
+            call(pos)
