@@ -8,6 +8,7 @@ import numpy as np
 import simkit
 from simkit._jit import jit
 from simkit.engine import actions as A
+from simkit.engine.rng import bounded, next_u64
 
 
 def build_wall(dealer: str, other: str, draws: str = "", replacements: str = "", rules="douque") -> np.ndarray:
@@ -78,6 +79,25 @@ def scripted_policy(view, legal, params, rng):
     if params[1] == PASSIVE_WINS:
         return A.WIN if legal[A.WIN] else _passive(view, legal)
     return simkit.policies.basic.greedy_policy(view, legal, np.ones(3), rng)
+
+
+@jit
+def holding_policy(view, legal, params, rng):
+    """Greedy's discards with no claim, no kong and no win, so that ready hands last into for_two's
+    end phase (where a win is taken for the player); with ``params[0]`` 1 it first draws 1 to 4
+    numbers from its stream (the same actions, another use of the stream). ``params[1:]``: greedy's."""
+    if params[0] != 0:
+        for _ in range(1 + bounded(rng, 4)):
+            next_u64(rng)
+    legal[A.WIN] = False  # the policy's copy of the mask
+    return simkit.policies.basic.greedy_policy(view, legal, params[1:], rng)
+
+
+def holding(noisy=False) -> tuple:
+    """``(holding_policy, params)``: greedy without claims, kongs or wins (``noisy``: drawing extra
+    numbers from its stream)."""
+    greedy = simkit.policies.basic.GREEDY_DEFAULTS
+    return holding_policy, np.r_[1.0 if noisy else 0.0, 0.0, 0.0, 0.0, greedy[3:]]
 
 
 def script(*actions, then=GREEDY) -> tuple:

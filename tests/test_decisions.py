@@ -270,7 +270,9 @@ def test_a_fresh_table_logs_nothing():
     spec = simkit.engine.rulesets.engine_spec(simkit.get_rules("douque"))
     T = eng.new_table(136, spec.items_proto)
     assert T.decisions.shape == (0, eng.N_DECISION_INT) and T.decision_counters.shape == (0, eng.N_COUNTERS)
-    assert T.sc[eng.S_DECISIONS] == 0 and eng.N_SC == 40  # with S_CHIPS0/1 (duel's exact chips) and S_DECLARED_AT
+    assert (
+        T.sc[eng.S_DECISIONS] == 0 and eng.N_SC == 41
+    )  # with S_CHIPS0/1 (duel's exact chips), S_DECLARED_AT and S_END_JOKERS
     view = GameState.new_match("douque", seed=1).view()
     assert view.counters.shape == (4,) and not view.counters.any()
 

@@ -9,8 +9,8 @@ faster kernel, a new option left at its default) must leave them as they are.
 The runs use the deal ``"dealer"`` (one shared wall, the dealer taking its first 14 tiles) and, for
 for_two, the options named in ``FROZEN_RULES`` (the bid and the follow after the deal, a plain draw
 at the last 8 tiles, the banker keeping the deal after a fold). for_two's other settings have
-digests of their own: a fold passing the deal (``FROZEN_FOLD_PASSES_DEAL``) and the source's order
-and end phase, its defaults (``FROZEN_SOURCE_ORDER``). tests/golden_replay_lines.json holds the
+digests of their own: a fold passing the deal (``FROZEN_FOLD_PASSES_DEAL``), the source's order
+and end phase, its defaults (``FROZEN_SOURCE_ORDER``), and the end phase's other reading. tests/golden_replay_lines.json holds the
 event lines ``simkit.replay`` prints for five hands of the frozen runs.
 """
 
@@ -108,7 +108,7 @@ FROZEN_SOURCE_ORDER = {
     ("for_two", ("greedy", "greedy")): "dea2f1d97703e530",
     ("for_two", ("greedy", "random")): "ed4a76f4383d9d72",
     ("for_two", ("random", "greedy")): "eeffadf13ddf4999",
-    ("for_two", ("random", "random")): "33fa3c023c0936a1",
+    ("for_two", ("random", "random")): "d97c79c2bdb2caa6",
 }
 
 
@@ -120,6 +120,17 @@ def test_fixed_seed_runs_with_the_source_order_give_the_frozen_rows(rules, polic
     assert (o.bid_timing, o.end_phase) == ("before_deal", "ready_pick_last_8")
     rows = simulate_matches(rules, policies, N_MATCHES[policies], seed=11, check=True, deal="dealer")
     assert _digest(rows) == FROZEN_SOURCE_ORDER[(rules, policies)]
+
+
+def test_the_other_reading_of_the_end_phase_gives_the_frozen_rows():
+    """for_two's end phase read as "ready players keep drawing" (``end_phase="ready_draw_last_8"``):
+    random players reach it in most played hands (greedy ones win before it: their rows are those
+    of the default reading)."""
+    rules = simkit.get_rules("for_two", end_phase="ready_draw_last_8")
+    rows = simulate_matches(
+        rules, ("random", "random"), N_MATCHES["random", "random"], seed=11, check=True, deal="dealer"
+    )
+    assert _digest(rows) == "8531a0fdea914c69"
 
 
 def test_duel_with_chips_gives_the_frozen_rows():

@@ -1,12 +1,14 @@
 """for_two as its source describes it: the bid before the deal and the ready players' end phase.
 
 Two rule options (``simkit.rules.for_two``): ``bid_timing`` ("before_deal", the source's order and
-the default; "after_deal", the bid and the follow after the deal) and ``end_phase`` ("ready_pick_last_8", the
-source's end phase with jokers and the default; "plain_draw", a draw at the last 8 tiles). Each is
-tested both ways: the views of the bid and the follow, the built-ins' bid without tiles, and every
-hand's end against a Python referee (:func:`referee`) that reads only the hand's wall, its events
-and the reference hand and scoring modules (``tests/reference.py``,
-``tests/reference_scoring_for_two.py``).
+the default; "after_deal", the bid and the follow after the deal) and ``end_phase`` (the source's end
+phase with jokers read two ways: "ready_pick_last_8", one pick each and the default, and
+"ready_draw_last_8", picks in turn until a win; "plain_draw", a draw at the last 8 tiles). Each is
+tested every way: the views of the bid and the follow, the built-ins' bid without tiles, and every
+hand's end against a Python referee (:func:`referee`) that reads only the hand's wall, its events,
+the reference hand and scoring modules (``tests/reference.py``,
+``tests/reference_scoring_for_two.py``) and the jokers' slots drawn from the wall's stream by a
+plain-Python copy of the engine's random streams (:class:`Stream`).
 """
 
 from __future__ import annotations
@@ -16,15 +18,21 @@ import random
 
 import numpy as np
 import pytest
-from engine_util import PASSIVE, fallback
+from engine_util import PASSIVE, fallback, holding, scripted_policy
 from reference import ref_waits
 from reference_scoring_for_two import ref_score
+from test_exact import LATE
 
 import simkit
+from simkit._jit import jit
 from simkit.engine import actions as A
 from simkit.engine import table as eng
+from simkit.engine.end_phase import joker_slots
+from simkit.engine.rng import bounded, next_u64
 from simkit.errors import RulesError
+from simkit.play.exact import ExactError, exact
 from simkit.play.matches import play_hand, replay, simulate_matches
+from simkit.play.race import RaceError, race
 from simkit.play.stepper import GameState
 from simkit.policies.basic import BLIND_BID, BLIND_FOLD_AT
 from simkit.policies.spec import as_policy
@@ -149,23 +157,97 @@ def test_the_built_ins_bid_by_their_blind_parameters_without_tiles(name):
 
 
 # ---------------------------------------------------------------------------------------------
+# the jokers' slots, from the wall's stream: the engine's random streams in plain Python
+
+_MASK = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+def _mix64(z):
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+class Stream:
+    """Stream ``(seed, a, b)`` as docs and ``simkit.engine.rng`` define it (SplitMix64; Lemire's
+    bounded integers), written out again in Python."""
+
+    def __init__(self, seed, a, b):
+        k = _mix64((seed + _GOLDEN) & _MASK)
+        k = _mix64(k ^ _mix64((a + 2 * _GOLDEN) & _MASK))
+        self.state = _mix64(k ^ _mix64((b + 3 * _GOLDEN) & _MASK))
+
+    def next(self):
+        self.state = (self.state + _GOLDEN) & _MASK
+        return _mix64(self.state)
+
+    def bounded(self, n):
+        m = (self.next() >> 32) * n
+        if m & 0xFFFFFFFF < n:
+            threshold = ((1 << 32) - n) % n
+            while m & 0xFFFFFFFF < threshold:
+                m = (self.next() >> 32) * n
+        return m >> 32
+
+
+def ref_joker_slots(stream) -> int:
+    """JOKERS of the KEPT_BACK slots: each draw takes the r-th slot still free (bit k: slot k)."""
+    free = list(range(KEPT_BACK))
+    slots = 0
+    for j in range(JOKERS):
+        slots |= 1 << free.pop(stream.bounded(KEPT_BACK - j))
+    return slots
+
+
+def deal_jokers(seed, match, hand, wall=None) -> int:
+    """The jokers of hand ``hand`` of match ``match``: its wall's stream ``(seed, match, 4 hand)``
+    after the shuffle of the 136 tiles and the three dice. ``wall`` (optional): the hand's wall as
+    dealt with stable walls, checked against that shuffle."""
+    stream = Stream(seed, match, 4 * hand)
+    tiles = [k for k in range(34) for _ in range(4)]
+    for i in range(len(tiles) - 1):
+        j = i + stream.bounded(len(tiles) - i)
+        tiles[i], tiles[j] = tiles[j], tiles[i]
+    if wall is not None:
+        assert list(wall) == tiles
+    for _ in range(3):
+        stream.bounded(6)
+    return ref_joker_slots(stream)
+
+
+def wall_jokers(seed) -> int:
+    """The jokers of a hand from a given wall (:func:`simkit.play.matches.play_hand`): stream
+    ``(seed, 0, 0)``."""
+    return ref_joker_slots(Stream(seed, 0, 0))
+
+
+def picks_of(record) -> list:
+    """The end phase's picks of a hand: (player, tile, joker)."""
+    return [(p, x, extra == 2) for name, p, x, extra in record.events if name == "draw" and extra in (1, 2)]
+
+
+# ---------------------------------------------------------------------------------------------
 # the end phase: a referee
 
 
-def referee(record, r, design=None) -> str:
+def referee(record, r, design=None, jokers=None) -> str:
     """Check a for_two hand's events and row against the rules; returns how it ended: "win" (before
     the end phase, or a fold), "drawn", "end win" (a waited tile picked in the end phase), "joker".
 
     Replays the events from the dealt wall (every draw from the front of the wall in order, kong
     replacements from the back) and checks: no ordinary draw takes a kept-back tile; with
     ``end_phase="plain_draw"`` nothing is picked and a hand that uses up the drawable tiles without a
-    win is drawn; with ``"ready_pick_last_8"``, once they are used up each ready player (by the
-    reference's waits), the one due to draw first, picks the next tile of the wall and only they do;
-    a waited tile wins (self-drawn), a joker wins on the wait that scores most (self-drawn, ties:
-    the lowest kind), any other tile is set aside; when neither wins the hand is drawn. Every win's
-    payment is the reference's ``bid x stake x points`` (x the self-draw multiplier).
-    ``design``: the wall design the hand was played with (default: the record's; a hand played from
-    a given wall, :func:`simkit.play.matches.play_hand`, is dealt as ``WALL_DEALER_FIRST``).
+    win is drawn; otherwise, once they are used up, the ready players (by the reference's waits)
+    pick the next tiles of the wall and only they do, the one due to draw first: once each
+    (``"ready_pick_last_8"``), or in turn until a win or the 8 tiles are gone
+    (``"ready_draw_last_8"``); the ``k``-th pick is a joker exactly when bit ``k`` of ``jokers``
+    (the hand's slots, :func:`deal_jokers` / :func:`wall_jokers`) is set; a waited tile wins
+    (self-drawn), a joker wins on the wait that scores most (self-drawn, ties: the lowest kind), any
+    other tile is set aside; when nobody wins the hand is drawn. Every win's payment is the
+    reference's ``bid x stake x points`` (x the self-draw multiplier). ``design``: the wall design
+    the hand was played with (default: the record's; a hand played from a given wall,
+    :func:`simkit.play.matches.play_hand`, is dealt as ``WALL_DEALER_FIRST``).
     """
     row, events, wall = record.row, record.events, np.asarray(record.wall)
     dealer = int(row["dealer"])
@@ -223,19 +305,22 @@ def referee(record, r, design=None) -> str:
             return "win"
         elif name == "exhaustive draw":
             assert drawn == drawable and int(row["winner"]) == -1
-            if r.options.end_phase == "ready_pick_last_8":
+            if r.options.end_phase != "plain_draw":
                 assert not any(_waits(hands[q], melds[q]) for q in (0, 1)), "a ready player did not pick"
             return "drawn"
         i += 1
-    assert r.options.end_phase == "ready_pick_last_8", "a pick with end_phase='plain_draw'"
+    assert r.options.end_phase != "plain_draw", "a pick with end_phase='plain_draw'"
     assert drawn == drawable and last_discarder is not None
+    assert jokers is not None and bin(jokers).count("1") == JOKERS and jokers < 1 << KEPT_BACK
     first = 1 - last_discarder
     waits = {q: _waits(hands[q], melds[q]) for q in (0, 1)}
-    for q in (first, 1 - first):
-        if not waits[q]:
-            continue
+    ready = [q for q in (first, 1 - first) if waits[q]]
+    picks = len(ready) if r.options.end_phase == "ready_pick_last_8" else KEPT_BACK if ready else 0
+    for k in range(picks):
+        q = ready[k % len(ready)]
         name, p, x, extra = events[i]
-        assert (name, p) == ("draw", q) and extra in (1, 2) and x == take(q, False), events[i]
+        assert (name, p) == ("draw", q) and x == take(q, False), events[i]
+        assert extra == (2 if jokers >> k & 1 else 1), (k, jokers, events[i])
         i += 1
         if extra == 2:  # a joker: its tile set aside, a win on the wait that scores most
             assert events[i] == ("discard", q, x, 0)
@@ -343,10 +428,44 @@ def test_the_end_phase_of_ready_hands_matches_the_referee(bid_timing):
     passive = fallback(PASSIVE)
     for i, wall in enumerate(ready_walls(60, seed=7)):
         record = play_hand(wall, rules=r, policies=(passive, passive), seed=i, dealer=i % 2)
-        end = referee(record, r, eng.WALL_DEALER_FIRST)
+        end = referee(record, r, eng.WALL_DEALER_FIRST, wall_jokers(i))
         ends[end] = ends.get(end, 0) + 1
+        assert len(picks_of(record)) <= 2
     assert set(ends) <= {"joker", "end win", "drawn"}
     assert ends.get("joker", 0) >= 5 and ends.get("end win", 0) >= 5 and ends.get("drawn", 0) >= 1, ends
+
+
+@pytest.mark.parametrize("bid_timing", ["before_deal", "after_deal"])
+def test_the_other_reading_ready_players_draw_on_until_one_wins(bid_timing):
+    """``end_phase="ready_draw_last_8"``: the ready players pick in turn until one wins or the 8 tiles
+    are gone, so a hand is drawn only when its 8 picks all miss; with one player ready (the
+    opponent's 13 honors wait on nothing), that player picks alone, up to 8 times."""
+    r = rules(bid_timing, "ready_draw_last_8")
+    passive = fallback(PASSIVE)
+    ends, lengths = {}, set()
+    for i, wall in enumerate(ready_walls(60, seed=7)):
+        record = play_hand(wall, rules=r, policies=(passive, passive), seed=i, dealer=i % 2)
+        end = referee(record, r, eng.WALL_DEALER_FIRST, wall_jokers(i))
+        ends[end] = ends.get(end, 0) + 1
+        picks = picks_of(record)
+        lengths.add(len(picks))
+        assert all(picks[k][0] != picks[k + 1][0] for k in range(len(picks) - 1))  # both ready: in turn
+    assert ends.get("joker", 0) >= 5 and ends.get("end win", 0) >= 5, ends
+    assert max(lengths) > 2  # more than one pick each
+    tiles = simkit.tiles.parse_tile_list
+    dealer = tiles("1m 123p 456p 789p 111s 3s", r)
+    other = tiles("11z 22z 33z 44z 55z 66z 7z", r)
+    rest = [k for k in range(34) for _ in range(4 - (dealer + other).count(k))]
+    random.Random(4).shuffle(rest)
+    wall = np.array(dealer + other + rest, np.int8)
+    alone = set()
+    for seed in range(40):
+        record = play_hand(wall, rules=r, policies=(passive, passive), seed=seed)
+        referee(record, r, eng.WALL_DEALER_FIRST, wall_jokers(seed))
+        picks = picks_of(record)
+        assert {p for p, _, _ in picks} == {0}  # the player who is not ready never picks
+        alone.add(len(picks))
+    assert max(alone) > 2, alone
 
 
 def test_with_a_plain_draw_ready_hands_are_drawn_at_the_last_8_tiles():
@@ -363,13 +482,15 @@ def test_with_a_plain_draw_ready_hands_are_drawn_at_the_last_8_tiles():
     [
         ("before_deal", "ready_pick_last_8"),
         ("after_deal", "ready_pick_last_8"),
+        ("before_deal", "ready_draw_last_8"),
         ("before_deal", "plain_draw"),
         ("after_deal", "plain_draw"),
     ],
 )
 def test_random_matches_match_the_referee(bid_timing, end_phase):
     """Random players claim and make kongs at random: every hand that used up the drawable tiles,
-    and some that ended earlier, replayed and refereed (checked runs: the engine's invariants hold)."""
+    and some that ended earlier, replayed and refereed with the jokers of its wall's stream
+    (checked runs: the engine's invariants hold)."""
     r = rules(bid_timing, end_phase)
     random_pair = (fallback(1), fallback(1))
     rows = simulate_matches(r, random_pair, 6, seed=5, check=True)
@@ -378,9 +499,85 @@ def test_random_matches_match_the_referee(bid_timing, end_phase):
     early = played[rows["tiles_left"][played] > 0][:5]
     ends = set()
     for j in np.concatenate([late, early]):
-        record = replay(5, match=int(rows["match"][j]), hand=int(rows["hand"][j]), rules=r, policies=random_pair)
-        ends.add(referee(record, r))
+        m, h = int(rows["match"][j]), int(rows["hand"][j])
+        record = replay(5, match=m, hand=h, rules=r, policies=random_pair)
+        assert record.wall_design == eng.WALL_SEAT_STABLE
+        ends.add(referee(record, r, jokers=deal_jokers(5, m, h, record.wall)))
     assert "drawn" in ends and "win" in ends
+
+
+def test_the_jokers_are_placed_at_the_deal_from_the_walls_stream():
+    """Every dealt hand holds its joker slots from the start (the engine's state, ``S_END_JOKERS``):
+    those the wall's stream gives after its shuffle and dice, whoever plays; none without an end
+    phase; and the slots are uniform over the 28 pairs of the 8."""
+    for end_phase in ("ready_pick_last_8", "ready_draw_last_8", "plain_draw"):
+        for match in range(4):
+            state = GameState.new_match(rules(end_phase=end_phase), seed=9, match=match)
+            for hand in range(3):
+                T = state.table
+                expected = deal_jokers(9, match, hand, T.wall) if end_phase != "plain_draw" else 0
+                assert int(T.sc[eng.S_END_JOKERS]) == expected
+                while not state.over:
+                    state.apply(int(np.flatnonzero(state.legal)[0]))
+                state.next_hand()
+    stream = np.zeros(1, np.uint64)
+    counts = {}
+    for i in range(2800):
+        stream[0] = simkit.engine.rng.stream_key(3, i, 0)
+        slots = int(joker_slots(stream, KEPT_BACK, JOKERS))
+        if i < 50:
+            assert slots == ref_joker_slots(Stream(3, i, 0))
+        counts[slots] = counts.get(slots, 0) + 1
+    assert len(counts) == 28 and all(bin(s).count("1") == 2 and s < 256 for s in counts)
+    chi2 = sum((c - 100) ** 2 / 100 for c in counts.values())
+    assert chi2 < 60, chi2  # 27 degrees of freedom: p < 1e-3 above 55
+
+
+@jit
+def noisy_policy(view, legal, params, rng):
+    """The scripted fallback's action (``params``, as :func:`engine_util.fallback`) after drawing
+    1 to 4 numbers from its own stream: the same play, another use of the stream."""
+    for _ in range(1 + bounded(rng, 4)):
+        next_u64(rng)
+    return scripted_policy(view, legal, params, rng)
+
+
+@pytest.mark.parametrize("end_phase", ["ready_pick_last_8", "ready_draw_last_8"])
+def test_no_policy_stream_decides_a_joker(end_phase):
+    """A policy that reads its stream cannot predict its joker: the first pick's player drew no
+    number from their stream, so a copy of it, asked as the engine once asked it (a joker with
+    probability 2 / 8), would foretell the pick if the engine drew the joker there; it does not.
+    And players that draw extra numbers from their streams, playing the same actions, see the same
+    jokers and the same end of every hand."""
+    r = rules(end_phase=end_phase)
+    passive, noisy = fallback(PASSIVE), (noisy_policy, fallback(PASSIVE)[1])
+    agree = n = 0
+    for i, wall in enumerate(ready_walls(60, seed=7)):
+        record = play_hand(wall, rules=r, policies=(passive, passive), seed=i, dealer=i % 2)
+        q, _, joker = picks_of(record)[0]
+        agree += joker == (Stream(i, 0, 1 + q).bounded(KEPT_BACK) < JOKERS)
+        n += 1
+        other = play_hand(wall, rules=r, policies=(noisy, noisy), seed=i, dealer=i % 2)
+        assert other.events == record.events
+        assert {k: v for k, v in other.row.items() if k not in ("win_hand", "win_melds")} == {
+            k: v for k, v in record.row.items() if k not in ("win_hand", "win_melds")
+        }
+    assert agree < n - 10, (agree, n)  # by chance about 5 in 8 agree
+
+
+def test_the_two_copies_of_a_duplicate_deal_share_the_jokers():
+    """A policy and the same policy drawing extra numbers from its stream (the same actions): in a
+    duplicate run the two copies are the same games seat for seat, jokers included, so every row of
+    copy 1 is the row of copy 0; many of their hands end in the end phase."""
+    plain, noisy = holding(), holding(noisy=True)
+    rows = simulate_matches(rules(), (plain, noisy), 12, seed=4, duplicate=True, check=True)
+    first, second = rows["copy"] == 0, rows["copy"] == 1
+    assert first.sum() == second.sum()
+    for name, column in rows.items():
+        if name != "copy":
+            np.testing.assert_array_equal(column[first], column[second], err_msg=name)
+    end_wins = (rows["tiles_left"][first] == 0) & (rows["win_type"][first] == eng.WIN_SELF)
+    assert end_wins.sum() > 20, end_wins.sum()
 
 
 def test_a_joker_stands_for_the_wait_that_scores_most():
@@ -401,7 +598,7 @@ def test_a_joker_stands_for_the_wait_that_scores_most():
     passive = fallback(PASSIVE)
     for seed in range(200):
         record = play_hand(wall, rules=r, policies=(passive, passive), seed=seed)
-        if referee(record, r, eng.WALL_DEALER_FIRST) == "joker":
+        if referee(record, r, eng.WALL_DEALER_FIRST, wall_jokers(seed)) == "joker":
             row = record.row
             assert (int(row["winner"]), int(row["win_type"]), int(row["win_tile"])) == (
                 0,
@@ -412,3 +609,13 @@ def test_a_joker_stands_for_the_wait_that_scores_most():
             assert record.row["win_hand"][simkit.tiles.kind_of("3s")] == 2
             return
     pytest.fail("no joker in 200 picks")
+
+
+@pytest.mark.parametrize("end_phase", ["ready_pick_last_8", "ready_draw_last_8"])
+def test_exact_values_and_races_refuse_either_end_phase(end_phase):
+    """Both readings hide jokers among the kept-back tiles, which the exact enumeration and the race
+    do not deal with: each refuses in one line naming the option."""
+    pos = simkit.Position.from_string(LATE["for_two"], rules=rules(end_phase=end_phase))
+    for call, error in ((exact, ExactError), (race, RaceError)):
+        with pytest.raises(error, match=f"end_phase='{end_phase}'\\) hides jokers at random among the kept-back"):
+            call(pos)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from engine_util import holding
+from reference import ref_waits
 
 import simkit
 from simkit.analysis import compare, load
@@ -15,6 +17,7 @@ from simkit.engine.luck import (
     L_CLASS,
     L_CLASS_COUNTS,
     L_DECLARED,
+    L_END_PHASE,
     L_HAND,
     L_MATCH,
     L_OPP_DECLARED,
@@ -33,16 +36,53 @@ from simkit.rules import resolve_rules
 POLICIES = ("greedy", "greedy{declare=0}")
 
 
+def _end_pick_records(spec, before, events, hand_number):
+    """Reference records of the end-phase picks among ``events`` (the log rows of one step), from
+    the Table's state ``before`` it: a pick completes the hand (class 0) with probability
+    J / S + (1 - J / S) * W / R (J jokers not yet seen, S slots, R tiles left, W of them waited on),
+    counted out of S * R; any other pick leaves it ready (class 1)."""
+    wall, front, back, kept, hands, n_melds, meld_counts = before
+    remaining = np.bincount(wall[front : back + 1], minlength=34)
+    out = []
+    for kind, q, x, extra in events:
+        if kind == eng.EV_DISCARD and not out:  # the discard of the step, before the picks
+            hands[q][x] -= 1
+        if kind != eng.EV_DRAW or extra not in (1, 2):
+            continue
+        waits = ref_waits(list(hands[q]), int(n_melds[q]), list(meld_counts[q]))
+        tiles, slots, jokers = int(remaining.sum()), kept - len(out), 2
+        waited = int(sum(remaining[k] for k in waits))
+        counts = (jokers * tiles + (slots - jokers) * waited, (slots - jokers) * (tiles - waited), 0, 0, 0)
+        opp = simkit.shanten_batch(hands[1 - q][None].astype(np.uint8), int(n_melds[1 - q]), rules=spec.rules)[0]
+        cls = 0 if extra == 2 or x in waits else 1
+        out.append((hand_number, int(q), 0, 0, int(opp), 0, cls, counts, 1))
+        remaining[x] -= 1
+    return out
+
+
 def _python_records(spec, calls, seed, match):
     """Reference: the match stepped from Python, one draw record per decision after a draw, each
     field computed from its definition (the remaining tiles are those of the wall not yet drawn,
-    plus the drawn one; a tile's class is the shanten of the drawer's hand holding it instead)."""
+    plus the drawn one; a tile's class is the shanten of the drawer's hand holding it instead), and
+    one per pick of for_two's end phase (:func:`_end_pick_records`)."""
     s = GameState.new_match(spec, seed=seed, match=match)
     records, results = [], []
     while True:
         T = s.table
         while not s.over:
             p = s.player
+            sc = T.sc
+            last = sc[eng.S_BACK] - sc[eng.S_FRONT] + 1 - sc[eng.S_KEPT_BACK] == 0
+            before = (
+                T.wall.copy(),
+                int(sc[eng.S_FRONT]),
+                int(sc[eng.S_BACK]),
+                int(sc[eng.S_KEPT_BACK]),
+                T.hand.copy(),
+                T.n_melds.copy(),
+                T.meld_counts.copy(),
+            )
+            logged = int(sc[eng.S_NLOG])
             if s.phase == A.PHASE_DRAW and s.tile >= 0:
                 sc = T.sc
                 remaining = np.bincount(T.wall[sc[eng.S_FRONT] : sc[eng.S_BACK] + 1], minlength=34)
@@ -68,10 +108,14 @@ def _python_records(spec, calls, seed, match):
                         int(sc[eng.S_BACK] - sc[eng.S_FRONT] + 1 - sc[eng.S_KEPT_BACK]),
                         int(classes[list(kinds).index(s.tile)]),
                         tuple(counts.tolist()),
+                        0,
                     )
                 )
             f, params = calls[p]
             s.apply(f(s.view(), s.legal, params, s.policy_stream()))
+            if last and spec.game.end_phase:
+                events = T.log[logged : int(T.sc[eng.S_NLOG])].tolist()
+                records += _end_pick_records(spec, before, events, int(T.sc[eng.S_HAND_NUMBER]))
         row = s.row
         results.append((row["score_0"] - row["fee_0"], row["score_1"] - row["fee_1"]))
         if not s.next_hand():
@@ -97,6 +141,7 @@ def test_draw_records_match_a_replay_stepped_from_python(wall):
                     int(r[L_TILES_LEFT]),
                     int(r[L_CLASS]),
                     tuple(int(x) for x in r[L_CLASS_COUNTS : L_CLASS_COUNTS + N_DRAW_CLASSES]),
+                    int(r[L_END_PHASE]),
                 )
                 for r in recs
             ]
@@ -210,6 +255,62 @@ def test_draw_records_and_mean_zero_in_every_rule_set(tmp_path, rules):
     df = load(tmp_path / "run")
     per_match = np.bincount(df["match"].to_numpy(), weights=draw_luck(df))
     assert abs(per_match.mean()) < 4 * per_match.std(ddof=1) / np.sqrt(len(per_match))
+
+
+@pytest.mark.parametrize("end_phase", ["ready_pick_last_8", "ready_draw_last_8"])
+def test_for_two_end_phase_picks_are_recorded_with_their_law(end_phase):
+    """for_two's end-phase picks are chance events of the luck correction: each is recorded, the
+    records of two matches are those of the Python reference (every field from its definition), and
+    over many picks the wins come as often as the records' law says (the luck terms' mean of zero
+    rests on it). Players that hold their ready hands (no claims, no wins) reach the end phase in
+    most hands."""
+    spec = engine_spec(simkit.get_rules("for_two", end_phase=end_phase), "seat", "stable")
+    calls = (holding(), holding(noisy=True))
+    out = draw_records(spec, *calls, 7, 0, 2)
+    for i in range(2):
+        expected, results = _python_records(spec, calls, 7, i)
+        recs = out.records[out.records[:, L_MATCH] == i]
+        got = [
+            (
+                int(r[L_HAND]),
+                int(r[L_PLAYER]),
+                int(r[L_DECLARED]),
+                int(r[L_OPP_DECLARED]),
+                int(r[L_OPP_SHANTEN]),
+                int(r[L_TILES_LEFT]),
+                int(r[L_CLASS]),
+                tuple(int(x) for x in r[L_CLASS_COUNTS : L_CLASS_COUNTS + N_DRAW_CLASSES]),
+                int(r[L_END_PHASE]),
+            )
+            for r in recs
+        ]
+        assert got == expected
+        np.testing.assert_array_equal(out.results[i, : len(results)], np.array(results))
+    recs = draw_records(spec, *calls, 8, 0, 150).records
+    picks = recs[recs[:, L_END_PHASE] == 1]
+    assert len(picks) > 500, len(picks)
+    counts = picks[:, L_CLASS_COUNTS : L_CLASS_COUNTS + 2].astype(np.float64)
+    p_win = counts[:, 0] / counts.sum(axis=1)
+    won = (picks[:, L_CLASS] == 0).astype(np.float64)
+    se = np.sqrt((p_win * (1 - p_win)).sum()) / len(picks)
+    assert abs((won - p_win).mean()) < 4 * se, ((won - p_win).mean(), se)
+
+
+def test_for_two_luck_with_the_end_phase_has_mean_zero(tmp_path):
+    """The luck of random against random in for_two with its end phase (the default): mean zero
+    over 300 duplicate matches, end-phase picks among the draws replayed."""
+    simkit.simulate(
+        tmp_path / "run", rules="for_two", policies=("random", "random"), matches=300, seed=5, duplicate=True
+    )
+    df = load(tmp_path / "run")
+    luck = draw_luck(df)
+    assert np.isfinite(luck).all() and np.abs(luck).max() > 0
+    per_match = np.bincount(df["match"].to_numpy(), weights=luck)
+    assert abs(per_match.mean()) < 4 * per_match.std(ddof=1) / np.sqrt(len(per_match))
+    spec = engine_spec(resolve_rules("for_two"), "seat", "stable")
+    calls = [resolve_policy("random", spec.rules)] * 2
+    recs = draw_records(spec, *calls, 5, 0, 300).records
+    assert (recs[:, L_END_PHASE] == 1).sum() > 0
 
 
 def test_blocks_and_two_passes_give_the_same_luck(run, monkeypatch):

@@ -119,7 +119,7 @@ OPTIONS = {
         "match_hands": (16, [1, 8, 10_000], [0, -1, 10_001, 16.0, "16", None, True]),
         "fold_passes_deal": (True, [False, np.bool_(False)], [1, 0, "true", None]),
         "bid_timing": ("before_deal", ["after_deal"], ["before", "After_Deal", 1, None]),
-        "end_phase": ("ready_pick_last_8", ["plain_draw"], ["jokers", "", 0, None]),
+        "end_phase": ("ready_pick_last_8", ["ready_draw_last_8", "plain_draw"], ["jokers", "ready_draw", "", 0, None]),
     },
 }
 

@@ -7,7 +7,8 @@ subtracts it, after the method of Burch, Schmid, Moravčík, Morrill and Bowling
 Variance Reduction Technique for Agent Evaluation in Imperfect Information Games" (AAAI 2018):
 
 * every draw is a chance event whose law is known exactly -- given everything on the table the
-  drawn tile is uniform over the wall's remaining tiles (:mod:`simkit.engine.luck`);
+  drawn tile is uniform over the wall's remaining tiles (:mod:`simkit.engine.luck`); so is every
+  pick of for_two's end phase (a joker, a waited tile, or a miss);
 * a value function ``V`` estimates the hand's value after the draw (``a - b`` in a duplicate run,
   a player's result across runs); the draw's **luck term** is
   ``V(the tile drawn) - mean of V over the tiles the draw could have been``;
@@ -20,8 +21,8 @@ into :data:`FOLDS` parts by ``match % FOLDS``, and the luck terms of one part us
 on the others, so that ``V`` never depends on the draws it corrects (which keeps the terms' mean at
 zero). A cell of the table is the mean value of the hands in which a draw left the drawer in that
 situation: whether the drawer is the player the value is of (``a``), both players' declarations,
-the opponent's shanten (0, 1, 2, 3+), the tiles left (in steps of :data:`TILES_LEFT_STEP`) and the
-drawer's hand after the draw (complete, ready, 1, 2, 3+ from ready); cells with few hands are
+the opponent's shanten (0, 1, 2, 3+), the tiles left (in steps of :data:`TILES_LEFT_STEP`; an
+end-phase pick is a step of its own) and the drawer's hand after the draw (complete, ready, 1, 2, 3+ from ready); cells with few hands are
 shrunk towards their situation's mean (:data:`PRIOR_HANDS`).
 
 Draws are replayed in the compiled engine from the run's seed and recorded policies (the replay
@@ -39,6 +40,7 @@ from ..engine.luck import (
     L_CLASS,
     L_CLASS_COUNTS,
     L_DECLARED,
+    L_END_PHASE,
     L_HAND,
     L_MATCH,
     L_OPP_DECLARED,
@@ -60,6 +62,7 @@ __all__ = ["draw_luck", "FOLDS", "TILES_LEFT_STEP", "PRIOR_HANDS"]
 FOLDS = 2  #: cross-fitting folds (matches split by ``match % FOLDS``)
 TILES_LEFT_STEP = 6  #: tiles-left buckets of the value table: 0-5, 6-11, ..., the last open-ended
 TILES_LEFT_BUCKETS = 7
+N_LEFT_STEPS = TILES_LEFT_BUCKETS + 1  #: the tiles-left buckets and, last, for_two's end-phase picks
 PRIOR_HANDS = 5.0  #: shrinkage of a table cell towards its situation's mean, in hands
 PROGRESS_FROM = 20_000  #: matches (both copies counted) from which the replay shows its progress
 BLOCK_MATCHES = 10_000  #: matches replayed at a time (the draw records of a block are in memory at once)
@@ -162,7 +165,7 @@ def draw_luck(df, *, value: str | None = None, folds: int = FOLDS) -> np.ndarray
         for i in range(0, len(r), BLOCK_MATCHES)
     ]
     keep_records = len(match_ids) * len(seatings) <= KEEP_RECORDS_UP_TO
-    n_context = 2 * 2 * 2 * 4 * TILES_LEFT_BUCKETS
+    n_context = 2 * 2 * 2 * 4 * N_LEFT_STEPS
     n_cells = n_context * N_DRAW_CLASSES
     sums = np.zeros((folds, n_cells), np.float64)
     hands_in = np.zeros((folds, n_cells), np.float64)
@@ -222,9 +225,8 @@ def _context(recs, focus_draws) -> np.ndarray:
 
     opp = np.minimum(recs[:, L_OPP_SHANTEN].astype(np.int64), 3)
     left = np.minimum(recs[:, L_TILES_LEFT].astype(np.int64) // TILES_LEFT_STEP, TILES_LEFT_BUCKETS - 1)
-    return (
-        ((focus_draws * 2 + recs[:, L_DECLARED]) * 2 + recs[:, L_OPP_DECLARED]) * 4 + opp
-    ) * TILES_LEFT_BUCKETS + left
+    left = np.where(recs[:, L_END_PHASE] != 0, TILES_LEFT_BUCKETS, left)
+    return (((focus_draws * 2 + recs[:, L_DECLARED]) * 2 + recs[:, L_OPP_DECLARED]) * 4 + opp) * N_LEFT_STEPS + left
 
 
 def _value_table(sums, hands, n_context) -> np.ndarray:

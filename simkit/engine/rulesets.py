@@ -41,6 +41,9 @@ from ..scoring import for_two as sc_for_two
 from ..scoring import night_market as sc_night_market
 from ..scoring.core import MELD_CONCEALED
 from .table import (
+    END_PHASE_DRAW_ON,
+    END_PHASE_NONE,
+    END_PHASE_ONE_PICK,
     EV_WIN,
     F_COMBINATION,
     JOKER_TILE,
@@ -87,6 +90,12 @@ __all__ = [
 NO_STREAK_CAP = 1 << 62  #: streak cap of the rule sets without one
 #: the Game fields of a rule set without chips: money in float coins, nothing capped
 _NO_CHIPS = dict(money_unit=0, chips=0, fee_numerator=0, fee_denominator=1)
+#: for_two's option end_phase as the engine's Game.end_phase
+_END_PHASES = {
+    "plain_draw": END_PHASE_NONE,
+    "ready_pick_last_8": END_PHASE_ONE_PICK,
+    "ready_draw_last_8": END_PHASE_DRAW_ON,
+}
 
 
 @jit
@@ -332,7 +341,7 @@ def game_of(rules) -> Game:
         bidding=rules.name == "for_two",
         fold_passes_deal=bool(o.fold_passes_deal) if rules.name == "for_two" else False,
         blind_bid=rules.name == "for_two" and o.bid_timing == "before_deal",
-        end_phase=rules.name == "for_two" and o.end_phase == "ready_pick_last_8",
+        end_phase=_END_PHASES[o.end_phase] if rules.name == "for_two" else END_PHASE_NONE,
         end_jokers=for_two_rules.END_PHASE_JOKERS if rules.name == "for_two" else 0,
         streak_cap=NO_STREAK_CAP,
         dealer_turns=0,

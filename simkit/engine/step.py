@@ -55,7 +55,8 @@ from simkit.engine import actions as A
 from simkit.engine import table as G
 from simkit.engine.actions import uniform_legal_action
 from simkit.engine.beliefs import sample_hidden, table_unseen
-from simkit.engine.luck import record_draw
+from simkit.engine.end_phase import end_phase_step, end_picker, joker_slots
+from simkit.engine.luck import L_CLASS, record_draw, record_end_pick
 from simkit.engine.observation import encode_observation_kernel, encode_state_kernel
 from simkit.engine.rng import bounded, next_u64, stream_key
 from simkit.hand.waits import waits_kernel
@@ -161,55 +162,6 @@ def _complete_added_kong(T, p, x):  # pragma: no cover - compiled
         if T.melds[p, m, 0] == 0 and T.melds[p, m, 1] == x:
             T.melds[p, m, 0] = 2
     T.meld_counts[p, x] += 1
-
-
-@jit(cache=CACHE, internal=True)
-def _set_aside(T, p, x):  # pragma: no cover - compiled
-    """for_two's end phase: ``p``'s picked tile ``x`` goes to their river, out of play (nobody may
-    claim it or win on it: the end phase asks nobody)."""
-    n = T.n_river[p]
-    T.river[p, n] = x
-    T.claimed[p, n] = False
-    T.n_river[p] = n + 1
-    G._log(T.sc, T.log, G.EV_DISCARD, p, x, 0)
-
-
-@jit(cache=CACHE, internal=True)
-def _end_phase(T, t, game, p):  # pragma: no cover - compiled
-    """for_two's end phase (option ``end_phase="ready_pick_last_8"``; ``simkit.rules.for_two``):
-    only the kept-back tiles remain and ``p`` is due to draw. Each ready player (a hand waiting on
-    at least one kind), ``p`` first, picks one of them: the next tile of the wall, which is one of
-    the ``game.end_jokers`` jokers with probability jokers / tiles left (the pick is the player's:
-    from their stream, ``T.rng[1 + q]``; the jokers lie at random among the kept-back tiles, and
-    the hand ends at the first one). A joker, or a tile the hand
-    waits on, is a self-drawn win (a joker's tile is set aside, the kind it stands for is chosen when
-    the hand is settled: :data:`~simkit.engine.table.JOKER_TILE`); any other tile is set aside
-    (:func:`_set_aside`). When neither player wins the hand is drawn. Each pick lowers the kept-back
-    count, so the drawable count stays 0 and the invariants hold. Nobody is asked anything."""
-    sc = T.sc
-    for i in range(2):
-        q = p if i == 0 else 1 - p
-        waits = waits_kernel(T.hand[q], T.n_melds[q], T.meld_counts[q], t)
-        left = sc[G.S_BACK] - sc[G.S_FRONT] + 1
-        if waits == 0 or left <= 0:
-            continue
-        joker = bounded(T.rng[1 + q : 2 + q], left) < game.end_jokers
-        drawn = G._draw(T, q)
-        sc[G.S_KEPT_BACK] -= 1
-        G._log(sc, T.log, G.EV_DRAW, q, drawn, 2 if joker else 1)
-        if joker:
-            _set_aside(T, q, drawn)
-            _end(sc, q, 1 - q, G.WIN_SELF, G.JOKER_TILE)
-            return
-        if (waits >> drawn) & 1:
-            T.hand[q, drawn] += 1
-            G._log(sc, T.log, G.EV_WIN, q, drawn, G.WIN_SELF)
-            _end(sc, q, 1 - q, G.WIN_SELF, drawn)
-            return
-        _set_aside(T, q, drawn)
-        if sc[G.S_CHECK] and not G._check(T, q, np.bool_(False)):
-            break
-    _end(sc, -1, -1, G.WIN_DRAW, -1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -420,10 +372,12 @@ def _after_react(T, t, game, q, x, reply):  # pragma: no cover - compiled
         if legal[A.PUNG] and game.skipped_pung != 0:
             T.skip_pung[q] |= G._bit(x)
             G._log(sc, log, G.EV_SKIP_PUNG, q, x, 0)
-        # the opponent draws, unless only the kept-back tiles remain (then for_two's end phase, or a draw)
+        # the opponent draws, unless only the kept-back tiles remain (then for_two's end phase,
+        # played by _advance: simkit.engine.end_phase; or a draw)
         if G._tiles_left(sc) <= 0:
             if game.end_phase:
-                _end_phase(T, t, game, q)
+                sc[G.S_CURRENT] = q
+                sc[G.S_PHASE] = G.PENDING_END_PHASE
             else:
                 _end(sc, -1, -1, G.WIN_DRAW, -1)
             return
@@ -605,10 +559,13 @@ def _apply(T, t, game, action):  # pragma: no cover - compiled
 
 @jit(cache=CACHE, internal=True, refcounts=False, inline_in_llvm=True)
 def _advance(T, t, game, sp):  # pragma: no cover - compiled
-    """Resolve what an action (or the deal) left pending: set up the next player's turn, or
-    settle the ended hand. After it the state stands at a decision, or is over."""
+    """Resolve what an action (or the deal) left pending: set up the next player's turn, play
+    for_two's end phase, or settle the ended hand. After it the state stands at a decision, or is over."""
     sc = T.sc
     phase = sc[G.S_PHASE]
+    if phase == G.PENDING_END_PHASE:
+        while end_phase_step(T, t, game) >= 0:
+            pass
     if phase == _TURN_PENDING_DRAW or phase == _TURN_PENDING_CLAIM:
         claim = phase == _TURN_PENDING_CLAIM
         _to_turn(
@@ -658,6 +615,8 @@ def _begin_hand(T, t, game):  # pragma: no cover - compiled
         T.row_floats[i] = 0.0
     dealer = sc[G.S_DEALER]
     G._deal(T, dealer)
+    # for_two's end-phase jokers, from the wall's stream (simkit.engine.end_phase)
+    sc[G.S_END_JOKERS] = joker_slots(T.rng[0:1], game.kept_back, game.end_jokers) if game.end_phase else 0
     if not game.bidding:
         _next_turn(sc, dealer, False, -1, False)
         return
@@ -1095,11 +1054,14 @@ def _search_action(T, t, game, sp, fn, params, rng):  # pragma: no cover - compi
                 rejected += 1
                 if attempt + 1 < LAST_DISCARD_TRIES:
                     sample_hidden(unseen, n_opp, T.n_melds[q], False, t, state, tiles, opp, W.swork)
+        # the end phase's jokers are hidden too: placed anew in every world, the same for every candidate
+        jokers = joker_slots(state, game.kept_back, game.end_jokers) if game.end_phase else 0
         for c in range(n_cand):
             if not alive[c]:
                 continue
             _copy_state(T, W)
             ws = W.sc
+            ws[G.S_END_JOKERS] = jokers
             for k in range(34):
                 W.hand[q, k] = opp[k]
                 W.locked[q, k] = opp[k]
@@ -1493,9 +1455,11 @@ def rollouts_kernel(
             for a in range(actions.shape[0]):
                 results[i, a, 0] = np.nan
             continue
+        jokers = joker_slots(state, game.kept_back, game.end_jokers) if game.end_phase else 0  # hidden too
         for a in range(actions.shape[0]):
             _copy_state(base, T)
             sc = T.sc
+            sc[G.S_END_JOKERS] = jokers
             for k in range(34):
                 T.hand[1, k] = opp[k]
                 T.locked[1, k] = opp[k]
@@ -1695,8 +1659,9 @@ def draw_luck_kernel(
     """Play matches ``start .. start + n_matches - 1`` as :func:`play_matches_kernel` does (the same
     games: the same streams, policies and hand loop) and record every draw: at each decision after
     a draw or a replacement (``PHASE_DRAW``), :func:`simkit.engine.luck.record_draw` fills the next
-    row of ``records`` int32[capacity, N_DRAW_COLUMNS] (rows past the capacity are counted, not
-    written); ``n_records[0]`` gets the count. ``results`` float64[n_matches, max_hands, 2] gets
+    row of ``records`` int32[capacity, N_DRAW_COLUMNS], and before each pick of for_two's end phase
+    :func:`simkit.engine.luck.record_end_pick` (rows past the capacity are counted, not written);
+    ``n_records[0]`` gets the count. ``results`` float64[n_matches, max_hands, 2] gets
     each seat's result (score - fee) of every hand, ``n_hands`` the hands of each match, ``errors``
     / ``error_legal`` an engine error as in :func:`play_matches_kernel`. Its loop is
     :func:`_play_match`'s and :func:`_hand_loop`'s with the record added, a kernel of its own so
@@ -1727,6 +1692,15 @@ def draw_luck_kernel(
                 if sc[G.S_ERROR]:
                     sc[G.S_PHASE] = A.PHASE_OVER
                     break
+                while sc[G.S_PHASE] == G.PENDING_END_PHASE:  # for_two's end phase, each pick recorded
+                    q = end_picker(T, tb, game)
+                    if q >= 0 and k < records.shape[0]:
+                        record_end_pick(T, tb, game, q, i, h, records[k], work)
+                    if end_phase_step(T, tb, game) < 0:
+                        break
+                    if k < records.shape[0]:
+                        records[k, L_CLASS] = 0 if sc[G.S_WINNER] == q else 1
+                    k += 1
             if sc[G.S_ERROR]:
                 _report(T, errors[i], error_legal[i])
                 break

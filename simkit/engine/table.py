@@ -133,7 +133,7 @@ __all__ = [
     "split_observed_kernel",
 ]
 
-MAX_RIVER = 64  #: capacity of a discard river (for_two's 101 drawable tiles: at most ~56 discards each)
+MAX_RIVER = 64  #: capacity of a discard river (for_two: at most 56 discards each, and 8 end-phase tiles set aside)
 FIRST_DEALER_STREAM = 1 << 40  #: sub-stream index of a match's first-dealer draw
 
 WIN_DRAW = 0  #: win type: exhaustive draw
@@ -190,7 +190,8 @@ S_N_DECISIONS = 35  #: decisions recorded so far on this Table (counted on past 
 S_CHIPS0 = 36  #: player 0's chips at the table, in money units (exact; unused without chips)
 S_CHIPS1 = 37
 S_DECLARED_AT = 38  #: S_DECLARED_AT + p: the index in player p's river of their declaring discard (-1: none)
-N_SC = 40
+S_END_JOKERS = 40  #: for_two's end phase: bit k set when its k-th pick is a joker (placed at the deal)
+N_SC = 41
 
 # S_PHASE between a step and the next decision (resolved by play._advance, never seen outside)
 PENDING_SETTLE = -1  #: the hand has ended and is to be settled
@@ -198,6 +199,7 @@ PENDING_TURN_DRAW = -2  #: S_CURRENT's turn after a draw of S_TILE (-1: the deal
 PENDING_TURN_CLAIM = -3  #: S_CURRENT's turn after a pung or chow is to be set up
 PENDING_PASS = -4  #: S_PLAYER can only pass S_TILE, the opponent's discard: the pass is applied at once
 PENDING_DEAL = -5  #: the wall in T.wall is to be dealt (a hand from a given wall)
+PENDING_END_PHASE = -6  #: only the kept-back tiles remain, S_CURRENT due to draw: for_two's end phase is to be played
 
 # operations of the engine instance's step_kernel (the step API: simkit/play/stepper.py)
 OP_BEGIN_HAND = 0  #: deal the wall in T.wall and stop at the first decision
@@ -212,6 +214,10 @@ WALL_DEALER_FIRST = (
 )
 WALL_SEAT_SHARED = 1  #: deal "seat", wall "shared": each seat's tiles from its own stream, one wall drawn in turn
 WALL_SEAT_STABLE = 2  #: deal "seat", wall "stable": each seat deals and draws from its own stream only
+# for_two's end phase (Game.end_phase; simkit.engine.end_phase)
+END_PHASE_NONE = 0  #: none: the hand is drawn when only the kept-back tiles remain
+END_PHASE_ONE_PICK = 1  #: each ready player picks once (end_phase="ready_pick_last_8")
+END_PHASE_DRAW_ON = 2  #: ready players pick in turn until one wins or the tiles run out ("ready_draw_last_8")
 SHANTEN_UNKNOWN = -9  #: no bound known (a meld changed the hand); also "shanten not computed"
 
 # Table.purse (float64): the match's running balances, in coins (the chips at the table, which
@@ -440,7 +446,7 @@ class Game(NamedTuple):
     fee_denominator: int
     wall: int = 0  #: the run's wall design, WALL_* (not a rule: how the shuffled wall is dealt)
     blind_bid: bool = False  #: for_two (option bid_timing): bid and follow before the tiles are dealt
-    end_phase: bool = False  #: for_two (option end_phase): ready players pick from the kept-back tiles
+    end_phase: int = 0  #: for_two (option end_phase): END_PHASE_*, how ready players pick from the kept-back tiles
     end_jokers: int = 0  #: with end_phase: jokers among the kept-back tiles
 
 

@@ -309,8 +309,8 @@ def _exact(position, policies, actions, seed, max_completions, threads, compile_
     rules, spec = d["rules"], d["spec"]
     if spec.game.end_phase:
         raise ExactError(
-            f"{rules.name}'s end phase (end_phase={rules.options.end_phase!r}) draws its jokers at random: "
-            "exact values need end_phase='plain_draw' (or use simkit.rollouts)"
+            f"{rules.name}'s end phase (end_phase={rules.options.end_phase!r}) hides jokers at random "
+            "among the kept-back tiles: exact values need end_phase='plain_draw' (or use simkit.rollouts)"
         )
     if compile_only:  # one hand, any: the types are what compiles
         unseen = np.asarray(d["unseen"], np.int64)

@@ -38,6 +38,7 @@ import numpy as np
 from ..engine import actions as A
 from ..engine import table as eng
 from ..engine.deal import shuffle_wall
+from ..engine.end_phase import joker_slots
 from ..engine.rng import stream_key
 from ..engine.rulesets import engine_spec
 from ..errors import SimkitError, check_flag, check_int
@@ -490,7 +491,7 @@ class Position:
         (the viewer is player 0), completed by ``opponent_hand`` and ``wall`` (notation or kinds:
         the opponent's concealed tiles; the wall from the next draw on, kept-back tiles last) or,
         when they are not given, by :meth:`completion` of ``seed``. The players' policy streams
-        are ``(seed, 0, 1 + p)``."""
+        are ``(seed, 0, 1 + p)``; for_two's end-phase jokers are placed from stream ``(seed, 0, 0)``."""
         seed = check_int(seed, "seed", 0, 2**63 - 1, PositionError)
         check = check_flag(check, "check")
         d = self._derived
@@ -564,8 +565,11 @@ class Position:
         sc[eng.S_WINNER] = sc[eng.S_PAYER] = sc[eng.S_WIN_TILE] = -1
         sc[eng.S_MATCH_OVER] = 1  # a position is one hand
         T.ids[0], T.ids[1] = np.uint64(seed), 0
+        T.rng[0] = stream_key(np.uint64(seed), 0, 0)
         T.rng[1] = stream_key(np.uint64(seed), 0, 1)
         T.rng[2] = stream_key(np.uint64(seed), 0, 2)
+        if spec.game.end_phase:  # for_two's end-phase jokers: hidden, placed at random as at a deal
+            sc[eng.S_END_JOKERS] = joker_slots(T.rng[0:1], kept, spec.game.end_jokers)
         T.sc[eng.S_CHIPS0] = T.sc[eng.S_CHIPS1] = spec.game.chips  # as play._begin_match (game._begin_purse)
         T.purse[eng.P_BALANCE0], T.purse[eng.P_BALANCE0 + 1] = float(self.score), float(self.opponent_score)
         state = GameState(spec, T, _private=True)

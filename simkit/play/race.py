@@ -143,8 +143,8 @@ def race(position, opponent_hand=None, seed: int = 0, *, max_opponent_hands: int
         raise RaceError(f"a race starts after the viewer's draw (phase 'draw'), got phase {position.phase!r}")
     if spec.game.end_phase:
         raise RaceError(
-            f"{rules.name}'s end phase (end_phase={rules.options.end_phase!r}) draws its jokers at random: "
-            "a race needs end_phase='plain_draw'"
+            f"{rules.name}'s end phase (end_phase={rules.options.end_phase!r}) hides jokers at random "
+            "among the kept-back tiles: a race needs end_phase='plain_draw'"
         )
     unseen = np.asarray(d["unseen"], np.int64)
     drawn = int(d["drawn"])

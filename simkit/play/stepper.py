@@ -120,7 +120,9 @@ class GameState:
     ) -> "GameState":
         """One hand dealt from ``wall`` (tile notation or kinds, in wall order: the dealer takes
         wall[0:14], the opponent wall[14:27], draws continue from wall[27], replacements come from
-        the end), standing at its first decision; the players' policy streams are ``(seed, 0, 1 + p)``.
+        the end), standing at its first decision; the players' policy streams are ``(seed, 0, 1 + p)``
+        and for_two's end-phase jokers come from stream ``(seed, 0, 0)``, the one a match's first
+        hand shuffles its wall with (no policy's).
 
         Checked as :func:`simkit.play_hand` checks them: the wall holds exactly the rule set's tiles,
         ``dealer`` is 0 or 1, ``streak`` at most the rule set's ``streak_cap``, ``prevailing`` a
@@ -145,6 +147,7 @@ class GameState:
         T.sc[eng.S_PREVAILING] = prevailing
         T.sc[eng.S_CHECK] = 1 if check else 0
         T.sc[eng.S_LOGGING] = 1
+        T.rng[0] = stream_key(np.uint64(seed), 0, 0)  # the jokers' (for_two's end phase), placed at the deal
         T.rng[1] = stream_key(np.uint64(seed), 0, 1)
         T.rng[2] = stream_key(np.uint64(seed), 0, 2)
         T.sc[eng.S_CHIPS0] = T.sc[eng.S_CHIPS1] = spec.game.chips  # as play._begin_match (game._begin_purse)

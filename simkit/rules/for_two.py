@@ -21,27 +21,38 @@ seen their dealt tiles. The tiles dealt are the same either way (``simkit.engine
 
 The source's end phase, ``end_phase``: "Draw game happened when last 8th un-drawn tile in the hand.
 Players who under "ting" are able to pick tile from the last 8th un-drawn tiles include 2 jokers
-within the time frame. If none of the players get the tile, an abortive draw happened." simkit's
-reading (``"ready_pick_last_8"``, the default; ``simkit.engine.step._end_phase``), each gap filled:
+within the time frame. If none of the players get the tile, an abortive draw happened." It reads
+two ways, both options (``simkit.engine.end_phase``), each gap filled alike:
+
+* ``"ready_pick_last_8"`` (the default): each ready player picks once ("within the time frame":
+  one pick each), the one due to draw first, then the other.
+* ``"ready_draw_last_8"``: "ready players keep drawing from the last 8 tiles, which include 2
+  jokers": the ready players pick in turn, the one due to draw first, until one wins or the 8 are
+  gone (when only one is ready, they pick on alone).
+
+The rest is common to both readings:
 
 * When a player must draw and only the last 8 tiles (``KEPT_BACK``) remain -- after the discard
   of the last drawable tile, which may still be won on as before -- the end phase begins; kong
   replacements before it came from the tail as always, so these are the 8 tiles then undrawn.
 * A player is ready ("ting") when their concealed tiles wait on at least one kind (a kind they
   already hold four of, in hand and melds, is no wait); a wait on tiles all in sight still counts.
-* Each ready player picks once ("within the time frame": one pick each), the one due to draw first
-  (the opponent of the last discarder), then the other. A player who is not ready picks nothing.
-* Two of the 8 are jokers (``END_PHASE_JOKERS``), lying at random among them: a pick is a joker
-  with probability 2 / (tiles left), from the picking player's random stream; the tile taken is the
-  next tile of the wall (a joker's own kind is out of play). Jokers are not among the 136 kinds.
+  A player who is not ready does not pick (their turn is skipped); readiness cannot change in the
+  end phase, since a pick that does not win leaves the hand as it was.
+* Two of the 8 picks are jokers (``END_PHASE_JOKERS``), placed when the hand is dealt, uniformly
+  among the 8, from the wall's random stream (no player's): the ``k``-th pick of the end phase is a
+  joker when its slot is. So the first pick is a joker with probability 2 / 8, the next, given none
+  so far, 2 / 7, and so on; the two copies of a duplicate deal have the same jokers. A pick takes
+  the next tile of the wall, a joker's tile too (set aside: a joker's own kind is out of play).
+  Jokers are not among the 136 kinds.
 * A joker completes any wait: it is a self-drawn win on the waited kind that scores most (the
   self-draw payment; ties: the lowest kind). The hand and the result row show that kind as the
   winning tile; the joker's own tile is set aside.
 * A picked tile the hand waits on is a self-drawn win on it. Any other picked tile is set aside with
   the picker's discards: nobody may claim it or win on it, and the hand is unchanged.
 * Nobody decides anything in the end phase (a win there is taken). When neither player wins --
-  neither is ready, or both picks missed -- the hand is drawn ("abortive draw"), and the banker keeps
-  the deal as on any draw.
+  neither is ready, or every pick missed -- the hand is drawn ("abortive draw"), and the banker
+  keeps the deal as on any draw.
 * Scoring is for_two's: ``bid x stake x combination points x self_drawn_multiplier``.
 
 ``"plain_draw"`` is the rule simkit first had: when only the last 8 tiles remain the hand is drawn.
@@ -80,7 +91,8 @@ TITLE = "Mahjong for 2: 136 tiles, the banker bids the stake"
 KINDS = tile_set("123456789m 123456789p 123456789s 1234567z")
 #: Tiles at the end of the wall kept back from ordinary draws (the end phase's tiles).
 KEPT_BACK = 8
-#: Jokers among the kept-back tiles in the end phase (``end_phase="ready_pick_last_8"``).
+#: Jokers among the kept-back tiles in the end phase (``end_phase`` "ready_pick_last_8" or
+#: "ready_draw_last_8").
 END_PHASE_JOKERS = 2
 #: A chow may be claimed from the opponent's discard.
 CLAIM_CHOW = True
@@ -157,10 +169,10 @@ class ForTwoOptions(RuleOptions):
     )
     end_phase: str = option(
         "ready_pick_last_8",
-        one_of("ready_pick_last_8", "plain_draw"),
-        "ready_pick_last_8: when only the last 8 tiles remain, each ready player picks one of them, "
-        "two being jokers that complete any wait (the source's end phase); plain_draw: the hand is "
-        "drawn at once",
+        one_of("ready_pick_last_8", "ready_draw_last_8", "plain_draw"),
+        "what happens when only the last 8 tiles remain (two of them jokers that complete any wait): "
+        "ready_pick_last_8: each ready player picks one of them; ready_draw_last_8: the ready players "
+        "pick in turn until one wins or the 8 are gone; plain_draw: the hand is drawn at once",
     )
 
 
