@@ -357,6 +357,7 @@ def test_numba_disable_jit_runs_a_policy_in_python_with_the_same_games(tmp_path)
 
 WRONG = textwrap.dedent(
     """
+    import numba
     import numpy as np
     from os.path import join
     from simkit._jit import jit
@@ -383,6 +384,11 @@ WRONG = textwrap.dedent(
         return int(np.flatnonzero(legal)[0])
 
 
+    @numba.njit("int64(int64, int64, int64, int64)")
+    def fixed(view, legal, params, rng):
+        return 0
+
+
     class Policy:
         pass
     """
@@ -401,7 +407,7 @@ def test_a_policy_of_the_wrong_type_is_one_line_naming_it_never_numbas_report(tm
             lambda p: simkit.rollouts(position, n=2, policies=(p, p)),
         ]
         for fn, words in [
-            (wrong.narrow, r"policy narrow \(.*wrong_policies.py:8\) returns int32, not an action: the engine takes an int64"),
+            (wrong.narrow, r"policy narrow \(.*wrong_policies.py:\d+\) returns int32, not an action: the engine takes an int64"),
             (wrong.pair, r"policy pair \(.*\) returns UniTuple\(int64 x 2\), not an action"),
             (wrong.three, r"policy three \(.*\) takes \(view, legal, params, rng\) and returns an action; it takes \(view, legal, params\)"),
         ]:  # fmt: skip
@@ -414,6 +420,8 @@ def test_a_policy_of_the_wrong_type_is_one_line_naming_it_never_numbas_report(tm
         assert len(simkit.simulate_matches("douque", (wrong.in_python, "greedy"), 1, seed=0)["match"]) >= 1
         with pytest.raises(simkit.PolicyCompileError, match=r"policy in_python \(.*\) is a plain Python function"):
             simkit.rollouts(position, n=2, policies=(wrong.in_python, "greedy"))
+        with pytest.raises(simkit.PolicyCompileError, match=r"policy fixed \(.*\) is compiled for its declared"):
+            simkit.simulate_matches("douque", (wrong.fixed, "greedy"), 1, seed=0)
     finally:
         sys.modules.pop("wrong_policies", None)
 
