@@ -92,6 +92,8 @@ def _exit_code(argv) -> int:
         (["replay", "--seed", "1", "--match", "0", "--hand", "0", "--policies", "greedy"], "two policies"),
         (["replay", "--seed", "1", "--match", "0", "--hand", "0", "--policies", "greedy,nope"], "unknown policy"),
         (["deal", "--seed", "x"], "seed"),
+        (["policies", "os.path:join"], "join is defined in posixpath, not in os.path"),
+        (["replay", "--seed", "1", "--match", "0", "--hand", "0", "--policies", "subprocess:call,greedy"], "call("),
         (["frobnicate"], "invalid choice"),
     ],
 )
@@ -117,3 +119,13 @@ def test_deal_refuses_a_count_that_would_run_for_days(capsys):
     assert main(["deal", "--hands", "100000000000000", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("simkit: error: --hands: at most 100,000,000,000 deals") and err.count("\n") == 1
+
+
+def test_advise_refuses_a_continuation_that_is_not_a_policy_in_one_line(capsys):
+    position = ["advise", "123456789m1122z5z", "--opp-river", "1p", "--tiles-left", "36", "-n", "2", "--exact", "never"]
+    assert main([*position, "--continuation", "os.path:join"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == (
+        "simkit: error: policy os.path:join: join is defined in posixpath, not in os.path; a Python policy is "
+        "named by the module that defines it"
+    )

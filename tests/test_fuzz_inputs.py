@@ -19,9 +19,11 @@ import io
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -876,3 +878,147 @@ def test_fuzz_manifests_never_switch_the_checks_off(tmp_path):
                 raise AssertionError(f"case {case} ({what}): {name} took the tampered run")
         shutil.rmtree(run)
     assert outcomes["refused"] > 60 * len(readers) // 2
+
+
+# ------------------------------------------------------------------ policy files
+
+_ODD_VALUES = (
+    None, True, 0, -1, 1e308, float("nan"), "", "x" * 70_000, "\x1b[2J\x1b]0;t\x07", "douque\x00", [1, [2, [3]]],
+    {"a": {"b": {"c": 1}}}, ["relu"], {"": 1}, {"x" * 100: "y"}, "Night-Market", "tanh", "linear", 2**70,
+)  # fmt: skip
+_META_FIELDS = ("format", "label", "architecture", "activation", "temperature", "rules", "observation_layout",
+                "n_actions", "notes", "extra")  # fmt: skip
+
+
+def _policy_file_case(i: int, py: random.Random, rng: np.random.Generator, template: Path, where: Path):
+    """One malformed (or odd but valid) policy file at a path under ``where``; returns the path."""
+    path = where / f"case{i}.npz"
+    kind = py.randrange(9)
+    if kind == 0:  # a special path: FIFO, a device, a directory, nothing, an empty file, a link loop
+        special = py.randrange(6)
+        if special == 0:
+            os.mkfifo(path)
+        elif special == 1:
+            path.symlink_to(py.choice(["/dev/zero", "/dev/null", "/dev/urandom"]))
+        elif special == 2:
+            path.mkdir()
+        elif special == 3:
+            path.write_bytes(b"")
+        elif special == 4:
+            path.symlink_to(path)
+        return path
+    data = bytearray(template.read_bytes())
+    if kind == 1:  # cut short
+        path.write_bytes(bytes(data[: py.randrange(len(data))]))
+        return path
+    if kind == 2:  # bytes flipped anywhere (the zip's records included)
+        for _ in range(py.randrange(1, 6)):
+            data[py.randrange(len(data))] = py.randrange(256)
+        path.write_bytes(bytes(data))
+        return path
+    if kind == 3:  # a member's declared size in the zip directory: from 0 to 4 GiB
+        directory = int.from_bytes(data[data.rfind(b"PK\x05\x06") + 16 : data.rfind(b"PK\x05\x06") + 20], "little")
+        field = directory + py.choice([20, 24])  # compressed or uncompressed size
+        data[field : field + 4] = py.choice([0, 1, 2**31, 2**32 - 1, py.randrange(2**32)]).to_bytes(4, "little")
+        path.write_bytes(bytes(data))
+        return path
+    with np.load(template, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(str(arrays["meta"]))
+    if kind in (4, 5):  # a metadata field given an odd value, or left out
+        field = py.choice(_META_FIELDS)
+        if py.random() < 0.2:
+            meta.pop(field, None)
+        else:
+            meta[field] = py.choice(_ODD_VALUES)
+        arrays["meta"] = np.array(json.dumps(meta))
+    elif kind == 6:  # metadata text that is not what it should be
+        arrays["meta"] = np.array(
+            py.choice(["[" * 5000 + "]" * 5000, '{"format": ' * 3000, "{}", "null", "\x1b[2J", "x" * 300_000, '"a"'])
+        )
+    elif kind == 7:  # the arrays: another dtype, shape, a missing, extra or pickled one
+        key = py.choice(["weights_0", "biases_0", "meta", "weights_1", "extra"])
+        arrays[key] = py.choice(
+            [
+                np.zeros((3, 3)),
+                np.zeros(0, np.float16),
+                np.zeros((757, 148), np.int64),
+                np.array([{"a": 1}], dtype=object),
+                np.array(["text"]),
+                np.full((757, 148), np.nan, np.float32),
+                np.zeros((757, 2, 148), np.float32),
+            ]
+        )
+        if py.random() < 0.3:
+            arrays.pop(py.choice(list(arrays)))
+    else:  # members added beyond what a policy file holds, or a bomb: a small member declaring a big size
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+            for name, value in arrays.items():
+                with z.open(f"{name}.npy", "w") as f:
+                    np.lib.format.write_array(f, value, allow_pickle=False)
+            for n in range(py.choice([1, 40])):
+                with z.open(
+                    f"weights_{n + 1}.npy" if py.random() < 0.5 else f"junk{n}.npy", "w", force_zip64=True
+                ) as f:
+                    f.write(bytes(py.choice([10, 2**20, 140 * 2**20]) if n == 0 else 10))
+        return path
+    np.savez(path, **arrays)  # pickles an object array: the reader must refuse it, not unpickle it
+    return path
+
+
+def run_policy_file_fuzz(n: int, seed: int, where: str) -> dict:
+    """Throw ``n`` malformed policy files at ``load_policy`` and ``simkit policies FILE``: each must
+    load or end in a SimkitError, and nothing printed may hold a terminal control character."""
+    import simkit
+    from simkit.cli import main
+
+    where = Path(where)
+    py, rng = random.Random(seed), np.random.default_rng(seed)
+    template = simkit.save_policy(
+        where / "template.npz",
+        [(rng.normal(size=(757, 16)), rng.normal(size=16)), (rng.normal(size=(16, 148)), rng.normal(size=148))],
+        label="fuzz",
+        rules="douque",
+        notes={"by": "fuzz"},
+    )
+    failures, outcomes = [], {"ok": 0, "error": 0}
+    control = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+    for i in range(n):
+        path = _policy_file_case(i, py, rng, template, where)
+        try:
+            p = simkit.load_policy(path)
+            shown = p.source.describe()
+            if control.search(shown):
+                failures.append(f"case {i}: describe() prints a control character: {shown!r}")
+            outcomes["ok"] += 1
+        except simkit.SimkitError as exc:
+            if "\n" in str(exc):
+                failures.append(f"case {i}: a message of more than one line: {str(exc)!r}")
+            outcomes["error"] += 1
+        except BaseException as exc:  # noqa: BLE001 - the point is to catch anything else
+            failures.append(f"case {i}: {type(exc).__name__}: {str(exc)[:300]}")
+        if i % 10 == 0:
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = main(["policies", str(path)])
+            shown = out.getvalue().replace("\n", "") + err.getvalue().replace("\n", "")
+            if code not in (0, 2) or control.search(shown):
+                failures.append(f"case {i}: simkit policies: exit {code}, {shown[-300:]!r}")
+        if path.is_dir() and not path.is_symlink():
+            path.rmdir()
+        else:
+            path.unlink(missing_ok=True)
+    return {"failures": failures, "outcomes": outcomes}
+
+
+def test_fuzz_policy_files(tmp_path):
+    code = (
+        "import json, resource, sys; resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30)); "
+        f"sys.path.insert(0, {str(HERE)!r}); import test_fuzz_inputs as f; "
+        f"print(json.dumps(f.run_policy_file_fuzz(300, 54, {str(tmp_path)!r})))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"the fuzz process ended with {proc.returncode}: {proc.stderr[-2000:]}"
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert not report["failures"], "\n".join(report["failures"][:30])
+    assert report["outcomes"]["error"] > 200 and report["outcomes"]["ok"] > 0

@@ -353,3 +353,130 @@ def test_numba_disable_jit_runs_a_policy_in_python_with_the_same_games(tmp_path)
         outs[flag] = res.stdout.split()
     assert outs["1"][0] == "function" and outs["0"][0] == "CPUDispatcher"
     assert outs["1"][1:] == outs["0"][1:]
+
+
+WRONG = textwrap.dedent(
+    """
+    import numba
+    import numpy as np
+    from os.path import join
+    from simkit._jit import jit
+    from simkit.policies.basic import greedy_policy
+
+
+    @jit
+    def narrow(view, legal, params, rng):
+        return np.int32(greedy_policy(view, legal, params, rng))
+
+
+    @jit
+    def pair(view, legal, params, rng):
+        a = greedy_policy(view, legal, params, rng)
+        return a, a
+
+
+    @jit
+    def three(view, legal, params):
+        return 0
+
+
+    def in_python(view, legal, params, rng):
+        return int(np.flatnonzero(legal)[0])
+
+
+    @numba.njit("int64(int64, int64, int64, int64)")
+    def fixed(view, legal, params, rng):
+        return 0
+
+
+    class Policy:
+        pass
+    """
+)
+
+
+def test_a_policy_of_the_wrong_type_is_one_line_naming_it_never_numbas_report(tmp_path, monkeypatch):
+    (tmp_path / "wrong_policies.py").write_text(WRONG)
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    try:
+        wrong = importlib.import_module("wrong_policies")
+        position = simkit.Position("douque", hand="123456789m1122z5z", opponent_river="1p", tiles_left=36, dealer=False)
+        calls = [
+            lambda p: simkit.simulate_matches("douque", (p, "greedy"), 1, seed=0),
+            lambda p: simkit.decide(p, "greedy", block=4, max_matches=8),
+            lambda p: simkit.rollouts(position, n=2, policies=(p, p)),
+        ]
+        for fn, words in [
+            (wrong.narrow, r"policy narrow \(.*wrong_policies.py:\d+\) returns int32, not an action: the engine takes an int64"),
+            (wrong.pair, r"policy pair \(.*\) returns UniTuple\(int64 x 2\), not an action"),
+            (wrong.three, r"policy three \(.*\) takes \(view, legal, params, rng\) and returns an action; it takes \(view, legal, params\)"),
+        ]:  # fmt: skip
+            for call in calls:
+                with pytest.raises(simkit.SimkitError, match=words) as info:
+                    call(fn)
+                text = str(info.value)
+                assert "\n" not in text and "\x1b" not in text and "mismatch" not in text and len(text) < 300
+        # a plain Python policy plays from Python, but not where the engine must call it in compiled code
+        assert len(simkit.simulate_matches("douque", (wrong.in_python, "greedy"), 1, seed=0)["match"]) >= 1
+        with pytest.raises(simkit.PolicyCompileError, match=r"policy in_python \(.*\) is a plain Python function"):
+            simkit.rollouts(position, n=2, policies=(wrong.in_python, "greedy"))
+        with pytest.raises(simkit.PolicyCompileError, match=r"policy fixed \(.*\) is compiled for its declared"):
+            simkit.simulate_matches("douque", (wrong.fixed, "greedy"), 1, seed=0)
+    finally:
+        sys.modules.pop("wrong_policies", None)
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("os.path:join", "join is defined in posixpath, not in os.path"),
+        ("subprocess:call", "call(*popenargs, timeout=None, **kwargs) does not take (view, legal, params, rng)"),
+        ("builtins:len", "len is a builtin_function_or_method, not a policy"),
+        ("math:sqrt", "sqrt is a builtin_function_or_method, not a policy"),
+        ("collections:OrderedDict", "OrderedDict is a class, not a policy"),
+        ("wrong_policies:join", "join is defined in posixpath, not in wrong_policies"),
+        ("wrong_policies:greedy_policy", None),  # a jitted policy, wherever it is defined
+        ("wrong_policies:in_python", None),
+        ("wrong_policies:Policy", "Policy is a class, not a policy"),
+    ],
+)
+def test_a_module_function_text_must_name_a_policy(text, words, tmp_path, monkeypatch):
+    (tmp_path / "wrong_policies.py").write_text(WRONG)
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    try:
+        if words is None:
+            assert parse_policy(text).name == text or parse_policy(text).built_in
+            return
+        with pytest.raises(PolicyError) as info:
+            parse_policy(text)
+        assert str(info.value).startswith(f"policy {text}: ") and words in str(info.value)
+        assert "\n" not in str(info.value)
+    finally:
+        sys.modules.pop("wrong_policies", None)
+
+
+def test_a_replay_compares_the_source_hash_before_it_imports_the_module(user_module, capsys):
+    name, where = user_module
+    module = where / f"{name}.py"
+    marker = where / "imported.txt"
+    # importing the module leaves a mark: a replay must not import a module whose source changed
+    module.write_text(module.read_text() + "\nimport pathlib\npathlib.Path('imported.txt').write_text('ran')\n")
+    out = where / "run"
+    assert main(["simulate", "--policies", f"{name}:lazy,greedy", "--matches", "2", "--out", str(out), "--quiet"]) == 0
+    assert marker.exists()
+    run, row = datasets.open_run(out), load(out).iloc[0]
+    marker.unlink()
+    sys.modules.pop(name)
+    assert run.replay(row).row["turns"] == row["turns"]  # the same source: imported and replayed
+    assert marker.exists() and name in sys.modules
+
+    module.write_text(module.read_text().replace("imported.txt", "changed.txt"))
+    marker.unlink()
+    sys.modules.pop(name)
+    with pytest.raises(PolicyError, match=rf"the source of policy 'lazy' \({name}\) changed since the run"):
+        run.replay(row)
+    assert main(["replay", str(out), "--row", "0"]) == 2
+    assert "--allow-changed" in capsys.readouterr().err
+    assert name not in sys.modules and not (where / "changed.txt").exists()
+    assert run.replay(row, allow_changed=True).row["turns"] == row["turns"]  # told to: imported
+    assert (where / "changed.txt").exists()

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numba
 import numpy as np
-from numba import types
 from numba.core import errors as nerrors
 
 from ..engine import table as eng
@@ -89,21 +88,27 @@ def compile_policy(fn, spec) -> None:
     if not is_jitted(fn) or fn in _BUILT_IN:
         return
     sig = policy_type(spec).signature
-    if any(s == sig.args for s in fn.signatures):
-        return
-    try:
-        fn.compile(sig.args)
-    except (nerrors.TypingError, nerrors.UnsupportedError, nerrors.LoweringError, nerrors.NumbaError) as exc:
-        full = _ANSI.sub("", str(exc))
-        logging.getLogger("simkit").debug("numba's report on policy %s:\n%s", where_defined(fn.py_func), full)
-        raise PolicyCompileError(
-            _short_report(fn.py_func, full) + (f"\n{full}" if os.environ.get("SIMKIT_DEBUG") else "")
-        ) from None
-
+    where = where_defined(fn.py_func)
+    if not any(s == sig.args for s in fn.signatures):
+        try:
+            fn.compile(sig.args)
+        except (nerrors.TypingError, nerrors.UnsupportedError, nerrors.LoweringError, nerrors.NumbaError) as exc:
+            full = _ANSI.sub("", str(exc))
+            logging.getLogger("simkit").debug("numba's report on policy %s:\n%s", where, full)
+            raise PolicyCompileError(
+                _short_report(fn.py_func, full) + (f"\n{full}" if os.environ.get("SIMKIT_DEBUG") else "")
+            ) from None
+        except RuntimeError:  # a dispatcher given fixed signatures compiles no other
+            raise PolicyCompileError(
+                f"policy {where} is compiled for its declared signatures only, which do not include the engine's "
+                "(view, legal bool[::1], params float64[::1], rng uint64[::1]): leave the signature out of its decorator"
+            ) from None
     cres = fn.overloads.get(sig.args)
-    if cres is not None and not isinstance(cres.signature.return_type, types.Integer):
+    returns = cres.signature.return_type if cres is not None else None
+    if returns != sig.return_type:  # the engine calls it through a pointer of this exact type
         raise PolicyCompileError(
-            f"policy {where_defined(fn.py_func)} returns {cres.signature.return_type}, not an action (an integer)"
+            f"policy {where} returns {returns}, not an action: the engine takes an {sig.return_type} "
+            "(a Python int or np.int64)"
         )
 
 
@@ -223,6 +228,12 @@ def policy_calls(f0, f1, spec):
     (:func:`~simkit.engine.compiled.search_function`: the engine's when a player searches)."""
     kinds = np.array([_kind_of(f0), _kind_of(f1)], np.int64)
     f0, f1 = (f.continuation if isinstance(f, SearchCall) else f for f in (f0, f1))
+    for f in (f0, f1):
+        if not is_jitted(f):  # the engine calls a policy from compiled code
+            raise PolicyCompileError(
+                f"policy {where_defined(f)} is a plain Python function; here the engine plays it in compiled "
+                "code, so it must be jitted (simkit.jit)"
+            )
     unused = eng.POLICY_RANDOM
     searching = bool((kinds == eng.POLICY_SEARCH).any())
     search = search_function(engine_for(spec, searching), spec, searching)

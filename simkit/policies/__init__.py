@@ -7,7 +7,10 @@
   scoring routes it values a hand by);
 * :mod:`~simkit.policies.helpers`: jitted helpers for policy writers (shanten and live tiles per
   discard, visible and hidden counts, waits, phases);
-* :mod:`~simkit.policies.registry`: the built-ins by name, the one place they are listed.
+* :mod:`~simkit.policies.registry`: the built-ins by name, the one place they are listed;
+* :mod:`~simkit.policies.modules`: ``module:function`` policies, found, checked and hashed;
+* :mod:`~simkit.policies.network`, :mod:`~simkit.policies.files` and
+  :mod:`~simkit.policies.archive`: learned networks, their files and how a file is read safely.
 
 A policy is a jitted function ``policy(view, legal, params, rng) -> action`` over the engine's
 :class:`~simkit.engine.actions.View`; see the policies page of the docs for writing one.

@@ -15,6 +15,7 @@ A network is saved to and loaded from one file by :mod:`simkit.policies.files`.
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -22,12 +23,14 @@ from .._jit import jit
 from ..engine.actions import N_ACTIONS
 from ..engine.observation import OBSERVATION_LAYOUT, OBSERVATION_SIZE, encode_view
 from ..engine.rng import uniform
-from ..errors import PolicyError
+from ..errors import PolicyError, show
 
 __all__ = [
     "ARCHITECTURES",
     "ACTIVATIONS",
     "HEADER",
+    "MAX_LAYERS",
+    "MAX_NUMBERS",
     "check_layers",
     "network_policy",
     "network_params",
@@ -38,6 +41,10 @@ __all__ = [
 ARCHITECTURES = ("linear", "mlp")
 ACTIVATIONS = ("relu", "tanh")  #: the hidden layers' activation (index = its code in the header)
 HEADER = 3  #: a parameter vector starts with the layers, the activation code, the temperature; then the sizes
+#: The largest network simkit accepts: at most this many layers ...
+MAX_LAYERS = 16
+#: ... holding at most this many weights and biases in all (64 MiB as a file's float32)
+MAX_NUMBERS = 2**24
 
 
 def observation_layout() -> list:
@@ -114,12 +121,25 @@ def network_policy(view, legal, params, rng):  # pragma: no cover - compiled
 
 def check_layers(layers, architecture: str, where: str) -> list:
     """The layers as ``[(W float64[n_in, n_out], b float64[n_out]), ...]``, shapes chained from the
-    observation to the actions, or a one-line PolicyError."""
-    if architecture not in ARCHITECTURES:
-        raise PolicyError(f"{where}: architecture is one of {', '.join(ARCHITECTURES)}, got {architecture!r}")
+    observation to the actions, at most :data:`MAX_LAYERS` layers and :data:`MAX_NUMBERS` numbers,
+    or a one-line PolicyError."""
+    if not isinstance(architecture, str) or architecture not in ARCHITECTURES:
+        raise PolicyError(f"{where}: architecture is one of {', '.join(ARCHITECTURES)}, got {show(architecture)}")
+    if isinstance(layers, (str, bytes, dict)) or not hasattr(layers, "__len__"):
+        raise PolicyError(f"{where}: layers are a list of (weights, biases) pairs, got {show(layers)}")
+    if len(layers) > MAX_LAYERS:
+        raise PolicyError(f"{where}: a network has at most {MAX_LAYERS} layers, got {len(layers)}")
     try:
-        layers = [(np.asarray(w, np.float64), np.asarray(b, np.float64)) for w, b in layers]
-    except (TypeError, ValueError):
+        pairs = [tuple(layer) for layer in layers]
+        if any(len(pair) != 2 for pair in pairs):
+            raise ValueError
+        shapes = [(np.shape(w), np.shape(b)) for w, b in pairs]
+        if sum(math.prod(sw) + math.prod(sb) for sw, sb in shapes) > MAX_NUMBERS:
+            raise PolicyError(f"{where}: a network has at most {MAX_NUMBERS:,} weights and biases")
+        layers = [(np.asarray(w, np.float64), np.asarray(b, np.float64)) for w, b in pairs]
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, PolicyError):
+            raise
         raise PolicyError(f"{where}: layers are (weights, biases) pairs of numbers") from None
     if not layers:
         raise PolicyError(f"{where}: a network has at least one layer")
@@ -147,7 +167,12 @@ def network_params(layers, activation: str = "relu", temperature: float = 0.0) -
     layers = check_layers(layers, "linear" if len(layers) == 1 else "mlp", "network")
     if activation not in ACTIVATIONS:
         raise PolicyError(f"network: activation is one of {', '.join(ACTIVATIONS)}, got {activation!r}")
-    if not (isinstance(temperature, (int, float)) and math.isfinite(temperature) and temperature >= 0):
+    if not (
+        isinstance(temperature, numbers.Real)
+        and not isinstance(temperature, (bool, np.bool_))
+        and math.isfinite(temperature)
+        and temperature >= 0
+    ):
         raise PolicyError(f"network: temperature is a number >= 0, got {temperature!r}")
     sizes = [OBSERVATION_SIZE] + [w.shape[1] for w, _ in layers]
     header = [len(layers), ACTIVATIONS.index(activation), float(temperature), *sizes]

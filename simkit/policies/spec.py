@@ -37,10 +37,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib
 import inspect
 import math
 import re
+import sys
 from typing import Any
 
 import numpy as np
@@ -49,6 +49,7 @@ from ..engine.table import POLICY_FUNCTION, POLICY_GREEDY, POLICY_RANDOM
 from ..errors import InputValueError, PolicyError
 from .files import read_policy_file
 from .labels import check_label
+from .modules import file_sha256, function_in_module, module_source_sha256
 from .network import network_policy
 
 __all__ = [
@@ -240,7 +241,7 @@ def spec_of(fn) -> PolicySpec | None:
 def check_policy_function(fn):
     """``fn`` if it can be a policy: callable with ``(view, legal, params, rng)`` (checked on the
     Python function, jitted or not, before anything is compiled)."""
-    if not callable(fn) or isinstance(fn, type):
+    if not callable(fn) or isinstance(fn, type) or inspect.isbuiltin(fn):
         raise InputValueError(
             f"a policy must be a built-in name, a jitted function (simkit.jit / numba.njit) or a Python "
             f"function policy(view, legal, params, rng) -> action, got {fn!r}"
@@ -278,15 +279,11 @@ def _source_of(fn) -> tuple[str, str, str | None]:
     py = getattr(fn, "py_func", fn)
     module = getattr(py, "__module__", None) or "__main__"
     qualname = getattr(py, "__qualname__", getattr(py, "__name__", repr(py)))
-    digest = None
     try:
         path = inspect.getsourcefile(py)
-        if path:
-            with open(path, "rb") as f:
-                digest = hashlib.sha256(f.read()).hexdigest()
     except (OSError, TypeError):
-        pass
-    return module, qualname, digest
+        path = None
+    return module, qualname, file_sha256(path) if path else None
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -651,19 +648,7 @@ def _function_named(name: str):
             f"unknown policy {name!r}; built-in policies: {', '.join([*BUILT_IN, *AGENT_FILES])}, or "
             "module:function for your own"
         )
-    module_name, attr = name.split(":", 1)
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise PolicyError(f"policy {name}: cannot import module {module_name!r} ({exc})") from None
-    obj = module
-    for part in attr.split("."):
-        obj = getattr(obj, part, None)
-        if obj is None:
-            raise PolicyError(f"policy {name}: module {module_name} has no {attr!r}")
-    if not callable(obj):
-        raise PolicyError(f"policy {name}: {attr} is not a function")
-    return obj
+    return function_in_module(name)
 
 
 def split_policies(text: str) -> list[str]:
@@ -706,15 +691,13 @@ def from_record(record: dict, *, allow_changed: bool = False) -> Policy:
             module, _, function = name.rpartition(".")
         if not module or not function:
             raise PolicyError(f"the run's policy {label!r} ({name}) records no module to import it from")
-        fn = _function_named(f"{module}:{function}")
         recorded = record.get("source_sha256")
-        _, _, digest = _source_of(fn)
-        if recorded is not None and digest != recorded and not allow_changed:
-            raise PolicyError(
-                f"the source of policy {label!r} ({module}) changed since the run (SHA-256 {recorded[:12]} then, "
-                f"{(digest or 'unknown')[:12]} now): replaying would play different code; pass allow_changed=True "
-                "(--allow-changed) to replay anyway"
-            )
+        check = recorded is not None and not allow_changed
+        if check and module not in sys.modules:  # compared before the import runs the module's code
+            _check_source(label, module, recorded, module_source_sha256(module))
+        fn = _function_named(f"{module}:{function}")
+        if check:
+            _check_source(label, module, recorded, _source_of(fn)[2])
     spec = spec_of(fn)
     if spec is not None and len(params) < len(spec.params):
         # parameters declared since the run was played, appended at their defaults: a parameter is
@@ -733,6 +716,16 @@ def from_record(record: dict, *, allow_changed: bool = False) -> Policy:
         )
         continuation = _check_continuation(continuation, name)
     return Policy(fn, params, _name_of(fn), label, spec, continuation)
+
+
+def _check_source(label: str, module: str, recorded, digest) -> None:
+    """Refuse a recorded policy whose module's source is not the run's."""
+    if digest != recorded:
+        raise PolicyError(
+            f"the source of policy {label!r} ({module}) changed since the run (SHA-256 {str(recorded)[:12]} then, "
+            f"{(digest or 'unknown')[:12]} now): replaying would play different code; pass allow_changed=True "
+            "(--allow-changed) to replay anyway"
+        )
 
 
 def load_policy(path, label: str | None = None) -> Policy:
