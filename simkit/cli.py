@@ -247,6 +247,8 @@ def _cmd_advise(args) -> int:
         args.policies = (args.continuation, args.continuation)
     elif args.policies is None:
         args.policies = ("greedy", "greedy")
+    # parsed before the engine is compiled: a text that names no policy is one line, said first
+    args.policies = tuple(parse_policy(p) if isinstance(p, str) else p for p in args.policies)
     if _exact_here(pos, args):
         return _advise_exactly(pos, args, actions)
     _warm_rollouts(pos, args, actions)

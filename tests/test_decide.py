@@ -138,6 +138,8 @@ def test_decide_command(capsys, tmp_path):
         (dict(alpha=0.0), simkit.InputValueError, "alpha"),
         (dict(power=1), simkit.InputValueError, "power"),
         (dict(rules="nosuch"), simkit.SimkitError, "nosuch"),
+        (dict(out=""), simkit.InputValueError, "empty name"),
+        (dict(out=__file__), simkit.InputValueError, "exists and is not a directory"),
     ],
 )
 def test_bad_input_is_one_line(kwargs, error, match):

@@ -181,7 +181,7 @@ def test_illegal_policy_output_is_an_error():
     [
         (dict(policies=("greedy", "nope")), "unknown policy"),
         (dict(policies=("greedy",)), "two players"),
-        (dict(policies=("greedy", len)), r"takes \(view, legal, params, rng\)"),
+        (dict(policies=("greedy", len)), r"policy\(view, legal, params, rng\)"),
         (dict(policies=("greedy", 42)), "jitted function"),
         (dict(n_matches=0), "n_matches"),
         (dict(seed=-1), "seed"),

@@ -419,6 +419,10 @@ def decide(
         raise InputValueError(f"policy_a and policy_b are the same policy ({a.text()}): nothing to decide")
     if out is not None and not isinstance(out, (str, Path)):
         raise InputTypeError(f"out is a directory, a str or Path, got {show(out)}")
+    if out is not None and not str(out).strip():
+        raise InputValueError("out is the run directory, got an empty name ('' would be the working directory)")
+    if out is not None and Path(out).exists() and not Path(out).is_dir():
+        raise InputValueError(f"out: {out} exists and is not a directory")
 
     tuned = tuned_at(block, max_matches)
     made = out is None

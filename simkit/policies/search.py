@@ -42,7 +42,9 @@ __all__ = ["search_policy", "SEARCH_DEFAULTS", "SearchCall"]
 
 @policy(
     worlds=Param(64, int, low=1, high=100_000, doc="worlds searched per decision at most (the budget)"),
-    min_worlds=Param(16, int, low=2, high=100_000, doc="worlds searched before any candidate is dropped"),
+    min_worlds=Param(
+        16, int, low=2, high=100_000, doc="worlds searched before any candidate is dropped (above worlds: none is)"
+    ),
     z=Param(3.0, float, low=0.0, high=100.0, doc="standard errors below the leader that drop a candidate"),
     always_win=Param(True, bool, doc="take a win at once, unsearched"),
     keep_shanten=Param(True, bool, doc="leave out discards that raise the hand's shanten (unless the default)"),
