@@ -294,6 +294,13 @@ def _read_metadata(arrays: dict, where: str) -> dict:
     return meta
 
 
+def _naming_the_file(exc: PolicyError, where: str) -> PolicyError:
+    """``exc`` with ``where`` (``policy file '...'``) before its message, unless it names the file
+    already (its quoted path may have been cut to a readable length, so the prefix is compared)."""
+    message = str(exc)
+    return PolicyError(message if message.startswith("policy file ") else f"{where}: {message}")
+
+
 def read_policy_file(path) -> tuple[PolicyFile, np.ndarray, str]:
     """``(PolicyFile, params, label)`` of a policy file, checked: that it is a regular file within
     the size caps (:mod:`simkit.policies.archive`), its format, its metadata's fields, its
@@ -303,8 +310,7 @@ def read_policy_file(path) -> tuple[PolicyFile, np.ndarray, str]:
     try:
         meta = _read_metadata(arrays, where)
     except PolicyError as exc:
-        message = str(exc)
-        raise PolicyError(message if message.startswith(where) else f"{where}: {message}") from None
+        raise _naming_the_file(exc, where) from None
     n_layers = sum(1 for k in arrays if k.startswith("weights_"))
     layers = [(arrays.get(f"weights_{i}"), arrays.get(f"biases_{i}")) for i in range(n_layers)]
     if n_layers > MAX_LAYERS or any(w is None or b is None for w, b in layers) or len(arrays) != 2 * n_layers:
@@ -313,8 +319,7 @@ def read_policy_file(path) -> tuple[PolicyFile, np.ndarray, str]:
         layers = check_layers(layers, meta.get("architecture"), where)
         params = network_params(layers, meta["activation"], meta["temperature"])
     except PolicyError as exc:
-        message = str(exc)
-        raise PolicyError(message if message.startswith(where) else f"{where}: {message}") from None
+        raise _naming_the_file(exc, where) from None
     source = PolicyFile(
         path=str(Path(text).resolve()),
         sha256=sha256,
