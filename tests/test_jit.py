@@ -90,7 +90,11 @@ free = jit(cache=False, refcounts=False)(free)
 
 
 def _nrt_calls(dispatcher):
-    """(NRT_incref, NRT_decref) calls in the compiled function's own LLVM definition."""
+    """(NRT_incref, NRT_decref) calls the compiled function makes itself, in its LLVM definition.
+
+    Calls that LLVM's inliner brought in with a callee (``inner``, which keeps its own counts) carry
+    the alias-scope metadata (``!noalias``) the inliner attaches to an inlined call; whether LLVM
+    inlines a callee depends on its cost model, so those calls are left out of the count."""
     import re
 
     from numba.core.itanium_mangler import mangle_identifier
@@ -101,7 +105,8 @@ def _nrt_calls(dispatcher):
     bodies = [chunk[: chunk.find("\n}")] for chunk in ir.split("\ndefine ")[1:]]
     own = [b for b in bodies if re.search(rf'@"?_ZN{marker}', b.split("\n", 1)[0])]
     assert len(own) == 1, [b.split("\n", 1)[0][:120] for b in bodies]
-    return own[0].count("@NRT_incref"), own[0].count("@NRT_decref")
+    calls = [line for line in own[0].split("\n") if "!noalias" not in line]
+    return sum("@NRT_incref" in c for c in calls), sum("@NRT_decref" in c for c in calls)
 
 
 def test_refcounts_false_emits_no_reference_counting():
