@@ -533,7 +533,46 @@ def _api_case_more(pick: int, rng: np.random.Generator, py: random.Random):
 
 # ------------------------------------------------------------------ command cases
 
-_SUBCOMMANDS = ("hand", "score", "deal", "replay", "rules", "tables", "simulate", "tournament", "exploit")
+_SUBCOMMANDS = (
+    "hand",
+    "score",
+    "deal",
+    "replay",
+    "rules",
+    "tables",
+    "simulate",
+    "tournament",
+    "exploit",
+    "advise",
+    "compare",
+)
+#: a position in its text form (``str(simkit.Position)``), mutated by the advise cases
+_POSITION = (
+    "douque: option tai_value=25; hand 1112244456689m3z; drawn 4m; river 7z 6z 6z 5z; "
+    "opponent_river 6z 5z 5z 4z; tiles_left 29; dealer; phase draw; stable_wall"
+)
+
+
+def _position_text(py: random.Random) -> str:
+    """The position text with a field dropped, doubled, garbled or given a bad value."""
+    fields = _POSITION.split("; ")
+    k = py.randrange(len(fields))
+    how = py.choice(["drop", "double", "garble", "value", "rules", "option"])
+    if how == "drop":
+        fields.pop(k)
+    elif how == "double":
+        fields.insert(k, fields[k])
+    elif how == "garble":
+        text = fields[k]
+        i = py.randrange(len(text))
+        fields[k] = text[:i] + py.choice(_NOTATION + ";:=#\n") + text[i + 1 :]
+    elif how == "value":
+        fields[k] = fields[k].split(" ")[0] + " " + py.choice(["-1", "x", "", "99z", str(2**70), "1e3"])
+    elif how == "rules":
+        fields[0] = py.choice(_RULES) + ": " + fields[0].split(": ", 1)[1]
+    else:
+        fields[0] = fields[0].split(": ")[0] + ": option " + py.choice(["x=1", "tai_value=-5", "tai_value", "="])
+    return "; ".join(fields)
 
 
 def _cli_argv(py: random.Random, rng: np.random.Generator, outside: str) -> list[str]:
@@ -621,6 +660,17 @@ def _cli_argv(py: random.Random, rng: np.random.Generator, outside: str) -> list
             ]
         )
         argv = [sub, "random", "--quiet"] + bad
+        rule_args = []
+    elif sub == "advise":  # a position text, mutated, or one mixed with a position's flags
+        argv = [sub, "--position", _position_text(py), "-n", "2", "--exact", "never"]
+        if py.random() < 0.3:
+            argv += py.choice([["123m"], ["--dealer"], ["--rules", "duel"], ["--river", "1m"], ["--wall", "x"]])
+        rule_args = []
+    elif sub == "compare":  # bootstrap settings, on a run that is not there
+        argv = [sub, os.path.join(outside, "no_run")]
+        argv += ["--interval", py.choice(["bootstrap", "clustered", "x", ""])]
+        argv += ["--resamples", py.choice(["0", "1", "99", "x", "1,0", str(2**63), "2000"])]
+        argv += ["--seed", py.choice(["0", "-1", "x"])]
         rule_args = []
     else:  # simulate: argument-parsing errors only (one bad value in every line)
         bad = py.choice(
