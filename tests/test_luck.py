@@ -122,6 +122,13 @@ def _python_records(spec, calls, seed, match):
             return records, results
 
 
+def _as_tuple(r) -> tuple:
+    """A draw record's fields as the Python reference gives them (``_python_records``)."""
+    counts = tuple(int(x) for x in r[L_CLASS_COUNTS : L_CLASS_COUNTS + N_DRAW_CLASSES])
+    fields = (L_HAND, L_PLAYER, L_DECLARED, L_OPP_DECLARED, L_OPP_SHANTEN, L_TILES_LEFT, L_CLASS)
+    return (*(int(r[f]) for f in fields), counts, int(r[L_END_PHASE]))
+
+
 @pytest.mark.parametrize("wall", ["stable", "shared"])
 def test_draw_records_match_a_replay_stepped_from_python(wall):
     spec = engine_spec(resolve_rules("douque"), "seat", wall)
@@ -131,20 +138,7 @@ def test_draw_records_match_a_replay_stepped_from_python(wall):
         for i in range(2):
             expected, results = _python_records(spec, calls, 5, 3 + i)
             recs = out.records[out.records[:, L_MATCH] == i]
-            got = [
-                (
-                    int(r[L_HAND]),
-                    int(r[L_PLAYER]),
-                    int(r[L_DECLARED]),
-                    int(r[L_OPP_DECLARED]),
-                    int(r[L_OPP_SHANTEN]),
-                    int(r[L_TILES_LEFT]),
-                    int(r[L_CLASS]),
-                    tuple(int(x) for x in r[L_CLASS_COUNTS : L_CLASS_COUNTS + N_DRAW_CLASSES]),
-                    int(r[L_END_PHASE]),
-                )
-                for r in recs
-            ]
+            got = [_as_tuple(r) for r in recs]
             assert got == expected
             assert out.n_hands[i] == len(results)
             np.testing.assert_array_equal(out.results[i, : len(results)], np.array(results))
@@ -270,20 +264,7 @@ def test_for_two_end_phase_picks_are_recorded_with_their_law(end_phase):
     for i in range(2):
         expected, results = _python_records(spec, calls, 7, i)
         recs = out.records[out.records[:, L_MATCH] == i]
-        got = [
-            (
-                int(r[L_HAND]),
-                int(r[L_PLAYER]),
-                int(r[L_DECLARED]),
-                int(r[L_OPP_DECLARED]),
-                int(r[L_OPP_SHANTEN]),
-                int(r[L_TILES_LEFT]),
-                int(r[L_CLASS]),
-                tuple(int(x) for x in r[L_CLASS_COUNTS : L_CLASS_COUNTS + N_DRAW_CLASSES]),
-                int(r[L_END_PHASE]),
-            )
-            for r in recs
-        ]
+        got = [_as_tuple(r) for r in recs]
         assert got == expected
         np.testing.assert_array_equal(out.results[i, : len(results)], np.array(results))
     recs = draw_records(spec, *calls, 8, 0, 150).records

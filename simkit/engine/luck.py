@@ -58,6 +58,18 @@ def draw_class(shanten):  # pragma: no cover - compiled
     return min(shanten, 3) + 1
 
 
+@jit(inline="always")
+def _record_situation(T, t, p, match, hand, rec, work):  # pragma: no cover - compiled
+    """The fields of a chance record that say who meets it, where: the match and hand, player ``p``,
+    both declarations and the opponent's shanten."""
+    rec[L_MATCH] = match
+    rec[L_HAND] = hand
+    rec[L_PLAYER] = p
+    rec[L_DECLARED] = 1 if T.declared[p] else 0
+    rec[L_OPP_DECLARED] = 1 if T.declared[1 - p] else 0
+    rec[L_OPP_SHANTEN] = shanten_kernel(T.hand[1 - p], T.n_melds[1 - p], t, work)
+
+
 @jit(internal=True)
 def record_draw(T, t, match, hand, rec, remaining, trial, work):  # pragma: no cover - compiled
     """Fill the draw record ``rec`` (int32[N_DRAW_COLUMNS]) of the decision in Table ``T``, which
@@ -85,12 +97,7 @@ def record_draw(T, t, match, hand, rec, remaining, trial, work):  # pragma: no c
         rec[L_CLASS_COUNTS + c] += remaining[k]
         if k == drawn:
             rec[L_CLASS] = c
-    rec[L_MATCH] = match
-    rec[L_HAND] = hand
-    rec[L_PLAYER] = p
-    rec[L_DECLARED] = 1 if T.declared[p] else 0
-    rec[L_OPP_DECLARED] = 1 if T.declared[1 - p] else 0
-    rec[L_OPP_SHANTEN] = shanten_kernel(T.hand[1 - p], T.n_melds[1 - p], t, work)
+    _record_situation(T, t, p, match, hand, rec, work)
     rec[L_TILES_LEFT] = sc[G.S_BACK] - sc[G.S_FRONT] + 1 - sc[G.S_KEPT_BACK]
     rec[L_END_PHASE] = 0
 
@@ -114,11 +121,6 @@ def record_end_pick(T, t, game, q, match, hand, rec, work):  # pragma: no cover 
     rec[L_CLASS_COUNTS] = jokers * tiles + (slots - jokers) * waited
     rec[L_CLASS_COUNTS + 1] = (slots - jokers) * (tiles - waited)
     rec[L_CLASS] = 1
-    rec[L_MATCH] = match
-    rec[L_HAND] = hand
-    rec[L_PLAYER] = q
-    rec[L_DECLARED] = 1 if T.declared[q] else 0
-    rec[L_OPP_DECLARED] = 1 if T.declared[1 - q] else 0
-    rec[L_OPP_SHANTEN] = shanten_kernel(T.hand[1 - q], T.n_melds[1 - q], t, work)
+    _record_situation(T, t, q, match, hand, rec, work)
     rec[L_TILES_LEFT] = 0
     rec[L_END_PHASE] = 1
