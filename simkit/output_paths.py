@@ -1,5 +1,5 @@
-"""Checks of the files a command will write, made before its work starts: a figure that cannot be
-saved is refused before hours of play, not after them."""
+"""Checks of the paths a command will write, made before its work starts: a figure that cannot be
+saved, or a run directory that is a file, is refused before hours of play, not after them."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .errors import InputTypeError, InputValueError, show
 
-__all__ = ["FIGURE_FORMATS", "check_figure_path"]
+__all__ = ["FIGURE_FORMATS", "check_figure_path", "check_run_directory"]
 
 #: The file formats a figure may be saved in (matplotlib's Agg back end writes each of them).
 FIGURE_FORMATS = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".webp", ".eps", ".ps", ".tif", ".tiff")
@@ -51,4 +51,24 @@ def check_figure_path(path, what: str = "figure") -> Path:
             pass
     except OSError as exc:
         raise InputValueError(f"{what}: cannot write in {folder}: {exc.strerror or exc}") from None
+    return path
+
+
+def check_run_directory(out, what: str = "out") -> Path:
+    """``out`` as the :class:`~pathlib.Path` of a run directory (new, or one to resume), or a
+    one-line error naming ``what``: not a str or os.PathLike (:class:`~simkit.errors.InputTypeError`),
+    an empty name (it would be the working directory), a NUL character, or a path that exists and is
+    not a directory (:class:`~simkit.errors.InputValueError`)."""
+    if isinstance(out, bytes) or not isinstance(out, (str, os.PathLike)):
+        raise InputTypeError(f"{what} is the run directory, a str or os.PathLike, got {show(out)}")
+    text = os.fspath(out)
+    if not text.strip():
+        raise InputValueError(
+            f"{what} is the run directory, got an empty path (an empty name would be the working directory)"
+        )
+    if "\x00" in text:
+        raise InputValueError(f"{what}: a path with a NUL character, {show(text)}")
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise InputValueError(f"{what}: {path} exists and is not a directory")
     return path

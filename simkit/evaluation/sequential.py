@@ -50,6 +50,7 @@ import pyarrow.compute as pc
 from ..analysis.comparison import compare
 from ..analysis.loading import load
 from ..errors import InputTypeError, InputValueError, check_flag, check_int, show
+from ..output_paths import check_run_directory
 from ..policies.spec import as_policy
 from ..progress import progress_bar
 from ..rules import resolve_rules
@@ -417,12 +418,8 @@ def decide(
     a, b = as_policy(policy_a), as_policy(policy_b)
     if a == b:
         raise InputValueError(f"policy_a and policy_b are the same policy ({a.text()}): nothing to decide")
-    if out is not None and not isinstance(out, (str, Path)):
-        raise InputTypeError(f"out is a directory, a str or Path, got {show(out)}")
-    if out is not None and not str(out).strip():
-        raise InputValueError("out is the run directory, got an empty name ('' would be the working directory)")
-    if out is not None and Path(out).exists() and not Path(out).is_dir():
-        raise InputValueError(f"out: {out} exists and is not a directory")
+    if out is not None:
+        out = check_run_directory(out)
 
     tuned = tuned_at(block, max_matches)
     made = out is None

@@ -49,7 +49,8 @@ import pyarrow.parquet as pq
 
 from .. import datasets
 from ..engine.compiled import record_start_up, start_up_message
-from ..errors import InputTypeError, InputValueError, RunError, show
+from ..errors import InputValueError, RunError
+from ..output_paths import check_run_directory
 from ..play.runtime import prepare_match
 from ..progress import progress_bar
 from . import dask_cluster, local_workers
@@ -300,10 +301,8 @@ def simulate(
     workers = positive("workers", workers, (MAX_WORKERS, str(MAX_WORKERS)))
     if overwrite and resume:
         raise InputValueError("give overwrite or resume, not both")
-    if out is not None and not isinstance(out, (str, os.PathLike)):
-        raise InputTypeError(f"out is the run directory, a str or os.PathLike, got {show(out)}")
-    if isinstance(out, str) and not out:
-        raise InputValueError("out is the run directory, got an empty name ('' would be the working directory)")
+    if out is not None:
+        out = check_run_directory(out)
     directory, spec, rules_obj, policies = resolve_run(
         out, rules, policies, matches, hands, seed, duplicate, chunk_matches, resume, deal, wall, decisions
     )
