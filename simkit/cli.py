@@ -29,7 +29,7 @@ from .evaluation.sequential import decide
 from .hand import discards, is_win, shanten, splits, waits
 from .hand.tables import cache_dir, load_tables
 from .melds import parse_melds
-from .output_paths import check_figure_path
+from .paths import check_figure_path
 from .play.exact import completions, exact, warm_exact
 from .play.matches import replay
 from .play.position import Position, read_position

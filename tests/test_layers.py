@@ -137,7 +137,7 @@ ROOMS = [
         "simkit.errors",
         "simkit.tiles",
         "simkit.stats",
-        "simkit.output_paths",
+        "simkit.paths",
     ],
     ["simkit.engine.rng"],  # the counter-based streams: the engine's, and random hands' (simkit.hand.sample)
     ["simkit.rules"],

@@ -50,7 +50,7 @@ import pyarrow.compute as pc
 from ..analysis.comparison import compare
 from ..analysis.loading import load
 from ..errors import InputTypeError, InputValueError, check_flag, check_int, show
-from ..output_paths import check_run_directory
+from ..paths import check_run_directory
 from ..policies.spec import as_policy
 from ..progress import progress_bar
 from ..rules import resolve_rules

@@ -43,6 +43,7 @@ from ..engine.rng import stream_key
 from ..engine.rulesets import engine_spec
 from ..errors import SimkitError, check_flag, check_int
 from ..melds import MELD_SIZES, MELD_TYPES, meld_counts, melds_array, parse_melds
+from ..paths import read_regular_file
 from ..rules import resolve_rules
 from ..tiles import format_tile_list, parse_tile_list, parse_tiles, tile_name
 from .stepper import GameState, streak_limit
@@ -605,17 +606,12 @@ def read_position(source: str) -> Position:
     if not isinstance(source, str):
         raise PositionError(f"a position is its text or a file holding it, got {type(source).__name__}")
     if "\0" not in source and os.path.exists(source):
-        if not os.path.isfile(source):
-            raise PositionError(f"position file {source!r} is not a regular file")
-        if os.path.getsize(source) > MAX_POSITION_FILE:
-            raise PositionError(
-                f"position file {source!r} is {os.path.getsize(source):,} bytes; a position is at most "
-                f"{MAX_POSITION_FILE:,}"
-            )
+        data = read_regular_file(
+            source, f"position file {source!r}", MAX_POSITION_FILE, "a position file", PositionError
+        )
         try:
-            with open(source, encoding="utf-8") as f:
-                lines = f.read().splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
+            lines = data.decode("utf-8").splitlines()
+        except UnicodeDecodeError as exc:
             raise PositionError(f"cannot read position file {source!r}: {exc}") from None
         text = " ".join(line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#"))
         if not text:

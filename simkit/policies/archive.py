@@ -28,7 +28,6 @@ import hashlib
 import io
 import os
 import re
-import stat
 import struct
 import zipfile
 import zlib
@@ -36,6 +35,7 @@ import zlib
 import numpy as np
 
 from ..errors import InputTypeError, PolicyError, show
+from ..paths import read_regular_file
 from .network import MAX_LAYERS, MAX_NUMBERS
 
 __all__ = [
@@ -77,50 +77,6 @@ def as_file_path(path, what: str) -> str:
     if not text or "\x00" in text:
         raise PolicyError(f"{what} path must be a non-empty path without NUL characters, got {text!r}")
     return text
-
-
-def _read_regular_file(path: str, where: str) -> bytes:
-    """The bytes of ``path`` if it is a regular file of at most :data:`MAX_FILE_BYTES`; refused
-    without opening it for reading otherwise (a FIFO would block, a device never end)."""
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise PolicyError(f"{where} does not exist") from None
-    except OSError as exc:
-        raise PolicyError(f"{where} cannot be read ({exc.strerror or exc})") from None
-    _check_kind(info, where)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        raise PolicyError(f"{where} cannot be read ({exc.strerror or exc})") from None
-    try:
-        _check_kind(os.fstat(fd), where)  # what was opened, should the path have changed meanwhile
-        chunks, size = [], 0
-        while size <= MAX_FILE_BYTES:
-            chunk = os.read(fd, min(2**24, MAX_FILE_BYTES + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as exc:
-        raise PolicyError(f"{where} cannot be read ({exc.strerror or exc})") from None
-    finally:
-        os.close(fd)
-    if size > MAX_FILE_BYTES:
-        raise PolicyError(f"{where} is larger than a policy file can be ({MAX_FILE_BYTES:,} bytes)")
-    return b"".join(chunks)
-
-
-def _check_kind(info: os.stat_result, where: str) -> None:
-    if stat.S_ISDIR(info.st_mode):
-        raise PolicyError(f"{where} is a directory, not a policy file")
-    if not stat.S_ISREG(info.st_mode):
-        raise PolicyError(f"{where} is not a regular file (a FIFO, device or socket cannot be a policy file)")
-    if info.st_size > MAX_FILE_BYTES:
-        raise PolicyError(
-            f"{where} is {info.st_size:,} bytes, larger than a policy file can be ({MAX_FILE_BYTES:,} bytes)"
-        )
 
 
 def _check_directory(data: bytes, where: str) -> None:
@@ -207,7 +163,7 @@ def read_archive(path, what: str = "policy file") -> tuple[str, str, dict, str]:
     Every refusal is a one-line PolicyError naming the file (see the module docstring)."""
     text = as_file_path(path, f"a {what}'s")
     where = f"{what} {text!r}"
-    data = _read_regular_file(text, where)
+    data = read_regular_file(text, where, MAX_FILE_BYTES, "a policy file", PolicyError)
     _check_directory(data, where)
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as z:

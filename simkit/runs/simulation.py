@@ -50,7 +50,7 @@ import pyarrow.parquet as pq
 from .. import datasets
 from ..engine.compiled import record_start_up, start_up_message
 from ..errors import InputValueError, RunError
-from ..output_paths import check_run_directory
+from ..paths import check_run_directory
 from ..play.runtime import prepare_match
 from ..progress import progress_bar
 from . import dask_cluster, local_workers

@@ -1,15 +1,18 @@
-"""Checks of the paths a command will write, made before its work starts: a figure that cannot be
-saved, or a run directory that is a file, is refused before hours of play, not after them."""
+"""Checks of the paths simkit reads and writes, made before the work starts: a figure that cannot
+be saved, or a run directory that is a file, is refused before hours of play, not after them; a
+small file a user names (a policy file, a position) is read only if it is a regular file within
+its size cap, so that a FIFO, a device or a huge file is refused rather than read."""
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
 from .errors import InputTypeError, InputValueError, show
 
-__all__ = ["FIGURE_FORMATS", "check_figure_path", "check_run_directory"]
+__all__ = ["FIGURE_FORMATS", "check_figure_path", "check_run_directory", "read_regular_file"]
 
 #: The file formats a figure may be saved in (matplotlib's Agg back end writes each of them).
 FIGURE_FORMATS = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".webp", ".eps", ".ps", ".tif", ".tiff")
@@ -72,3 +75,47 @@ def check_run_directory(out, what: str = "out") -> Path:
     if path.exists() and not path.is_dir():
         raise InputValueError(f"{what}: {path} exists and is not a directory")
     return path
+
+
+def read_regular_file(path: str, where: str, limit: int, kind: str, error: type) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes; otherwise ``error``
+    in one line starting with ``where`` (how the file is named), saying why it cannot be ``kind``
+    (e.g. "a policy file"). The file is checked before it is opened and again once it is (should the
+    path have changed meanwhile), opened without blocking (a FIFO would block, a device never end)
+    and read at most ``limit + 1`` bytes."""
+
+    def check_kind(info: os.stat_result) -> None:
+        if stat.S_ISDIR(info.st_mode):
+            raise error(f"{where} is a directory: not a regular file, so not {kind}")
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"{where} is not a regular file (a FIFO, device or socket cannot be {kind})")
+        if info.st_size > limit:
+            raise error(f"{where} is {info.st_size:,} bytes, larger than {kind} can be (at most {limit:,} bytes)")
+
+    try:
+        check_kind(os.stat(path))
+    except FileNotFoundError:
+        raise error(f"{where} does not exist") from None
+    except OSError as exc:
+        raise error(f"{where} cannot be read ({exc.strerror or exc})") from None
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise error(f"{where} cannot be read ({exc.strerror or exc})") from None
+    try:
+        check_kind(os.fstat(fd))
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(2**24, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise error(f"{where} cannot be read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise error(f"{where} is larger than {kind} can be (at most {limit:,} bytes)")
+    return b"".join(chunks)
