@@ -34,20 +34,22 @@ def check_figure_path(path, what: str = "figure") -> Path:
     if "\x00" in text:
         raise InputValueError(f"{what}: a path with a NUL character, {show(text)}")
     path = Path(text)
-    if path.is_dir():
+    mode = _mode(path, what)
+    if mode is not None and stat.S_ISDIR(mode):
         raise InputValueError(f"{what}: {path} is a directory; name a file in it (e.g. {path / 'figure.png'})")
     if path.suffix.lower() not in FIGURE_FORMATS:
         raise InputValueError(
             f"{what}: {path} does not end in a figure format ({', '.join(FIGURE_FORMATS)}); name the file with one"
         )
     folder = path.parent
-    if not folder.exists():
+    folder_mode = _mode(folder, what)
+    if folder_mode is None:
         raise InputValueError(f"{what}: the directory {folder} of {path} does not exist")
-    if not folder.is_dir():
+    if not stat.S_ISDIR(folder_mode):
         raise InputValueError(f"{what}: {folder} is not a directory, so {path} cannot be written")
-    if path.exists() and not path.is_file():
+    if mode is not None and not stat.S_ISREG(mode):
         raise InputValueError(f"{what}: {path} exists and is not a regular file")
-    if path.exists() and not os.access(path, os.W_OK):
+    if mode is not None and not os.access(path, os.W_OK):
         raise InputValueError(f"{what}: {path} is not writable")
     try:
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".simkit-check-"):
@@ -72,9 +74,21 @@ def check_run_directory(out, what: str = "out") -> Path:
     if "\x00" in text:
         raise InputValueError(f"{what}: a path with a NUL character, {show(text)}")
     path = Path(text)
-    if path.exists() and not path.is_dir():
+    mode = _mode(path, what)
+    if mode is not None and not stat.S_ISDIR(mode):
         raise InputValueError(f"{what}: {path} exists and is not a directory")
     return path
+
+
+def _mode(path: Path, what: str) -> int | None:
+    """The file mode of ``path`` (links followed), None when nothing is there; a path the system
+    cannot look up (a name too long, a loop of links, no permission) is a one-line error."""
+    try:
+        return os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise InputValueError(f"{what}: cannot use {path}: {exc.strerror or exc}") from None
 
 
 def read_regular_file(path: str, where: str, limit: int, kind: str, error: type) -> bytes:
